@@ -1,0 +1,86 @@
+/**
+ * Live state read from NVML (or its absence). Produced by server/dynamic,
+ * merged into the topology by server/topology. Every field NVML may refuse is
+ * nullable: NOT_SUPPORTED / NO_PERMISSION degrade one field, never the answer.
+ */
+
+export interface MigProfileInfo {
+  /** NVML GPU-instance profile id (e.g. 19 = 1g.10gb on H100). */
+  id: number;
+  /** NVML profile index (NVML_GPU_INSTANCE_PROFILE_*), used to query it. */
+  profileIndex: number;
+  name: string;
+  sliceCount: number;
+  instanceCount: number;
+  multiprocessorCount: number;
+  memorySizeBytes: number;
+  copyEngineCount: number | null;
+  /** null when NVML refused (NO_PERMISSION / NOT_SUPPORTED). */
+  placements: Array<{ start: number; size: number }> | null;
+}
+
+export interface MigComputeInstanceInfo {
+  id: number;
+  profileId: number | null;
+  multiprocessorCount: number;
+}
+
+export interface MigInstanceInfo {
+  gpuInstanceId: number;
+  profileId: number;
+  /** null when not readable. */
+  placement: { start: number; size: number } | null;
+  migDeviceUuid: string | null;
+  memorySizeBytes: number | null;
+  multiprocessorCount: number | null;
+  computeInstances: MigComputeInstanceInfo[];
+}
+
+export interface NvmlDeviceState {
+  index: number;
+  uuid: string;
+  name: string;
+  serial: string | null;
+  pciBusId: string | null;
+  architecture: string | null;
+  memory: { totalBytes: number; usedBytes: number; freeBytes: number } | null;
+  bar1: { totalBytes: number; usedBytes: number } | null;
+  maxClocks: { smMHz: number | null; memoryMHz: number | null };
+  memoryBusWidthBits: number | null;
+  pcie: { currentGen: number | null; maxGen: number | null; currentWidth: number | null; maxWidth: number | null };
+  numaNode: number | null;
+  cpuAffinity: string | null;
+  nvlinks: Array<{ link: number; remotePciBusId: string | null }>;
+  mig: {
+    mode: { current: number; pending: number } | null;
+    profiles: MigProfileInfo[];
+    instances: MigInstanceInfo[];
+  };
+  /** Fields NVML refused, with the reason ("placements: NO_PERMISSION"). */
+  degraded: string[];
+}
+
+export interface DynamicSnapshot {
+  available: boolean;
+  /** Why dynamic state is unavailable (no libnvidia-ml, init failure, ...). */
+  reason: string | null;
+  driverVersion: string | null;
+  cudaDriverVersion: number | null;
+  devices: NvmlDeviceState[];
+  readAt: string;
+}
+
+export const UNAVAILABLE_SNAPSHOT = (reason: string): DynamicSnapshot => ({
+  available: false,
+  reason,
+  driverVersion: null,
+  cudaDriverVersion: null,
+  devices: [],
+  readAt: new Date().toISOString(),
+});
+
+/** Source of dynamic state: the NVML addon, or nothing. */
+export interface DynamicSource {
+  read(): Promise<DynamicSnapshot>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,180 @@
+/**
+ * The probe protocol: JSON lines between the daemon and a measurement backend
+ * (the native `topod-probe` process or the simulated GPU). One request, one
+ * response, ids echoed. Progress and logs go to stderr, never stdout.
+ *
+ *   → {"id":7,"op":"pchase","args":{...}}
+ *   ← {"id":7,"ok":true,"result":{...}}
+ *   ← {"id":7,"ok":false,"error":{"code":"bad_request","message":"arrayBytes must be > 0"}}
+ *
+ * The backend measures and decides nothing (DESIGN.md: the split that matters);
+ * every interpretation lives in server/discovery and server/analysis.
+ */
+
+export const PROBE_PROTOCOL_VERSION = 1;
+
+/** Memory spaces a pointer chase can walk (thesis §4: one load flavour each). */
+export const MEMORY_SPACES = ['global.ca', 'global.cg', 'readonly', 'texture', 'constant', 'shared'] as const;
+export type MemorySpace = (typeof MEMORY_SPACES)[number];
+
+export type ChasePattern = 'sequential' | 'random';
+
+/** Stable error codes a backend answers with. */
+export type ProbeErrorCode =
+  | 'bad_request' // malformed JSON, unknown field values, out-of-range numbers
+  | 'unknown_op'
+  | 'out_of_memory' // array larger than free device memory
+  | 'kernel_fault' // a launch or a kernel failed; the probe exits after answering
+  | 'timeout' // the operation overran its deadline
+  | 'unsupported' // valid request this device cannot do (e.g. texture on a runtime without it)
+  | 'internal';
+
+export interface DeviceProperties {
+  index: number;
+  uuid: string; // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  name: string;
+  pciBusId: string | null; // "00000000:07:00.0"
+  /** "sm_90" on NVIDIA, "gfx90a" on AMD. */
+  architecture: string;
+  computeCapabilityMajor: number;
+  computeCapabilityMinor: number;
+  multiprocessorCount: number;
+  clockRateKHz: number | null;
+  memoryClockRateKHz: number | null;
+  memoryBusWidthBits: number | null;
+  totalMemoryBytes: number;
+  l2CacheSizeBytes: number;
+  persistingL2CacheMaxBytes: number | null;
+  sharedMemPerMultiprocessorBytes: number;
+  sharedMemPerBlockBytes: number;
+  sharedMemPerBlockOptinBytes: number | null;
+  totalConstMemBytes: number | null;
+  regsPerMultiprocessor: number | null;
+  regsPerBlock: number | null;
+  warpSize: number;
+  maxThreadsPerBlock: number;
+  maxThreadsPerMultiprocessor: number | null;
+  maxBlocksPerMultiprocessor: number | null;
+}
+
+export interface HelloArgs {}
+export interface HelloResult {
+  probeVersion: string;
+  protocolVersion: number;
+  vendor: 'nvidia' | 'amd';
+  /** Runtime API version as the runtime reports it (CUDA: 13000 = 13.0). */
+  runtimeVersion: number;
+  /** Driver API version the runtime reports (CUDA: 13000). NVML gives the driver *release* string. */
+  driverVersion: number;
+  devices: DeviceProperties[];
+}
+
+export interface PchaseArgs {
+  space: MemorySpace;
+  arrayBytes: number;
+  strideBytes: number;
+  pattern: ChasePattern;
+  /** Walk the whole array once before timing (fills the caches). */
+  warmup: boolean;
+  /** Number of timed loads recorded. */
+  samples: number;
+  /** Run the chaser on this SM when the backend can place it; otherwise any. */
+  smId?: number;
+  /** Seed for the random permutation. */
+  seed?: number;
+}
+export interface PchaseResult {
+  smId: number;
+  /** One latency per timed load, in SM clock cycles, clock-read overhead not subtracted. */
+  latenciesCycles: number[];
+}
+
+/** Many array sizes in one launch, one chaser per SM: per-SM caches measured in parallel. */
+export interface PchaseBatchArgs {
+  space: MemorySpace;
+  arrayBytesList: number[];
+  strideBytes: number;
+  pattern: ChasePattern;
+  warmup: boolean;
+  samples: number;
+  seed?: number;
+}
+export interface PchaseBatchResult {
+  series: Array<{ arrayBytes: number; smId: number; latenciesCycles: number[] }>;
+}
+
+export interface ChaserSpec {
+  space: MemorySpace;
+  arrayBytes: number;
+  strideBytes: number;
+  pattern?: ChasePattern;
+  /** Warp index within the block (pair placed on the same SM). */
+  warp?: number;
+  /** Lane within the warp. */
+  lane?: number;
+}
+/**
+ * Two chasers ordered by barriers (thesis §4, amount and physical sharing):
+ * 1. `first` walks its array (fills its cache);  2. `second` walks its array;
+ * 3. `first` walks its array again, timed. Misses in step 3 mean `second`
+ * evicted `first`'s lines: the two share a physical cache.
+ */
+export interface PchasePairArgs {
+  first: ChaserSpec;
+  second: ChaserSpec;
+  placement: 'same-sm' | 'different-sm';
+  samples: number;
+  seed?: number;
+}
+export interface PchasePairResult {
+  firstSmId: number;
+  secondSmId: number;
+  /** The timed re-read of `first` (step 3). */
+  firstLatenciesCycles: number[];
+  /** `second`'s own walk (step 2), for reference. */
+  secondLatenciesCycles: number[];
+}
+
+export interface BandwidthArgs {
+  mode: 'read' | 'write';
+  arrayBytes: number;
+  blocks: number;
+  threadsPerBlock: number;
+  repetitions: number;
+}
+export interface BandwidthResult {
+  bytesPerRepetition: number;
+  /** Event-timed seconds of each repetition. */
+  secondsPerRepetition: number[];
+}
+
+export interface CalibrateArgs {
+  samples?: number;
+}
+export interface CalibrateResult {
+  /** Cycles between two back-to-back clock reads (subtract from pchase latencies). */
+  clockReadOverheadCycles: number;
+  /** SM clock measured against the global nanosecond timer. */
+  smClockHz: number;
+}
+
+export interface ProbeOps {
+  hello: { args: HelloArgs; result: HelloResult };
+  pchase: { args: PchaseArgs; result: PchaseResult };
+  'pchase.batch': { args: PchaseBatchArgs; result: PchaseBatchResult };
+  'pchase.pair': { args: PchasePairArgs; result: PchasePairResult };
+  bandwidth: { args: BandwidthArgs; result: BandwidthResult };
+  calibrate: { args: CalibrateArgs; result: CalibrateResult };
+}
+export type ProbeOp = keyof ProbeOps;
+export const PROBE_OPS: readonly ProbeOp[] = ['hello', 'pchase', 'pchase.batch', 'pchase.pair', 'bandwidth', 'calibrate'];
+
+export interface ProbeRequest<O extends ProbeOp = ProbeOp> {
+  id: number;
+  op: O;
+  args: ProbeOps[O]['args'];
+}
+
+export type ProbeResponse =
+  | { id: number; ok: true; result: unknown }
+  | { id: number | null; ok: false; error: { code: ProbeErrorCode; message: string } };
