@@ -1,0 +1,242 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import type { GpuIdentity, MeasurementBackend } from '../gpu/backend.js';
+import type { Db } from '../store/database.js';
+import type { JobStore, NewJob } from '../store/jobs.js';
+import type { ResultStore, StoredResult } from '../store/results.js';
+import type { ProbeJob } from '../topology/contracts.js';
+import type { DiscoveryOutcome, ElementName } from '../topology/document.js';
+import { buildResultDocument } from './result-document.js';
+
+export type Discover = (
+  channel: Awaited<ReturnType<MeasurementBackend['open']>>,
+  options: { only?: ElementName[] | null; signal?: AbortSignal; onProgress?: (phase: string, fraction: number) => void; logger?: Logger },
+) => Promise<DiscoveryOutcome>;
+
+export interface SchedulerEvents {
+  queued: [ProbeJob];
+  started: [ProbeJob];
+  progress: [ProbeJob];
+  succeeded: [ProbeJob, StoredResult];
+  failed: [ProbeJob];
+  cancelled: [ProbeJob];
+}
+
+export interface SchedulerOptions {
+  db: Db;
+  jobs: JobStore;
+  results: ResultStore;
+  backend: MeasurementBackend;
+  discover: Discover;
+  analysisVersion: string;
+  concurrency: number;
+  logger: Logger;
+  /** A whole probe may take at most this long before it is aborted. */
+  jobTimeoutMs?: number;
+  /** Progress is written to SQLite at most this often per job. */
+  progressWriteMs?: number;
+}
+
+interface Pending {
+  job: ProbeJob;
+  gpu: GpuIdentity;
+}
+
+export class EnqueueConflict extends Error {
+  constructor(readonly job: ProbeJob) {
+    super(`a probe job (${job.id}) is already ${job.state} for GPU ${job.gpuUuid}`);
+  }
+}
+
+const DEFAULT_JOB_TIMEOUT_MS = 30 * 60_000;
+
+/**
+ * Runs probe jobs: one per GPU at a time, up to `concurrency` GPUs in
+ * parallel. A job's result, raw series and final state land in one
+ * transaction; a failed job leaves the previous result untouched.
+ */
+export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
+  private readonly queue: Pending[] = [];
+  private readonly running = new Map<string, { job: ProbeJob; abort: AbortController }>();
+  private idleWaiters: Array<() => void> = [];
+  private closed = false;
+
+  constructor(private readonly options: SchedulerOptions) {
+    super();
+  }
+
+  get backend(): MeasurementBackend {
+    return this.options.backend;
+  }
+
+  /** Queues a probe; throws EnqueueConflict when the GPU already has an active job. */
+  enqueue(gpu: GpuIdentity, request: Omit<NewJob, 'gpuUuid'>): ProbeJob {
+    const active = this.options.jobs.activeFor(gpu.uuid);
+    if (active) throw new EnqueueConflict(active);
+    const job = this.options.jobs.create({ ...request, gpuUuid: gpu.uuid });
+    this.queue.push({ job, gpu });
+    this.options.logger.info({ jobId: job.id, gpu: gpu.uuid, reason: job.reason, requestedBy: job.requestedBy, only: job.only }, 'probe job queued');
+    this.emit('queued', job);
+    queueMicrotask(() => this.pump());
+    return job;
+  }
+
+  /** Cancels a queued or running job (used by `force`). Resolves once it has stopped. */
+  async cancel(jobId: string, why: string): Promise<void> {
+    const index = this.queue.findIndex((p) => p.job.id === jobId);
+    if (index >= 0) {
+      this.queue.splice(index, 1);
+      this.finishCancelled(jobId, why);
+      return;
+    }
+    const entry = [...this.running.values()].find((r) => r.job.id === jobId);
+    if (!entry) return;
+    const stopped = new Promise<void>((resolve) => {
+      const onEnd = (job: ProbeJob): void => {
+        if (job.id !== jobId) return;
+        this.off('cancelled', onEnd).off('failed', onEnd).off('succeeded', onEnd);
+        resolve();
+      };
+      this.on('cancelled', onEnd).on('failed', onEnd).on('succeeded', onEnd);
+    });
+    entry.abort.abort(new CancelledError(why));
+    await stopped;
+  }
+
+  isIdle(): boolean {
+    return this.queue.length === 0 && this.running.size === 0;
+  }
+
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Stops taking work, cancels what is queued or running, and closes the backend. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const pending of this.queue.splice(0)) this.finishCancelled(pending.job.id, 'the daemon is shutting down');
+    const stopping = [...this.running.values()].map((r) => this.cancel(r.job.id, 'the daemon is shutting down'));
+    await Promise.all(stopping);
+    await this.options.backend.close();
+  }
+
+  private pump(): void {
+    while (!this.closed && this.running.size < this.options.concurrency) {
+      const index = this.queue.findIndex((p) => !this.running.has(p.gpu.uuid));
+      if (index < 0) break;
+      const [next] = this.queue.splice(index, 1) as [Pending];
+      const abort = new AbortController();
+      this.running.set(next.gpu.uuid, { job: next.job, abort });
+      void this.run(next, abort).finally(() => {
+        this.running.delete(next.gpu.uuid);
+        this.pump();
+        if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+      });
+    }
+  }
+
+  private async run({ job, gpu }: Pending, abort: AbortController): Promise<void> {
+    const { jobs, results, logger, backend } = this.options;
+    const startedAt = new Date();
+    jobs.start(job.id, startedAt.toISOString());
+    this.emit('started', jobs.get(job.id) as ProbeJob);
+    logger.info({ jobId: job.id, gpu: gpu.uuid, backend: backend.kind }, 'probe job started');
+    const timeout = setTimeout(
+      () => abort.abort(new JobTimeoutError(this.options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS)),
+      this.options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS,
+    );
+    let channel: Awaited<ReturnType<MeasurementBackend['open']>> | null = null;
+    try {
+      channel = await backend.open(gpu);
+      const outcome = await this.options.discover(channel, {
+        only: job.only,
+        signal: abort.signal,
+        onProgress: this.progressReporter(job.id),
+        logger: logger.child({ jobId: job.id }),
+      });
+      if (abort.signal.aborted) throw abort.signal.reason;
+      const stored = this.store(job, gpu, outcome, startedAt);
+      logger.info({ jobId: job.id, gpu: gpu.uuid, resultId: stored.id, durationMs: stored.durationMs }, 'probe job succeeded');
+      this.emit('succeeded', jobs.get(job.id) as ProbeJob, stored);
+    } catch (error) {
+      const cause = abort.signal.aborted ? abort.signal.reason : error;
+      if (cause instanceof CancelledError) {
+        this.finishCancelled(job.id, cause.message);
+      } else {
+        const code = errorCode(cause);
+        const message = cause instanceof Error ? cause.message : String(cause);
+        jobs.finish(job.id, { state: 'failed', error: { code, message } });
+        logger.warn({ jobId: job.id, gpu: gpu.uuid, code, err: cause }, 'probe job failed; the previous result stays served');
+        this.emit('failed', jobs.get(job.id) as ProbeJob);
+      }
+    } finally {
+      clearTimeout(timeout);
+      await channel?.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the probe channel failed'));
+    }
+  }
+
+  private store(job: ProbeJob, gpu: GpuIdentity, outcome: DiscoveryOutcome, startedAt: Date): StoredResult {
+    const { db, jobs, results, backend, analysisVersion } = this.options;
+    const key = { gpuUuid: gpu.uuid, driverVersion: gpu.driverVersion, probeVersion: backend.probeVersion };
+    const previous = results.latestFor(key);
+    const finishedAt = new Date();
+    const document = buildResultDocument(
+      outcome,
+      { gpu, simulated: backend.simulated, probeVersion: backend.probeVersion, analysisVersion, jobId: job.id, only: job.only, startedAt, finishedAt },
+      previous?.document ?? null,
+    );
+    const resultId = db.transaction(() => {
+      const id = results.insert({
+        ...key,
+        analysisVersion,
+        configuration: { backend: backend.kind, only: job.only, force: job.force, reason: job.reason },
+        createdAt: finishedAt.toISOString(),
+        durationMs: document.probe.durationMs,
+        simulated: backend.simulated,
+        jobId: job.id,
+        document,
+        raw: outcome.raw,
+      });
+      jobs.finish(job.id, { state: 'succeeded', resultId: id }, finishedAt.toISOString());
+      return id;
+    })();
+    return results.get(resultId) as StoredResult;
+  }
+
+  private progressReporter(jobId: string): (phase: string, fraction: number) => void {
+    const interval = this.options.progressWriteMs ?? 250;
+    let lastWrite = 0;
+    return (phase, fraction) => {
+      const now = Date.now();
+      if (now - lastWrite < interval && fraction < 1) return;
+      lastWrite = now;
+      this.options.jobs.progress(jobId, phase, fraction);
+      this.emit('progress', this.options.jobs.get(jobId) as ProbeJob);
+    };
+  }
+
+  private finishCancelled(jobId: string, why: string): void {
+    this.options.jobs.finish(jobId, { state: 'cancelled', error: { code: 'TOPOD_ERR_PROBE_CANCELLED', message: why } });
+    this.options.logger.info({ jobId, why }, 'probe job cancelled');
+    this.emit('cancelled', this.options.jobs.get(jobId) as ProbeJob);
+  }
+}
+
+export class CancelledError extends Error {
+  readonly code = 'TOPOD_ERR_PROBE_CANCELLED';
+}
+
+export class JobTimeoutError extends Error {
+  readonly code = 'TOPOD_ERR_PROBE_TIMEOUT';
+  constructor(limitMs: number) {
+    super(`the probe did not finish within ${limitMs} ms`);
+  }
+}
+
+function errorCode(error: unknown): string {
+  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string') {
+    return error.code.startsWith('TOPOD_ERR_') ? error.code : `TOPOD_ERR_PROBE_${error.code.toUpperCase()}`;
+  }
+  return 'TOPOD_ERR_PROBE_FAILED';
+}

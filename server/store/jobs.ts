@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type { ElementName } from '../topology/document.js';
+import type { JobQuery, JobState, ProbeJob } from '../topology/contracts.js';
+import type { Db } from './database.js';
+
+interface JobRow {
+  id: string;
+  gpu_uuid: string;
+  state: JobState;
+  phase: string | null;
+  progress: number;
+  error_code: string | null;
+  error_message: string | null;
+  reason: string;
+  requested_by: string;
+  only_elements: string | null;
+  force: number;
+  result_id: number | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+function fromRow(row: JobRow): ProbeJob {
+  return {
+    id: row.id,
+    gpuUuid: row.gpu_uuid,
+    state: row.state,
+    phase: row.phase,
+    progress: row.progress,
+    error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    reason: row.reason,
+    requestedBy: row.requested_by,
+    only: row.only_elements ? (JSON.parse(row.only_elements) as ElementName[]) : null,
+    force: row.force === 1,
+    resultId: row.result_id,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+export interface NewJob {
+  gpuUuid: string;
+  reason: string;
+  requestedBy: string;
+  only: ElementName[] | null;
+  force: boolean;
+}
+
+export const INTERRUPTED_CODE = 'TOPOD_ERR_PROBE_INTERRUPTED';
+
+/** Probe jobs in SQLite: the record of what was asked, by whom, and how it ended. */
+export class JobStore {
+  private readonly insertJob;
+  private readonly selectById;
+  private readonly selectActive;
+  private readonly markStarted;
+  private readonly markProgress;
+  private readonly markFinished;
+  private readonly selectInterrupted;
+
+  constructor(private readonly db: Db) {
+    this.insertJob = db.prepare(`INSERT INTO probe_jobs (id, gpu_uuid, state, reason, requested_by, only_elements, force, created_at)
+      VALUES (@id, @gpuUuid, 'queued', @reason, @requestedBy, @only, @force, @createdAt)`);
+    this.selectById = db.prepare('SELECT * FROM probe_jobs WHERE id = ?');
+    this.selectActive = db.prepare("SELECT * FROM probe_jobs WHERE gpu_uuid = ? AND state IN ('queued', 'running')");
+    this.markStarted = db.prepare("UPDATE probe_jobs SET state = 'running', started_at = ?, phase = 'starting' WHERE id = ? AND state = 'queued'");
+    this.markProgress = db.prepare("UPDATE probe_jobs SET phase = ?, progress = ? WHERE id = ? AND state = 'running'");
+    this.markFinished = db.prepare(`UPDATE probe_jobs SET state = @state, finished_at = @finishedAt, error_code = @errorCode,
+      error_message = @errorMessage, result_id = @resultId, progress = CASE WHEN @state = 'succeeded' THEN 1 ELSE progress END
+      WHERE id = @id AND state IN ('queued', 'running')`);
+    this.selectInterrupted = db.prepare("SELECT * FROM probe_jobs WHERE state IN ('queued', 'running')");
+  }
+
+  create(job: NewJob, now = new Date().toISOString()): ProbeJob {
+    const id = randomUUID();
+    this.insertJob.run({
+      id,
+      gpuUuid: job.gpuUuid,
+      reason: job.reason,
+      requestedBy: job.requestedBy,
+      only: job.only ? JSON.stringify(job.only) : null,
+      force: job.force ? 1 : 0,
+      createdAt: now,
+    });
+    return this.get(id) as ProbeJob;
+  }
+
+  get(id: string): ProbeJob | null {
+    const row = this.selectById.get(id) as JobRow | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  activeFor(gpuUuid: string): ProbeJob | null {
+    const row = this.selectActive.get(gpuUuid) as JobRow | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  start(id: string, now = new Date().toISOString()): void {
+    this.markStarted.run(now, id);
+  }
+
+  progress(id: string, phase: string, fraction: number): void {
+    this.markProgress.run(phase, Math.min(1, Math.max(0, fraction)), id);
+  }
+
+  finish(
+    id: string,
+    outcome: { state: 'succeeded'; resultId: number } | { state: 'failed' | 'cancelled'; error: { code: string; message: string } },
+    now = new Date().toISOString(),
+  ): void {
+    this.markFinished.run({
+      id,
+      state: outcome.state,
+      finishedAt: now,
+      errorCode: outcome.state === 'succeeded' ? null : outcome.error.code,
+      errorMessage: outcome.state === 'succeeded' ? null : outcome.error.message,
+      resultId: outcome.state === 'succeeded' ? outcome.resultId : null,
+    });
+  }
+
+  /** Jobs a previous process left queued or running (a crash or kill -9): mark them failed. */
+  failInterrupted(now = new Date().toISOString()): ProbeJob[] {
+    const rows = this.selectInterrupted.all() as JobRow[];
+    const tx = this.db.transaction(() => {
+      for (const row of rows) {
+        this.finish(row.id, { state: 'failed', error: { code: INTERRUPTED_CODE, message: `the daemon stopped while this job was ${row.state}` } }, now);
+      }
+    });
+    tx();
+    return rows.map((row) => this.get(row.id) as ProbeJob);
+  }
+
+  list(query: JobQuery): ProbeJob[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.gpu) {
+      where.push('gpu_uuid = ?');
+      params.push(query.gpu);
+    }
+    if (query.state) {
+      where.push('state = ?');
+      params.push(query.state);
+    }
+    const sql = `SELECT * FROM probe_jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+    params.push(query.limit ?? 100);
+    return (this.db.prepare(sql).all(...params) as JobRow[]).map(fromRow);
+  }
+}
