@@ -81,26 +81,23 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     return job;
   }
 
-  /** Cancels a queued or running job (used by `force`). Resolves once it has stopped. */
-  async cancel(jobId: string, why: string): Promise<void> {
+  /**
+   * Cancels a queued or running job (used by `force`). The job is marked
+   * cancelled at once, so a new job for the GPU can be queued right away; a
+   * running probe is aborted and its GPU is free again when it has stopped.
+   */
+  cancel(jobId: string, why: string): boolean {
     const index = this.queue.findIndex((p) => p.job.id === jobId);
     if (index >= 0) {
       this.queue.splice(index, 1);
       this.finishCancelled(jobId, why);
-      return;
+      return true;
     }
     const entry = [...this.running.values()].find((r) => r.job.id === jobId);
-    if (!entry) return;
-    const stopped = new Promise<void>((resolve) => {
-      const onEnd = (job: ProbeJob): void => {
-        if (job.id !== jobId) return;
-        this.off('cancelled', onEnd).off('failed', onEnd).off('succeeded', onEnd);
-        resolve();
-      };
-      this.on('cancelled', onEnd).on('failed', onEnd).on('succeeded', onEnd);
-    });
+    if (!entry || entry.abort.signal.aborted) return false;
+    this.finishCancelled(jobId, why);
     entry.abort.abort(new CancelledError(why));
-    await stopped;
+    return true;
   }
 
   isIdle(): boolean {
@@ -115,9 +112,9 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
   /** Stops taking work, cancels what is queued or running, and closes the backend. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const pending of this.queue.splice(0)) this.finishCancelled(pending.job.id, 'the daemon is shutting down');
-    const stopping = [...this.running.values()].map((r) => this.cancel(r.job.id, 'the daemon is shutting down'));
-    await Promise.all(stopping);
+    for (const pending of [...this.queue]) this.cancel(pending.job.id, 'the daemon is shutting down');
+    for (const entry of [...this.running.values()]) this.cancel(entry.job.id, 'the daemon is shutting down');
+    await this.whenIdle();
     await this.options.backend.close();
   }
 
@@ -137,7 +134,7 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
   }
 
   private async run({ job, gpu }: Pending, abort: AbortController): Promise<void> {
-    const { jobs, results, logger, backend } = this.options;
+    const { jobs, logger, backend } = this.options;
     const startedAt = new Date();
     jobs.start(job.id, startedAt.toISOString());
     this.emit('started', jobs.get(job.id) as ProbeJob);
@@ -162,7 +159,7 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     } catch (error) {
       const cause = abort.signal.aborted ? abort.signal.reason : error;
       if (cause instanceof CancelledError) {
-        this.finishCancelled(job.id, cause.message);
+        logger.info({ jobId: job.id, gpu: gpu.uuid }, 'cancelled probe stopped');
       } else {
         const code = errorCode(cause);
         const message = cause instanceof Error ? cause.message : String(cause);

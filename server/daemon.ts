@@ -1,0 +1,113 @@
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { ANALYSIS_VERSION, discover } from './discovery/index.js';
+import { createDynamicSource } from './dynamic/source.js';
+import { DynamicPoller } from './dynamic/poller.js';
+import type { DynamicSnapshot, DynamicSource } from './dynamic/types.js';
+import type { GpuIdentity, MeasurementBackend } from './gpu/backend.js';
+import { selectBackend } from './gpu/select-backend.js';
+import { ProbeScheduler } from './jobs/scheduler.js';
+import { openDatabase, type Db } from './store/database.js';
+import { GpuStore } from './store/gpus.js';
+import { JobStore } from './store/jobs.js';
+import { ResultStore } from './store/results.js';
+import { TopologyService } from './topology/service.js';
+import { TOPOD_VERSION } from './version.js';
+
+export interface Daemon {
+  app: FastifyInstance;
+  topology: TopologyService;
+  poller: DynamicPoller | null;
+  backend: MeasurementBackend | null;
+  db: Db;
+  /** Boot: fail interrupted jobs, read NVML, enumerate GPUs, queue the probes that are missing. */
+  start(): Promise<void>;
+  /** Resolves when no probe is queued or running. */
+  whenIdle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DaemonOptions {
+  logger?: Logger;
+  /** Tests inject backends and dynamic sources; production builds them from the config. */
+  backend?: MeasurementBackend | null;
+  dynamicSource?: DynamicSource;
+}
+
+/** NVML is the authority for which GPUs exist when it answers; otherwise the backend's own list. */
+function identitiesFromSnapshot(snapshot: DynamicSnapshot): GpuIdentity[] {
+  return snapshot.devices.map((device) => ({
+    uuid: device.uuid,
+    index: device.index,
+    name: device.name,
+    vendor: 'nvidia',
+    pciBusId: device.pciBusId,
+    driverVersion: snapshot.driverVersion ?? 'unknown',
+  }));
+}
+
+export async function createDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const db = openDatabase(config.dbPath);
+  const results = new ResultStore(db);
+  const jobs = new JobStore(db);
+  const gpuStore = new GpuStore(db);
+
+  const selection =
+    options.backend !== undefined
+      ? { backend: options.backend, reason: options.backend ? `${options.backend.kind} backend (injected)` : 'no backend (injected)' }
+      : await selectBackend({ choice: config.backend, simModels: config.simModels, probePath: config.probePath, logger });
+  const backend = selection.backend;
+  if (backend) logger.info({ backend: backend.kind, probeVersion: backend.probeVersion }, `measurement backend: ${selection.reason}`);
+  else logger.warn({ reason: selection.reason }, 'no measurement backend: GPUs are listed but not probed');
+
+  const scheduler = backend
+    ? new ProbeScheduler({ db, jobs, results, backend, discover, analysisVersion: ANALYSIS_VERSION, concurrency: config.probeConcurrency, logger })
+    : null;
+  const topology = new TopologyService({ results, jobs, scheduler, noBackendReason: backend ? null : selection.reason, logger });
+  const dynamicSource = options.dynamicSource ?? createDynamicSource({ libraryPath: config.nvmlLib, logger });
+  const poller = new DynamicPoller({ source: dynamicSource, pollMs: config.pollMs, logger });
+  const app = await buildApp({ config, topology, logger, version: TOPOD_VERSION });
+
+  async function enumerate(snapshot: DynamicSnapshot, requestedBy: string): Promise<void> {
+    const identities = snapshot.available ? identitiesFromSnapshot(snapshot) : ((await backend?.listDevices()) ?? []);
+    for (const identity of identities) gpuStore.seen(identity);
+    topology.applySnapshot(snapshot);
+    topology.syncGpus(identities, requestedBy);
+  }
+
+  return {
+    app,
+    topology,
+    poller,
+    backend,
+    db,
+    async start() {
+      for (const job of jobs.failInterrupted()) {
+        logger.warn({ jobId: job.id, gpu: job.gpuUuid }, 'a probe job was interrupted by the previous shutdown; marked failed, the previous result stays served');
+      }
+      const snapshot = await dynamicSource.read();
+      if (!snapshot.available) logger.info({ reason: snapshot.reason }, 'NVML unavailable: serving measured data without live partition state');
+      await enumerate(snapshot, 'boot');
+      if (topology.listGpus().length === 0) logger.warn({ backend: selection.reason, nvml: snapshot.reason }, 'no GPUs found: serving an empty list');
+      poller.on('change', (next, events) => {
+        const migChanged = events.filter((e) => e.type === 'mig.changed').map((e) => e.gpuUuid);
+        if (events.some((e) => e.type !== 'mig.changed')) {
+          void enumerate(next, 'gpu-added').catch((error: unknown) => logger.error({ err: error }, 'updating GPUs after an NVML change failed'));
+        }
+        topology.applySnapshot(next, migChanged);
+      });
+      poller.start(snapshot);
+    },
+    whenIdle: () => scheduler?.whenIdle() ?? Promise.resolve(),
+    async close() {
+      poller.stop();
+      await app.close();
+      await scheduler?.close();
+      await dynamicSource.close();
+      db.close();
+    },
+  };
+}

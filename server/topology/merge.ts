@@ -1,0 +1,113 @@
+/**
+ * The merged topology a client gets: the stored probe result (static, measured
+ * once) + the GPU's probe status + the stable part of the live NVML state + the
+ * MIG view. Volatile readings (memory used, read time) stay out, so the ETag
+ * changes only when something a scheduler cares about changes.
+ */
+import type { NvmlDeviceState } from '../dynamic/types.js';
+import type { GpuSummary } from './contracts.js';
+import type { ElementName, ElementTopology, MeasuredValue, ResultDocument } from './document.js';
+import { buildMigView, type MigView } from './mig.js';
+
+export interface DynamicPart {
+  available: boolean;
+  reason: string | null;
+  driverVersion: string | null;
+  device: NvmlDeviceState | null;
+}
+
+export function stableDynamic(part: DynamicPart): Record<string, unknown> {
+  const d = part.device;
+  return {
+    available: part.available,
+    reason: part.reason,
+    driverVersion: part.driverVersion,
+    device: d && {
+      serial: d.serial,
+      pciBusId: d.pciBusId,
+      architecture: d.architecture,
+      memoryTotalBytes: d.memory?.totalBytes ?? null,
+      bar1TotalBytes: d.bar1?.totalBytes ?? null,
+      maxClocks: d.maxClocks,
+      memoryBusWidthBits: d.memoryBusWidthBits,
+      pcie: { maxGen: d.pcie.maxGen, maxWidth: d.pcie.maxWidth },
+      numaNode: d.numaNode,
+      cpuAffinity: d.cpuAffinity,
+      nvlinks: d.nvlinks,
+      degraded: d.degraded,
+    },
+  };
+}
+
+export function l2Sizes(result: ResultDocument | null): { l2SizeBytes: number | null; l2SegmentBytes: number | null } {
+  const l2 = result?.elements.l2;
+  const apiSize = typeof result?.device.l2CacheSizeBytes === 'number' ? result.device.l2CacheSizeBytes : null;
+  return { l2SizeBytes: l2?.size?.value ?? apiSize, l2SegmentBytes: l2?.segmentSize?.value ?? null };
+}
+
+export function migViewFor(result: ResultDocument | null, device: NvmlDeviceState | null): MigView | null {
+  return device ? buildMigView({ device, ...l2Sizes(result) }) : null;
+}
+
+export interface StatusPart {
+  summary: GpuSummary;
+  jobUrl: string | null;
+}
+
+export function mergeTopology(result: ResultDocument, status: StatusPart, dynamic: DynamicPart): Record<string, unknown> {
+  return {
+    ...result,
+    status: {
+      probeStatus: status.summary.probe.status,
+      stale: status.summary.probe.stale,
+      staleReason: status.summary.probe.staleReason,
+      activeJob: status.jobUrl,
+      present: status.summary.present,
+    },
+    dynamic: stableDynamic(dynamic),
+    mig: migViewFor(result, dynamic.device),
+  };
+}
+
+/** Per-SM caches an instance keeps whole: a MIG slice gets whole SMs, so these come from the parent's probe. */
+const PER_SM_ELEMENTS: ElementName[] = ['l1', 'texture', 'readOnly', 'constantL1', 'constantL15', 'shared', 'vL1', 'sL1d', 'lds'];
+
+/** The view of one MIG device: its SMs, memory and L2 share, per-SM caches from the parent's probe. */
+export function mergeMigInstance(
+  result: ResultDocument,
+  status: StatusPart,
+  dynamic: DynamicPart,
+  migDeviceUuid: string,
+): Record<string, unknown> | null {
+  const view = migViewFor(result, dynamic.device);
+  const instance = view?.instances.find((i) => i.migDeviceUuid === migDeviceUuid);
+  if (!view || !instance) return null;
+  const elements: Partial<Record<ElementName, ElementTopology>> = {};
+  for (const name of PER_SM_ELEMENTS) {
+    const element = result.elements[name];
+    if (element) elements[name] = element;
+  }
+  const parentL2 = result.elements.l2;
+  const l2Size: MeasuredValue | undefined =
+    instance.l2.bytes === null ? undefined : { value: instance.l2.bytes, unit: 'bytes', source: 'derived' };
+  elements.l2 = {
+    ...(parentL2?.latency ? { latency: parentL2.latency } : {}),
+    ...(parentL2?.lineSize ? { lineSize: parentL2.lineSize } : {}),
+    ...(l2Size ? { size: l2Size } : {}),
+  };
+  const parentMemory = result.elements.deviceMemory;
+  elements.deviceMemory = {
+    ...(parentMemory?.latency ? { latency: parentMemory.latency } : {}),
+    ...(instance.memorySizeBytes !== null ? { size: { value: instance.memorySizeBytes, unit: 'bytes', source: 'nvml' } } : {}),
+  };
+  return {
+    schemaVersion: result.schemaVersion,
+    kind: 'mig-instance',
+    migDeviceUuid,
+    parent: { uuid: result.gpu.uuid, name: result.gpu.name, probe: result.probe, status: mergeTopology(result, status, dynamic).status },
+    simulated: result.simulated,
+    instance,
+    elements,
+    dynamic: stableDynamic(dynamic),
+  };
+}

@@ -1,0 +1,9 @@
+import { createHash } from 'node:crypto';
+import type { PreparedDocument } from './contracts.js';
+
+/** Serialises once and derives a strong ETag from the bytes, so equal documents share a tag. */
+export function prepareDocument(document: unknown): PreparedDocument {
+  const body = JSON.stringify(document);
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return { body, etag };
+}
