@@ -1,0 +1,96 @@
+/**
+ * Turns any error thrown while serving a request into an RFC 9457 problem
+ * document. Pure: the error handler plugin does the logging and sending.
+ */
+import { STATUS_CODES } from 'node:http';
+import {
+  BodyTooLargeError,
+  InternalError,
+  MalformedBodyError,
+  NotFoundError,
+  OTHER_CLIENT_ERROR_CODE,
+  TopodError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  problemType,
+} from '../errors.js';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code: string;
+  [extension: string]: unknown;
+}
+
+export interface RenderedProblem {
+  problem: Problem;
+  headers: Record<string, string>;
+  /** 5xx we did not mean to send: log at error level with the full error. */
+  unexpected: boolean;
+}
+
+interface FastifyLikeError {
+  code?: unknown;
+  statusCode?: unknown;
+  message?: unknown;
+  validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>;
+  validationContext?: string;
+}
+
+/** fastify's own error codes → ours. Anything else with a 4xx status keeps its message. */
+const FASTIFY_CODES: Record<string, new (detail: string) => TopodError> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: MalformedBodyError,
+  FST_ERR_CTP_EMPTY_JSON_BODY: MalformedBodyError,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: MalformedBodyError,
+  FST_ERR_CTP_BODY_TOO_LARGE: BodyTooLargeError,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: UnsupportedMediaTypeError,
+  FST_ERR_NOT_FOUND: NotFoundError,
+};
+
+function validationErrors(error: FastifyLikeError): Array<{ in: string; pointer: string; message: string }> {
+  return (error.validation ?? []).map((issue) => {
+    const missing = issue.params?.['missingProperty'];
+    const pointer = (issue.instancePath ?? '') + (typeof missing === 'string' ? `/${missing}` : '');
+    return { in: error.validationContext ?? 'request', pointer: pointer === '' ? '/' : pointer, message: issue.message ?? 'is invalid' };
+  });
+}
+
+/** Normalises anything thrown into a TopodError; `unexpected` marks 5xx that were not ours. */
+export function asTopodError(thrown: unknown): { error: TopodError; unexpected: boolean } {
+  if (thrown instanceof TopodError) return { error: thrown, unexpected: false };
+  const error = (typeof thrown === 'object' && thrown !== null ? thrown : {}) as FastifyLikeError;
+  const message = typeof error.message === 'string' ? error.message : 'request failed';
+  if (Array.isArray(error.validation)) {
+    return { error: new ValidationError(message, { extensions: { errors: validationErrors(error) } }), unexpected: false };
+  }
+  const mapped = typeof error.code === 'string' ? FASTIFY_CODES[error.code] : undefined;
+  if (mapped) return { error: new mapped(message), unexpected: false };
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    return { error: new TopodError(OTHER_CLIENT_ERROR_CODE, status, STATUS_CODES[status] ?? 'Bad Request', message), unexpected: false };
+  }
+  // Internal detail never reaches the client on 5xx; the log gets the original.
+  return { error: new InternalError('The server failed to answer this request; see the daemon log.'), unexpected: true };
+}
+
+export function renderProblem(thrown: unknown, instance: string): RenderedProblem {
+  const { error, unexpected } = asTopodError(thrown);
+  return {
+    problem: {
+      ...error.extensions,
+      type: problemType(error.code),
+      title: error.title,
+      status: error.statusCode,
+      detail: error.message,
+      instance,
+      code: error.code,
+    },
+    headers: error.headers,
+    unexpected,
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Schema building blocks shared by every resource: string enums, the RFC 9457
+ * problem document and the response entries that carry it.
+ */
+import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { PROBLEM_CODES } from '../../errors.js';
+
+/** A string enum as plain JSON Schema `enum` (reads better in OpenAPI than anyOf of consts). */
+export function StringEnum<T extends string>(values: readonly T[], options: { description?: string } = {}): TUnsafe<T> {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+}
+
+export const NullableString = (options: { description?: string; format?: string } = {}) => Type.Union([Type.String(), Type.Null()], options);
+
+export const TimestampSchema = Type.String({ format: 'date-time' });
+export const NullableTimestamp = (description: string) => Type.Union([TimestampSchema, Type.Null()], { description });
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: 'urn:topod:problem:<slug>; the slug mirrors `code`' }),
+    title: Type.String(),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    detail: Type.String(),
+    instance: Type.String({ description: 'the request path this problem answers' }),
+    code: StringEnum(PROBLEM_CODES, { description: 'stable error code' }),
+  },
+  { additionalProperties: true, description: 'RFC 9457 problem details; extension members depend on the code' },
+);
+
+/** A response entry whose body is a problem document. */
+export function problemResponse(description: string) {
+  return { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
+}
+
+/** A JSON response entry with a description (OpenAPI wants one per status). */
+export function jsonResponse<T extends TSchema>(description: string, schema: T) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+export const LinkHeaderSchema = Type.String({ description: 'RFC 8288 link to the related resource' });

@@ -1,0 +1,41 @@
+/** Schemas of the probe-job resource (ProbeJob in server/topology/contracts.ts). */
+import { Type, type Static } from '@sinclair/typebox';
+import { JOB_STATES, type ProbeJob } from '../../topology/contracts.js';
+import { NullableString, NullableTimestamp, StringEnum, TimestampSchema } from './common.js';
+import type { Equivalent } from './equivalent.js';
+import { ElementNameSchema } from './gpu.js';
+
+export const JobStateSchema = StringEnum(JOB_STATES);
+
+export const ProbeJobSchema = Type.Object({
+  id: Type.String(),
+  gpuUuid: Type.String(),
+  state: JobStateSchema,
+  phase: NullableString({ description: 'the benchmark step running now' }),
+  progress: Type.Number({ minimum: 0, maximum: 1 }),
+  error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+  reason: Type.String({ description: 'why it was queued: first-probe, driver-changed, requested, …' }),
+  requestedBy: Type.String({ description: 'boot, gpu-added, api:<client address>' }),
+  only: Type.Union([Type.Array(ElementNameSchema), Type.Null()]),
+  force: Type.Boolean(),
+  resultId: Type.Union([Type.Integer(), Type.Null()]),
+  createdAt: TimestampSchema,
+  startedAt: NullableTimestamp('when a worker picked it up'),
+  finishedAt: NullableTimestamp('when it ended'),
+});
+
+export const JobListSchema = Type.Object({ jobs: Type.Array(ProbeJobSchema) });
+
+export const JobParamsSchema = Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 128 }) });
+
+export const DEFAULT_JOB_LIMIT = 50;
+export const MAX_JOB_LIMIT = 500;
+
+export const JobQuerySchema = Type.Object({
+  gpu: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'GPU index, GPU UUID or MIG device UUID' })),
+  state: Type.Optional(JobStateSchema),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_JOB_LIMIT, default: DEFAULT_JOB_LIMIT })),
+});
+
+const probeJobMatches: Equivalent<Static<typeof ProbeJobSchema>, ProbeJob> = true;
+void probeJobMatches;

@@ -1,0 +1,77 @@
+/**
+ * Composes the HTTP application: plugins, then routes. Never listens —
+ * server/main.ts owns the logger, timeouts, graceful close and `listen`.
+ */
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { pino, type Logger } from 'pino';
+import eventRoutes from './api/events.js';
+import gpuRoutes from './api/gpus.js';
+import healthRoutes from './api/health.js';
+import jobRoutes from './api/jobs.js';
+import { API_PREFIX } from './api/links.js';
+import topologyRoutes from './api/topology.js';
+import type { Config } from './config.js';
+import adminAuth from './plugins/admin-auth.js';
+import openapi from './plugins/openapi.js';
+import problems from './plugins/problems.js';
+import topologyPlugin from './plugins/topology.js';
+import type { TopologyApi } from './topology/contracts.js';
+
+export interface AppDeps {
+  config: Pick<Config, 'adminToken' | 'bodyLimitBytes'>;
+  topology: TopologyApi;
+  /** A pino logger to derive from, `true` for a default JSON logger at info, false/absent for none. */
+  logger?: Logger | boolean;
+  version: string;
+  /** SSE heartbeat period; tests shorten it. */
+  sseHeartbeatMs?: number;
+}
+
+/** Credentials never reach a log line, whatever logger the caller passes. */
+export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]'];
+
+function requestForLog(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url,
+    remoteAddress: request.ip,
+    headers: { ...request.headers },
+  };
+}
+
+function appLogger(logger: AppDeps['logger']): Logger | null {
+  if (logger === undefined || logger === false) return null;
+  const base = logger === true ? pino({ level: 'info' }) : logger;
+  return base.child({}, { redact: { paths: REDACTED_PATHS, censor: '[Redacted]' }, serializers: { req: requestForLog } });
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const loggerInstance = appLogger(deps.logger);
+  const app = Fastify({
+    ...(loggerInstance === null ? { logger: false } : { loggerInstance }),
+    bodyLimit: deps.config.bodyLimitBytes,
+    // Unknown body fields are an error (a typo like "forse" must not be ignored), not silently dropped.
+    ajv: { customOptions: { removeAdditional: false } },
+    requestIdHeader: 'x-request-id',
+  }) as unknown as FastifyInstance;
+
+  // Only JSON bodies are accepted: anything else is 415, not a string to validate.
+  app.removeContentTypeParser('text/plain');
+
+  await app.register(problems);
+  await app.register(topologyPlugin, { topology: deps.topology });
+  await app.register(adminAuth, { adminToken: deps.config.adminToken });
+  await app.register(openapi, { version: deps.version });
+
+  await app.register(healthRoutes, { version: deps.version });
+  await app.register(
+    async (v1) => {
+      await v1.register(gpuRoutes);
+      await v1.register(topologyRoutes);
+      await v1.register(jobRoutes);
+      await v1.register(eventRoutes, deps.sseHeartbeatMs === undefined ? {} : { heartbeatMs: deps.sseHeartbeatMs });
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,47 @@
+/**
+ * OpenAPI 3.1 from the route schemas (@fastify/swagger), Swagger UI at /docs
+ * and the raw document at /openapi.json. Register before the routes: the
+ * document is collected as they are added.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import fp from 'fastify-plugin';
+import { PROBLEM_TYPE_PREFIX } from '../errors.js';
+
+export interface OpenApiOptions {
+  version: string;
+}
+
+export const API_TAGS = [
+  { name: 'gpus', description: 'GPUs this daemon knows, and re-probing them' },
+  { name: 'topology', description: 'Measured memory topology merged with live MIG state' },
+  { name: 'jobs', description: 'Probe jobs' },
+  { name: 'events', description: 'Server-Sent Events stream of changes' },
+  { name: 'health', description: 'Liveness and readiness' },
+];
+
+export default fp<OpenApiOptions>(
+  async (app, options) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'topod',
+          version: options.version,
+          description:
+            'GPU topology daemon: each GPU is measured once with microbenchmarks, the result merged with live NVML/MIG state. ' +
+            `Every error is an RFC 9457 problem document whose type is ${PROBLEM_TYPE_PREFIX}<slug>.`,
+        },
+        tags: API_TAGS,
+        components: {
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', description: 'TOPOD_ADMIN_TOKEN; without one configured, only loopback clients may mutate' },
+          },
+        },
+      },
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs' });
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  },
+  { name: 'topod-openapi' },
+);

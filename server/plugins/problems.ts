@@ -1,0 +1,54 @@
+/**
+ * The one error handler and the not-found handler: every 4xx/5xx leaves as
+ * RFC 9457 application/problem+json. Full context goes to the log; a 5xx we
+ * did not mean to send never shows its internals to the client.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { MethodNotAllowedError, NotFoundError } from '../errors.js';
+import { PROBLEM_CONTENT_TYPE, renderProblem } from '../api/problem.js';
+import { RouteMethodIndex } from '../api/route-methods.js';
+
+function pathOf(request: FastifyRequest): string {
+  const queryAt = request.url.indexOf('?');
+  return queryAt === -1 ? request.url : request.url.slice(0, queryAt);
+}
+
+function sendProblem(thrown: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const { problem, headers, unexpected } = renderProblem(thrown, pathOf(request));
+  if (unexpected) {
+    request.log.error({ err: thrown, req: request }, 'request failed');
+  } else if (problem.status >= 500) {
+    request.log.warn({ code: problem.code, detail: problem.detail }, problem.title);
+  } else {
+    request.log.info({ code: problem.code, status: problem.status }, problem.detail);
+  }
+  // Headers a failed route set for its success path (ETag, Location) do not describe a problem.
+  reply.removeHeader('etag').removeHeader('location').removeHeader('cache-control');
+  return reply
+    .code(problem.status)
+    .headers(headers)
+    .header('cache-control', 'no-store')
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify({ ...problem, requestId: request.id }));
+}
+
+export default fp(
+  async (app) => {
+    const methods = new RouteMethodIndex();
+    app.addHook('onRoute', (route) => methods.add(route.url, route.method));
+
+    app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
+
+    app.setNotFoundHandler((request, reply) => {
+      const path = pathOf(request);
+      const allowed = methods.allowed(path);
+      if (allowed.length > 0) {
+        const allow = allowed.join(', ');
+        return sendProblem(new MethodNotAllowedError(`${request.method} is not accepted on ${path}; allowed: ${allow}.`, { headers: { allow } }), request, reply);
+      }
+      return sendProblem(new NotFoundError(`No route ${request.method} ${path}.`), request, reply);
+    });
+  },
+  { name: 'topod-problems' },
+);

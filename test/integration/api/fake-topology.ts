@@ -1,0 +1,115 @@
+/**
+ * In-memory TopologyApi for the HTTP tests: no store, no GPU, no daemon.
+ * Tests set what it answers and read back what routes asked of it.
+ */
+import type {
+  GpuSummary,
+  JobQuery,
+  ProbeJob,
+  ProbeRequestOptions,
+  ProbeRequestOutcome,
+  TopodEvent,
+  TopologyApi,
+  TopologyLookup,
+} from '../../../server/topology/contracts.js';
+
+export function makeGpu(overrides: Partial<GpuSummary> = {}): GpuSummary {
+  const index = overrides.index ?? 0;
+  return {
+    uuid: `GPU-0000000${index}-aaaa-bbbb-cccc-dddddddddddd`,
+    index,
+    name: 'Simulated H100',
+    vendor: 'nvidia',
+    pciBusId: `00000000:0${index}:00.0`,
+    driverVersion: '555.42.06',
+    simulated: true,
+    present: true,
+    probe: { status: 'probed', stale: false, staleReason: null, lastResultAt: '2025-01-01T00:00:00.000Z', activeJobId: null },
+    migDeviceUuids: [],
+    ...overrides,
+  };
+}
+
+let jobCounter = 0;
+
+export function makeJob(overrides: Partial<ProbeJob> = {}): ProbeJob {
+  jobCounter += 1;
+  return {
+    id: `job-${jobCounter}`,
+    gpuUuid: makeGpu().uuid,
+    state: 'queued',
+    phase: null,
+    progress: 0,
+    error: null,
+    reason: 'requested',
+    requestedBy: 'api:127.0.0.1',
+    only: null,
+    force: false,
+    resultId: null,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    startedAt: null,
+    finishedAt: null,
+    ...overrides,
+  };
+}
+
+export class FakeTopology implements TopologyApi {
+  gpus: GpuSummary[] = [makeGpu()];
+  jobs: ProbeJob[] = [];
+  topologies = new Map<string, TopologyLookup>();
+  /** Overrides what requestProbe answers; by default it queues a job for a known GPU. */
+  probeOutcome: ((gpu: GpuSummary | null, options: ProbeRequestOptions) => ProbeRequestOutcome) | null = null;
+  healthState: ReturnType<TopologyApi['health']> = { ready: true, checks: { store: { ok: true, detail: 'open' } } };
+  readonly probeRequests: Array<{ id: string; options: ProbeRequestOptions }> = [];
+  readonly jobQueries: JobQuery[] = [];
+  readonly listeners = new Set<(event: TopodEvent) => void>();
+
+  listGpus(): GpuSummary[] {
+    return this.gpus;
+  }
+
+  getGpu(id: string): GpuSummary | null {
+    return this.gpus.find((gpu) => String(gpu.index) === id || gpu.uuid === id || gpu.migDeviceUuids.includes(id)) ?? null;
+  }
+
+  getTopology(id: string): TopologyLookup {
+    const gpu = this.getGpu(id);
+    if (gpu === null) return { kind: 'unknown' };
+    return this.topologies.get(gpu.uuid) ?? { kind: 'unavailable', reason: 'not set by the test' };
+  }
+
+  requestProbe(id: string, options: ProbeRequestOptions): ProbeRequestOutcome {
+    this.probeRequests.push({ id, options });
+    const gpu = this.getGpu(id);
+    if (this.probeOutcome) return this.probeOutcome(gpu, options);
+    if (gpu === null) return { kind: 'unknown' };
+    const job = makeJob({ gpuUuid: gpu.uuid, only: options.only, force: options.force, requestedBy: options.requestedBy });
+    this.jobs.push(job);
+    return { kind: 'queued', job };
+  }
+
+  getJob(jobId: string): ProbeJob | null {
+    return this.jobs.find((job) => job.id === jobId) ?? null;
+  }
+
+  listJobs(query: JobQuery): ProbeJob[] {
+    this.jobQueries.push(query);
+    const gpu = query.gpu === undefined ? null : this.getGpu(query.gpu);
+    return this.jobs
+      .filter((job) => (gpu === null || job.gpuUuid === gpu.uuid) && (query.state === undefined || job.state === query.state))
+      .slice(0, query.limit);
+  }
+
+  subscribe(listener: (event: TopodEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event: TopodEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  health(): ReturnType<TopologyApi['health']> {
+    return this.healthState;
+  }
+}
