@@ -1,0 +1,123 @@
+// The only place vendor-specific instructions live: one helper per load
+// flavour and one per clock/id read, for both vendors (thesis §4: each memory
+// space is reached by its own load instruction; the chase must pin that
+// instruction exactly, so it is inline assembly where the compiler could pick
+// another). Kernels compose these helpers and never contain inline asm.
+#pragma once
+
+#include "hip-compat.h"
+
+namespace topod::ops {
+
+// ---- clocks and placement ----------------------------------------------------
+
+// 32-bit SM cycle counter; differences of two reads are exact modulo 2^32.
+__device__ __forceinline__ uint32_t clock32() {
+  uint32_t c;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  asm volatile("mov.u32 %0, %%clock;" : "=r"(c)::"memory");
+#else
+  uint64_t t;
+  asm volatile("s_memtime %0\n\ts_waitcnt lgkmcnt(0)" : "=s"(t)::"memory");
+  c = static_cast<uint32_t>(t);
+#endif
+  return c;
+}
+
+// 64-bit SM cycle counter, for spans longer than 2^32 cycles.
+__device__ __forceinline__ uint64_t clock64() {
+  uint64_t c;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
+#else
+  asm volatile("s_memtime %0\n\ts_waitcnt lgkmcnt(0)" : "=s"(c)::"memory");
+#endif
+  return c;
+}
+
+// Wall-clock nanoseconds shared by all SMs. On AMD s_memrealtime ticks at a
+// constant 100 MHz on gfx9, scaled here to nanoseconds.
+__device__ __forceinline__ uint64_t globaltimer_ns() {
+  uint64_t t;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+#else
+  asm volatile("s_memrealtime %0\n\ts_waitcnt lgkmcnt(0)" : "=s"(t)::"memory");
+  t *= 10;
+#endif
+  return t;
+}
+
+// The SM (NVIDIA) or compute unit (AMD: shader engine, array and CU bits of HW_ID) running this warp.
+__device__ __forceinline__ uint32_t sm_id() {
+  uint32_t id;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+#else
+  uint32_t hw;
+  asm volatile("s_getreg_b32 %0, hwreg(HW_REG_HW_ID)" : "=s"(hw));
+  id = ((hw >> 13) & 0x3) << 5 | ((hw >> 12) & 0x1) << 4 | ((hw >> 8) & 0xf);
+#endif
+  return id;
+}
+
+// ---- load flavours ------------------------------------------------------------
+
+// Global load cached in L1 (NVIDIA ld.global.ca; AMD: a plain global load, cached in vL1D).
+__device__ __forceinline__ uint32_t load_global_ca(const uint32_t* p) {
+  uint32_t v;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+#else
+  asm volatile("global_load_dword %0, %1, off\n\ts_waitcnt vmcnt(0)" : "=v"(v) : "v"(p) : "memory");
+#endif
+  return v;
+}
+
+// Global load that bypasses L1 (NVIDIA ld.global.cg; AMD glc: served by L2).
+__device__ __forceinline__ uint32_t load_global_cg(const uint32_t* p) {
+  uint32_t v;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+#else
+  asm volatile("global_load_dword %0, %1, off glc\n\ts_waitcnt vmcnt(0)" : "=v"(v) : "v"(p) : "memory");
+#endif
+  return v;
+}
+
+// Read-only data path (NVIDIA ld.global.nc, what __ldg emits). AMD has no separate read-only
+// path; a nontemporal load keeps the flavour distinct there.
+__device__ __forceinline__ uint32_t load_readonly(const uint32_t* p) {
+  uint32_t v;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+#else
+  v = __builtin_nontemporal_load(p);
+#endif
+  return v;
+}
+
+// Texture path: a 1D fetch from a texture object over linear memory.
+__device__ __forceinline__ uint32_t load_texture(hipTextureObject_t tex, uint32_t index) {
+  return tex1Dfetch<uint32_t>(tex, static_cast<int>(index));
+}
+
+// Constant space. nvcc emits ld.const (SASS LDC) for a __constant__ array indexed
+// by a register; the compile test checks the PTX for it, so no asm is needed.
+template <unsigned N>
+__device__ __forceinline__ uint32_t load_constant(const uint32_t (&table)[N], uint32_t index) {
+  return table[index];
+}
+
+// Shared memory (NVIDIA ld.shared; AMD ds_read_b32 on LDS).
+__device__ __forceinline__ uint32_t load_shared(const uint32_t* p) {
+  uint32_t v;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(static_cast<uint32_t>(__cvta_generic_to_shared(p))) : "memory");
+#else
+  v = *reinterpret_cast<const volatile uint32_t*>(p);
+#endif
+  return v;
+}
+
+}  // namespace topod::ops

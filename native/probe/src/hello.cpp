@@ -1,0 +1,108 @@
+// hello: versions and every device the runtime sees, all DeviceProperties fields.
+#include <cstdio>
+#include <string>
+
+#include "args.h"
+#include "registry.h"
+#include "runtime.h"
+#include "version.h"
+
+namespace topod::probe {
+
+namespace {
+
+struct HelloSpec {};
+
+HelloSpec validate_hello(const json::Value& args, const OpContext&) {
+  ArgReader reader(args);  // only checks that args is an object
+  (void)reader;
+  return {};
+}
+
+std::string format_uuid(const unsigned char b[16]) {
+  char out[64];
+  std::snprintf(out, sizeof out, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+                b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  return out;
+}
+
+// An attribute CUDA 13 dropped from the property struct; null when the runtime does not answer.
+json::Value attribute_or_null(hipDeviceAttribute_t attr, int device) {
+  int value = 0;
+  if (hipDeviceGetAttribute(&value, attr, device) != hipSuccess || value <= 0) {
+    (void)hipGetLastError();
+    return json::Value(nullptr);
+  }
+  return json::Value(value);
+}
+
+json::Value positive_or_null(long long v) { return v > 0 ? json::Value(v) : json::Value(nullptr); }
+
+json::Value describe_device(int device) {
+  hipDeviceProp_t p{};
+  check(hipGetDeviceProperties(&p, device), "hipGetDeviceProperties");
+  unsigned char uuid[16] = {};
+  check(compat::device_uuid(device, p, uuid), "device uuid");
+  char busId[32] = {};
+  json::Value pciBusId(nullptr);
+  if (hipDeviceGetPCIBusId(busId, sizeof busId, device) == hipSuccess) pciBusId = json::Value(std::string(busId));
+  char arch[64] = {};
+  compat::architecture_name(p, arch, sizeof arch);
+
+  json::Value d = json::Value::object();
+  d.set("index", device)
+      .set("uuid", format_uuid(uuid))
+      .set("name", std::string(p.name))
+      .set("pciBusId", pciBusId)
+      .set("architecture", std::string(arch))
+      .set("computeCapabilityMajor", p.major)
+      .set("computeCapabilityMinor", p.minor)
+      .set("multiprocessorCount", p.multiProcessorCount)
+      .set("clockRateKHz", attribute_or_null(hipDeviceAttributeClockRate, device))
+      .set("memoryClockRateKHz", attribute_or_null(hipDeviceAttributeMemoryClockRate, device))
+      .set("memoryBusWidthBits", positive_or_null(p.memoryBusWidth))
+      .set("totalMemoryBytes", static_cast<unsigned long long>(p.totalGlobalMem))
+      .set("l2CacheSizeBytes", p.l2CacheSize)
+#if defined(TOPOD_VENDOR_NVIDIA)
+      .set("persistingL2CacheMaxBytes", positive_or_null(p.persistingL2CacheMaxSize))
+#else
+      .set("persistingL2CacheMaxBytes", nullptr)
+#endif
+      .set("sharedMemPerMultiprocessorBytes", static_cast<unsigned long long>(p.sharedMemPerMultiprocessor))
+      .set("sharedMemPerBlockBytes", static_cast<unsigned long long>(p.sharedMemPerBlock))
+      .set("sharedMemPerBlockOptinBytes", positive_or_null(static_cast<long long>(p.sharedMemPerBlockOptin)))
+      .set("totalConstMemBytes", positive_or_null(static_cast<long long>(p.totalConstMem)))
+      .set("regsPerMultiprocessor", positive_or_null(p.regsPerMultiprocessor))
+      .set("regsPerBlock", positive_or_null(p.regsPerBlock))
+      .set("warpSize", p.warpSize)
+      .set("maxThreadsPerBlock", p.maxThreadsPerBlock)
+      .set("maxThreadsPerMultiprocessor", positive_or_null(p.maxThreadsPerMultiProcessor))
+#if defined(TOPOD_VENDOR_NVIDIA)
+      .set("maxBlocksPerMultiprocessor", positive_or_null(p.maxBlocksPerMultiProcessor));
+#else
+      .set("maxBlocksPerMultiprocessor", nullptr);
+#endif
+  return d;
+}
+
+json::Value run_hello(const HelloSpec&, const OpContext& ctx) {
+  int runtimeVersion = 0, driverVersion = 0;
+  (void)hipRuntimeGetVersion(&runtimeVersion);
+  (void)hipDriverGetVersion(&driverVersion);
+  json::Value devices = json::Value::array();
+  for (int i = 0; i < ctx.deviceCount; ++i) devices.push(describe_device(i));
+  json::Value out = json::Value::object();
+  out.set("probeVersion", TOPOD_PROBE_VERSION)
+      .set("protocolVersion", TOPOD_PROTOCOL_VERSION)
+      .set("vendor", TOPOD_VENDOR_NAME)
+      .set("runtimeVersion", runtimeVersion)
+      .set("driverVersion", driverVersion)
+      .set("devices", devices);
+  return out;
+}
+
+}  // namespace
+
+void register_hello(Registry& r) { r.add<HelloSpec>("hello", validate_hello, run_hello); }
+
+}  // namespace topod::probe

@@ -1,0 +1,98 @@
+// Runtime helpers shared by every operation: error mapping, owned device
+// buffers, free-memory checks. Errors become ProbeFailure with a protocol code.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "hip-compat.h"
+#include "probe-error.h"
+
+namespace topod::probe {
+
+// Errors after which the context is unusable: answer kernel_fault, then exit.
+inline bool is_sticky_fault(hipError_t err) {
+  switch (err) {
+    case hipErrorIllegalAddress:
+    case hipErrorLaunchFailure:
+    case hipErrorLaunchTimeOut:
+    case hipErrorAssert:
+    case hipErrorIllegalInstruction:
+    case hipErrorMisalignedAddress:
+    case hipErrorInvalidPc:
+    case hipErrorHardwareStackError:
+    case hipErrorECCNotCorrectable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+inline void check(hipError_t err, const char* what) {
+  if (err == hipSuccess) return;
+  const std::string message = std::string(what) + ": " + hipGetErrorName(err) + " (" + hipGetErrorString(err) + ")";
+  if (err == hipErrorMemoryAllocation) throw ProbeFailure(ErrorCode::OutOfMemory, message);
+  if (is_sticky_fault(err)) throw ProbeFailure(ErrorCode::KernelFault, message);
+  throw ProbeFailure(ErrorCode::Internal, message);
+}
+
+// Launch errors surface on hipGetLastError, execution errors on synchronize.
+inline void check_launch(const char* kernel) {
+  check(hipGetLastError(), kernel);
+  check(hipDeviceSynchronize(), kernel);
+}
+
+// Throws out_of_memory unless `bytes` fit in free device memory, keeping a margin for the runtime.
+inline void ensure_fits(size_t bytes, const char* what) {
+  size_t freeBytes = 0, totalBytes = 0;
+  check(hipMemGetInfo(&freeBytes, &totalBytes), "hipMemGetInfo");
+  const size_t marginBytes = 64u << 20;
+  if (bytes + marginBytes > freeBytes) {
+    throw ProbeFailure(ErrorCode::OutOfMemory, std::string(what) + " needs " + std::to_string(bytes) +
+                                                   " bytes; the device has " + std::to_string(freeBytes) + " free");
+  }
+}
+
+// An owned device allocation, freed when it goes out of scope.
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t count) : count_(count) {
+    if (count == 0) return;
+    void* p = nullptr;
+    check(hipMalloc(&p, count * sizeof(T)), "hipMalloc");
+    ptr_ = static_cast<T*>(p);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+    }
+    return *this;
+  }
+  ~DeviceBuffer() { release(); }
+
+  T* get() const { return ptr_; }
+  size_t size() const { return count_; }
+  size_t bytes() const { return count_ * sizeof(T); }
+
+  void zero() { check(hipMemset(ptr_, 0, bytes()), "hipMemset"); }
+  void upload(const T* host, size_t count) { check(hipMemcpy(ptr_, host, count * sizeof(T), hipMemcpyHostToDevice), "hipMemcpy to device"); }
+  void download(T* host, size_t count) const { check(hipMemcpy(host, ptr_, count * sizeof(T), hipMemcpyDeviceToHost), "hipMemcpy to host"); }
+
+ private:
+  void release() {
+    if (ptr_) (void)hipFree(ptr_);
+    ptr_ = nullptr;
+  }
+  T* ptr_ = nullptr;
+  size_t count_ = 0;
+};
+
+}  // namespace topod::probe
