@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs every probe op on the local GPU by piping JSON lines into topod-probe,
+# including series for fixtures (L1, L2, device memory sweeps) and bad requests.
+# Usage: smoke.sh [probe] [outdir]   (default native/probe/build/topod-probe, ./smoke-out)
+# Writes requests.jsonl, responses.jsonl, stderr.log, env.txt into outdir.
+set -u
+here="$(cd "$(dirname "$0")" && pwd)"
+probe="${1:-$here/../build/topod-probe}"
+out="${2:-./smoke-out}"
+mkdir -p "$out"
+
+id=0
+req() { id=$((id + 1)); printf '{"id":%d,"op":"%s","args":%s}\n' "$id" "$1" "$2"; }
+chase() { # space arrayBytes strideBytes pattern warmup samples
+  req pchase "{\"space\":\"$1\",\"arrayBytes\":$2,\"strideBytes\":$3,\"pattern\":\"$4\",\"warmup\":$5,\"samples\":$6}"
+}
+
+{
+  req hello '{}'
+  req calibrate '{"samples":1024}'
+  # Physics: L1-resident < L2-resident < device memory.
+  chase global.ca 16384 128 sequential true 256
+  chase global.cg 4194304 128 random true 256
+  chase global.cg 1073741824 4096 random false 1024
+  # Every space once.
+  for s in global.ca global.cg readonly texture constant shared; do chase "$s" 8192 64 sequential true 256; done
+  req pchase '{"space":"global.ca","arrayBytes":16384,"strideBytes":128,"pattern":"sequential","warmup":true,"samples":64,"smId":7}'
+  # L1 size sweep (one chaser per SM, 8 KiB .. 320 KiB).
+  sizes=""; for k in $(seq 8 8 320); do sizes="$sizes${sizes:+,}$((k * 1024))"; done
+  req pchase.batch "{\"space\":\"global.ca\",\"arrayBytesList\":[$sizes],\"strideBytes\":128,\"pattern\":\"sequential\",\"warmup\":true,\"samples\":512}"
+  # Texture and read-only sweeps on the same sizes.
+  req pchase.batch "{\"space\":\"texture\",\"arrayBytesList\":[$sizes],\"strideBytes\":128,\"pattern\":\"sequential\",\"warmup\":true,\"samples\":512}"
+  req pchase.batch "{\"space\":\"readonly\",\"arrayBytesList\":[$sizes],\"strideBytes\":128,\"pattern\":\"sequential\",\"warmup\":true,\"samples\":512}"
+  # Constant sweep 512 B .. 8 KiB, stride 64.
+  csizes=""; for k in $(seq 512 512 8192); do csizes="$csizes${csizes:+,}$k"; done
+  req pchase.batch "{\"space\":\"constant\",\"arrayBytesList\":[$csizes],\"strideBytes\":64,\"pattern\":\"sequential\",\"warmup\":true,\"samples\":256}"
+  # L2 size sweep, one at a time (the L2 is shared): 8 MiB .. 96 MiB.
+  for m in $(seq 8 4 96); do chase global.cg $((m * 1048576)) 128 random true 512; done
+  # Device memory latency at a few strides.
+  for st in 512 4096 65536; do chase global.cg 2147483648 $st random false 1024; done
+  # Pairs: L1 shared by two warps of one SM; L2 shared across SMs.
+  req pchase.pair '{"first":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"second":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"placement":"same-sm","samples":256}'
+  req pchase.pair '{"first":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"second":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"placement":"different-sm","samples":256}'
+  req pchase.pair '{"first":{"space":"global.cg","arrayBytes":16777216,"strideBytes":128,"pattern":"random"},"second":{"space":"global.cg","arrayBytes":67108864,"strideBytes":128,"pattern":"random"},"placement":"different-sm","samples":256}'
+  # Bandwidth: device memory (1 GiB) and L2-resident (8 MiB).
+  for mode in read write; do
+    req bandwidth "{\"mode\":\"$mode\",\"arrayBytes\":1073741824,\"blocks\":1056,\"threadsPerBlock\":1024,\"repetitions\":10}"
+    req bandwidth "{\"mode\":\"$mode\",\"arrayBytes\":8388608,\"blocks\":1056,\"threadsPerBlock\":1024,\"repetitions\":20}"
+  done
+  # Bad requests: each must get an error response while the probe keeps serving.
+  chase global.ca -4096 64 sequential true 16
+  chase global.ca 1099511627776 4096 sequential false 16
+  chase l7 4096 64 sequential true 16
+  chase global.ca 4096 6 sequential true 16
+  chase constant 1048576 64 sequential true 16
+  echo '{"id":999,"op":"pchase","args":{"space":'
+  req warp-drive '{}'
+  req hello '{}'
+} > "$out/requests.jsonl"
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "host: $(hostname)"
+  echo "command: $0 $probe $out"
+  nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,mig.mode.current --format=csv 2>&1
+} > "$out/env.txt"
+
+start=$(date +%s.%N)
+"$probe" < "$out/requests.jsonl" > "$out/responses.jsonl" 2> "$out/stderr.log"
+rc=$?
+end=$(date +%s.%N)
+echo "probe exit: $rc, $(echo "$end - $start" | bc) s, $(wc -l < "$out/requests.jsonl") requests, $(wc -l < "$out/responses.jsonl") responses" | tee -a "$out/env.txt"
+grep -c '"ok":true' "$out/responses.jsonl" | sed 's/^/ok responses: /'
+grep '"ok":false' "$out/responses.jsonl" | cut -c1-220
+exit $rc
