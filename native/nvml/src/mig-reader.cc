@@ -1,0 +1,227 @@
+#include "mig-reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "field-log.h"
+
+namespace topod::nvml {
+
+namespace {
+
+// Profile indices grow with each driver (17 in the 580 headers). Probing past
+// the count we know costs one INVALID_ARGUMENT and finds profiles newer
+// drivers add.
+constexpr unsigned kProfileIndexLimit = 32;
+
+bool versionRejected(nvmlReturn_t code) {
+  return code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH || code == NVML_ERROR_FUNCTION_NOT_FOUND;
+}
+
+// The V call takes a v2 pointer but reads the version word first, so the v3
+// layout (same size) goes through the same entry point. Drivers before 545
+// answer ARGUMENT_VERSION_MISMATCH to v3; pre-v2 drivers only have the v1 call.
+nvmlReturn_t queryGpuInstanceProfile(const Api& api, nvmlDevice_t device, unsigned index, GpuInstanceProfile& out) {
+  nvmlGpuInstanceProfileInfo_v3_t v3{};
+  v3.version = kNvmlGpuInstanceProfileInfoV3;
+  nvmlReturn_t code = invoke(api.deviceGetGpuInstanceProfileInfoV, device, index,
+                             reinterpret_cast<nvmlGpuInstanceProfileInfo_v2_t*>(&v3));
+  if (code == NVML_SUCCESS) {
+    out = {index, v3.id, fromBuffer(v3.name, sizeof v3.name), v3.sliceCount, v3.instanceCount,
+           v3.multiprocessorCount, v3.copyEngineCount, v3.memorySizeMB, std::nullopt};
+    return code;
+  }
+  if (!versionRejected(code)) return code;
+  nvmlGpuInstanceProfileInfo_v2_t v2{};
+  v2.version = kNvmlGpuInstanceProfileInfoV2;
+  code = invoke(api.deviceGetGpuInstanceProfileInfoV, device, index, &v2);
+  if (code == NVML_SUCCESS) {
+    out = {index, v2.id, fromBuffer(v2.name, sizeof v2.name), v2.sliceCount, v2.instanceCount,
+           v2.multiprocessorCount, v2.copyEngineCount, v2.memorySizeMB, std::nullopt};
+    return code;
+  }
+  if (!versionRejected(code)) return code;
+  nvmlGpuInstanceProfileInfo_t v1{};
+  code = invoke(api.deviceGetGpuInstanceProfileInfo, device, index, &v1);
+  if (code == NVML_SUCCESS)
+    out = {index, v1.id, "", v1.sliceCount, v1.instanceCount, v1.multiprocessorCount, v1.copyEngineCount,
+           v1.memorySizeMB, std::nullopt};
+  return code;
+}
+
+struct ComputeProfile {
+  unsigned id = 0;
+  unsigned sliceCount = 0;
+  unsigned instanceCount = 0;
+  unsigned multiprocessorCount = 0;
+};
+
+nvmlReturn_t queryComputeInstanceProfile(const Api& api, nvmlGpuInstance_t gi, unsigned index, ComputeProfile& out) {
+  nvmlComputeInstanceProfileInfo_v3_t v3{};
+  v3.version = kNvmlComputeInstanceProfileInfoV3;
+  nvmlReturn_t code = invoke(api.gpuInstanceGetComputeInstanceProfileInfoV, gi, index,
+                             unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED},
+                             reinterpret_cast<nvmlComputeInstanceProfileInfo_v2_t*>(&v3));
+  if (code == NVML_SUCCESS) {
+    out = {v3.id, v3.sliceCount, v3.instanceCount, v3.multiprocessorCount};
+    return code;
+  }
+  if (!versionRejected(code)) return code;
+  nvmlComputeInstanceProfileInfo_v2_t v2{};
+  v2.version = kNvmlComputeInstanceProfileInfoV2;
+  code = invoke(api.gpuInstanceGetComputeInstanceProfileInfoV, gi, index,
+                unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED}, &v2);
+  if (code == NVML_SUCCESS) {
+    out = {v2.id, v2.sliceCount, v2.instanceCount, v2.multiprocessorCount};
+    return code;
+  }
+  if (!versionRejected(code)) return code;
+  nvmlComputeInstanceProfileInfo_t v1{};
+  code = invoke(api.gpuInstanceGetComputeInstanceProfileInfo, gi, index,
+                unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED}, &v1);
+  if (code == NVML_SUCCESS) out = {v1.id, v1.sliceCount, v1.instanceCount, v1.multiprocessorCount};
+  return code;
+}
+
+// Possible placements need no MIG mode, but inside containers and for
+// unprivileged users the driver may refuse them (NO_PERMISSION); the MIG view
+// then derives L2 shares from memory ratios instead.
+Opt<std::vector<Placement>> readPlacements(const Api& api, FieldLog& log, nvmlDevice_t device,
+                                           const GpuInstanceProfile& profile) {
+  unsigned count = 0;
+  nvmlReturn_t code = invoke(api.deviceGetGpuInstancePossiblePlacements, device, profile.id,
+                             static_cast<nvmlGpuInstancePlacement_t*>(nullptr), &count);
+  // Drivers that do not answer the size query get a buffer of instanceCount,
+  // which the reference guarantees is enough.
+  if (code != NVML_SUCCESS) count = std::max(profile.instanceCount, 1U);
+  std::vector<nvmlGpuInstancePlacement_t> raw(std::max(count, 1U));
+  count = static_cast<unsigned>(raw.size());
+  if (!log.check(invoke(api.deviceGetGpuInstancePossiblePlacements, device, profile.id, raw.data(), &count),
+                 "placements"))
+    return std::nullopt;
+  std::vector<Placement> placements;
+  for (unsigned i = 0; i < count && i < raw.size(); ++i) placements.push_back({raw[i].start, raw[i].size});
+  return placements;
+}
+
+std::vector<GpuInstanceProfile> readProfiles(const Api& api, FieldLog& log, nvmlDevice_t device) {
+  std::vector<GpuInstanceProfile> profiles;
+  for (unsigned index = 0; index < kProfileIndexLimit; ++index) {
+    GpuInstanceProfile profile;
+    nvmlReturn_t code = queryGpuInstanceProfile(api, device, index, profile);
+    if (code == NVML_ERROR_INVALID_ARGUMENT) break;
+    if (code == NVML_ERROR_NOT_SUPPORTED) continue;
+    if (!log.check(code, "profiles")) continue;
+    profile.placements = readPlacements(api, log, device, profile);
+    profiles.push_back(std::move(profile));
+  }
+  return profiles;
+}
+
+std::vector<ComputeInstance> readComputeInstances(const Api& api, FieldLog& log, nvmlGpuInstance_t gi) {
+  std::vector<ComputeInstance> out;
+  for (unsigned index = 0; index < kProfileIndexLimit; ++index) {
+    ComputeProfile profile;
+    nvmlReturn_t code = queryComputeInstanceProfile(api, gi, index, profile);
+    if (code == NVML_ERROR_INVALID_ARGUMENT) break;
+    if (code == NVML_ERROR_NOT_SUPPORTED) continue;
+    if (!log.check(code, "computeInstanceProfiles")) continue;
+    std::vector<nvmlComputeInstance_t> handles(std::max(profile.instanceCount, 1U));
+    unsigned count = static_cast<unsigned>(handles.size());
+    if (!log.check(invoke(api.gpuInstanceGetComputeInstances, gi, profile.id, handles.data(), &count),
+                   "computeInstances"))
+      continue;
+    for (unsigned i = 0; i < count && i < handles.size(); ++i) {
+      nvmlComputeInstanceInfo_t info{};
+      if (!log.check(invoke(api.computeInstanceGetInfo, handles[i], &info), "computeInstanceInfo")) continue;
+      out.push_back({info.id, info.profileId, profile.multiprocessorCount, profile.sliceCount});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return out;
+}
+
+// Listing GPU instances is a privileged operation (root, or access to the
+// mig/config capability); unprivileged readers still see the MIG devices below.
+Opt<std::vector<GpuInstance>> readGpuInstances(const Api& api, FieldLog& log, nvmlDevice_t device,
+                                               const std::vector<GpuInstanceProfile>& profiles) {
+  std::vector<GpuInstance> out;
+  for (const auto& profile : profiles) {
+    std::vector<nvmlGpuInstance_t> handles(std::max(profile.instanceCount, 1U));
+    unsigned count = static_cast<unsigned>(handles.size());
+    if (!log.check(invoke(api.deviceGetGpuInstances, device, profile.id, handles.data(), &count), "gpuInstances"))
+      return std::nullopt;
+    for (unsigned i = 0; i < count && i < handles.size(); ++i) {
+      nvmlGpuInstanceInfo_t info{};
+      if (!log.check(invoke(api.gpuInstanceGetInfo, handles[i], &info), "gpuInstanceInfo")) continue;
+      GpuInstance instance;
+      instance.id = info.id;
+      instance.profileId = info.profileId;
+      instance.placement = Placement{info.placement.start, info.placement.size};
+      instance.computeInstances = readComputeInstances(api, log, handles[i]);
+      out.push_back(std::move(instance));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return out;
+}
+
+// MIG device handles answer only a subset of device queries: UUID, the
+// instance ids and attributes work; clocks, PCIe and the like are
+// NOT_SUPPORTED there, so nothing else is asked.
+std::vector<MigDevice> readMigDevices(const Api& api, FieldLog& log, nvmlDevice_t device) {
+  std::vector<MigDevice> out;
+  unsigned maxCount = 0;
+  if (!log.check(invoke(api.deviceGetMaxMigDeviceCount, device, &maxCount), "migDevices")) return out;
+  for (unsigned index = 0; index < maxCount; ++index) {
+    nvmlDevice_t mig = nullptr;
+    nvmlReturn_t code = invoke(api.deviceGetMigDeviceHandleByIndex, device, index, &mig);
+    if (code == NVML_ERROR_NOT_FOUND) continue;  // an empty slot, not a failure
+    if (!log.check(code, "migDevices")) continue;
+    MigDevice entry;
+    entry.index = index;
+    FieldLog migLog(entry.degraded);
+    char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
+    if (migLog.check(invoke(api.deviceGetUUID, mig, uuid, unsigned{sizeof uuid}), "uuid"))
+      entry.uuid = fromBuffer(uuid, sizeof uuid);
+    unsigned id = 0;
+    if (migLog.check(invoke(api.deviceGetGpuInstanceId, mig, &id), "gpuInstanceId")) entry.gpuInstanceId = id;
+    if (migLog.check(invoke(api.deviceGetComputeInstanceId, mig, &id), "computeInstanceId"))
+      entry.computeInstanceId = id;
+    nvmlDeviceAttributes_t attributes{};
+    if (migLog.check(invoke(api.deviceGetAttributes, mig, &attributes), "attributes")) {
+      entry.multiprocessorCount = attributes.multiprocessorCount;
+      entry.memorySizeMB = attributes.memorySizeMB;
+      entry.gpuInstanceSliceCount = attributes.gpuInstanceSliceCount;
+      entry.computeInstanceSliceCount = attributes.computeInstanceSliceCount;
+      entry.sharedCopyEngineCount = attributes.sharedCopyEngineCount;
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+}  // namespace
+
+void readMigState(const Api& api, nvmlDevice_t device, DeviceState& out) {
+  FieldLog log(out.degraded);
+  unsigned current = 0;
+  unsigned pending = 0;
+  nvmlReturn_t code = invoke(api.deviceGetMigMode, device, &current, &pending);
+  // A GPU that cannot do MIG answers NOT_SUPPORTED: no mode, no profiles.
+  if (!log.check(code, "migMode")) {
+    if (code == NVML_ERROR_NOT_SUPPORTED) out.gpuInstances = std::vector<GpuInstance>{};
+    return;
+  }
+  out.migModeCurrent = current;
+  out.migModePending = pending;
+  out.profiles = readProfiles(api, log, device);
+  if (current != NVML_DEVICE_MIG_ENABLE) {
+    out.gpuInstances = std::vector<GpuInstance>{};
+    return;
+  }
+  out.gpuInstances = readGpuInstances(api, log, device, out.profiles);
+  out.migDevices = readMigDevices(api, log, device);
+}
+
+}  // namespace topod::nvml

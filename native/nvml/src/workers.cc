@@ -1,0 +1,109 @@
+#include "workers.h"
+
+#include <string>
+
+#include "snapshot-reader.h"
+#include "to-js.h"
+
+namespace topod::nvml {
+
+namespace {
+
+class PromiseWorker : public Napi::AsyncWorker {
+ public:
+  explicit PromiseWorker(Napi::Env env) : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)) {}
+  Napi::Promise Queue() {
+    Napi::Promise promise = deferred_.Promise();
+    Napi::AsyncWorker::Queue();
+    return promise;
+  }
+
+ protected:
+  void Settle(const Outcome& outcome, Napi::Value onSuccess) {
+    if (outcome.ok) {
+      deferred_.Resolve(onSuccess);
+    } else {
+      deferred_.Reject(outcomeToError(Env(), outcome, libraryPathUsed_).Value());
+    }
+  }
+  std::string libraryPathUsed_;
+
+ private:
+  Napi::Promise::Deferred deferred_;
+};
+
+class ReadWorker final : public PromiseWorker {
+ public:
+  ReadWorker(Napi::Env env, std::string path) : PromiseWorker(env), path_(std::move(path)) {}
+  void Execute() override {
+    result_ = readSnapshot(path_);
+    libraryPathUsed_ = result_.snapshot.libraryPath.empty() ? path_ : result_.snapshot.libraryPath;
+  }
+  void OnOK() override {
+    Napi::HandleScope scope(Env());
+    Settle(result_.outcome, result_.outcome.ok ? Napi::Value(snapshotToJs(Env(), result_.snapshot)) : Env().Null());
+  }
+
+ private:
+  std::string path_;
+  ReadResult result_;
+};
+
+class OpenWorker final : public PromiseWorker {
+ public:
+  OpenWorker(Napi::Env env, std::string path) : PromiseWorker(env), path_(std::move(path)) {}
+  void Execute() override {
+    outcome_ = openSession(path_);
+    libraryPathUsed_ = Library::instance().path();
+  }
+  void OnOK() override {
+    Napi::HandleScope scope(Env());
+    Settle(outcome_, Env().Undefined());
+  }
+
+ private:
+  std::string path_;
+  Outcome outcome_;
+};
+
+class CloseWorker final : public PromiseWorker {
+ public:
+  explicit CloseWorker(Napi::Env env) : PromiseWorker(env) {}
+  void Execute() override { closeSession(); }
+  void OnOK() override {
+    Napi::HandleScope scope(Env());
+    Settle(Outcome::success(), Env().Undefined());
+  }
+};
+
+/** { libraryPath } from the first argument; "" when absent (env / soname decide). */
+std::string libraryPathArgument(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsObject()) return "";
+  Napi::Value path = info[0].As<Napi::Object>().Get("libraryPath");
+  if (path.IsUndefined() || path.IsNull()) return "";
+  if (!path.IsString()) throw Napi::TypeError::New(info.Env(), "libraryPath must be a string");
+  return path.As<Napi::String>().Utf8Value();
+}
+
+}  // namespace
+
+Napi::Value Read(const Napi::CallbackInfo& info) {
+  return (new ReadWorker(info.Env(), libraryPathArgument(info)))->Queue();
+}
+
+Napi::Value Open(const Napi::CallbackInfo& info) {
+  return (new OpenWorker(info.Env(), libraryPathArgument(info)))->Queue();
+}
+
+Napi::Value Close(const Napi::CallbackInfo& info) { return (new CloseWorker(info.Env()))->Queue(); }
+
+Napi::Value Status(const Napi::CallbackInfo& info) {
+  Library& library = Library::instance();
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("loaded", library.loaded());
+  out.Set("references", library.references());
+  out.Set("reinitCount", library.reinitCount());
+  return out;
+}
+
+}  // namespace topod::nvml

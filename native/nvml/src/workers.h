@@ -1,0 +1,18 @@
+// The JS entry points: each slow NVML operation runs in a Napi::AsyncWorker
+// that fills plain C++ state in Execute() and settles a promise in OnOK().
+#pragma once
+
+#include <napi.h>
+
+namespace topod::nvml {
+
+/** read({ libraryPath? }) → Promise<RawSnapshot>; rejects with .code/.stage on load/init failure. */
+Napi::Value Read(const Napi::CallbackInfo& info);
+/** open({ libraryPath? }) → Promise<void>: keeps NVML initialised until close(). */
+Napi::Value Open(const Napi::CallbackInfo& info);
+/** close() → Promise<void>: drops the reference open() took. */
+Napi::Value Close(const Napi::CallbackInfo& info);
+/** status() → { loaded, references, reinitCount }; never blocks (atomics only). */
+Napi::Value Status(const Napi::CallbackInfo& info);
+
+}  // namespace topod::nvml
