@@ -31,8 +31,8 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   # Texture and read-only sweeps on the same sizes.
   req pchase.batch "{\"space\":\"texture\",\"arrayBytesList\":[$sizes],\"strideBytes\":128,\"pattern\":\"sequential\",\"warmup\":true,\"samples\":512}"
   req pchase.batch "{\"space\":\"readonly\",\"arrayBytesList\":[$sizes],\"strideBytes\":128,\"pattern\":\"sequential\",\"warmup\":true,\"samples\":512}"
-  # Constant sweep 512 B .. 8 KiB, stride 64.
-  csizes=""; for k in $(seq 512 512 8192); do csizes="$csizes${csizes:+,}$k"; done
+  # Constant sweep 256 B .. 4 KiB, stride 64 (all chains share the 64 KiB bank).
+  csizes=""; for k in $(seq 256 256 4096); do csizes="$csizes${csizes:+,}$k"; done
   req pchase.batch "{\"space\":\"constant\",\"arrayBytesList\":[$csizes],\"strideBytes\":64,\"pattern\":\"sequential\",\"warmup\":true,\"samples\":256}"
   # L2 size sweep, one at a time (the L2 is shared): 8 MiB .. 96 MiB.
   for m in $(seq 8 4 96); do chase global.cg $((m * 1048576)) 128 random true 512; done
@@ -65,11 +65,11 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,mig.mode.current --format=csv 2>&1
 } > "$out/env.txt"
 
-start=$(date +%s.%N)
+start=$(date +%s%N)
 "$probe" < "$out/requests.jsonl" > "$out/responses.jsonl" 2> "$out/stderr.log"
 rc=$?
-end=$(date +%s.%N)
-echo "probe exit: $rc, $(echo "$end - $start" | bc) s, $(wc -l < "$out/requests.jsonl") requests, $(wc -l < "$out/responses.jsonl") responses" | tee -a "$out/env.txt"
+end=$(date +%s%N)
+echo "probe exit: $rc, $(( (end - start) / 1000000 )) ms, $(wc -l < "$out/requests.jsonl") requests, $(wc -l < "$out/responses.jsonl") responses" | tee -a "$out/env.txt"
 grep -c '"ok":true' "$out/responses.jsonl" | sed 's/^/ok responses: /'
 grep '"ok":false' "$out/responses.jsonl" | cut -c1-220
 exit $rc

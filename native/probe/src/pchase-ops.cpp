@@ -15,7 +15,8 @@ namespace topod::probe {
 namespace {
 
 constexpr uint64_t kMaxSamples = 8192;
-constexpr uint64_t kMaxArrayBytes = (uint64_t{1} << 34) - 4;  // element indices are 32-bit
+constexpr uint64_t kMaxRequestBytes = uint64_t{1} << 52;
+constexpr uint64_t kMaxChainBytes = (uint64_t{1} << 34) - 4;  // element indices are 32-bit
 constexpr uint64_t kMaxSeed = (uint64_t{1} << 53);
 
 uint64_t shared_limit_bytes(const hipDeviceProp_t& p) {
@@ -28,7 +29,7 @@ ChainSpec read_chain(const ArgReader& a, const OpContext& ctx, uint64_t seed, bo
   const hipDeviceProp_t& p = ctx.device();
   ChainSpec spec{};
   spec.space = static_cast<Space>(a.one_of("space", {TOPOD_SPACE_NAMES}));
-  spec.arrayBytes = a.integer("arrayBytes", 4, kMaxArrayBytes);
+  spec.arrayBytes = a.integer("arrayBytes", 4, kMaxRequestBytes);
   if (spec.arrayBytes % 4) a.fail("arrayBytes", "a multiple of 4");
   spec.strideBytes = a.integer("strideBytes", 4, spec.arrayBytes);
   if (spec.strideBytes % 4) a.fail("strideBytes", "a multiple of 4");
@@ -47,6 +48,17 @@ ChainSpec read_chain(const ArgReader& a, const OpContext& ctx, uint64_t seed, bo
     }
   }
   return spec;
+}
+
+// After the free-memory check, so an array larger than the device is out_of_memory, not unsupported.
+void ensure_fits_chains(const std::vector<const ChainSpec*>& chains, const char* what) {
+  uint64_t total = 0;
+  for (const ChainSpec* c : chains) total += c->arrayBytes;
+  ensure_fits(total, what);
+  for (const ChainSpec* c : chains) {
+    if (c->arrayBytes > kMaxChainBytes)
+      throw ProbeFailure(ErrorCode::Unsupported, "chains index with 32 bits: at most " + std::to_string(kMaxChainBytes) + " bytes each");
+  }
 }
 
 ChaseTiming timing_for(const OpContext& ctx, bool warmup, uint32_t samples) {
@@ -76,7 +88,7 @@ PchaseSpec validate_pchase(const json::Value& args, const OpContext& ctx) {
   const uint64_t seed = a.integer_or("seed", 1, 0, kMaxSeed);
   PchaseSpec s{read_chain(a, ctx, seed, true), a.boolean("warmup"), static_cast<uint32_t>(a.integer("samples", 1, kMaxSamples)), -1};
   if (a.has("smId")) s.smId = static_cast<int>(a.integer("smId", 0, static_cast<uint64_t>(ctx.device().multiProcessorCount - 1)));
-  ensure_fits(s.chain.arrayBytes, "args.arrayBytes");
+  ensure_fits_chains({&s.chain}, "args.arrayBytes");
   return s;
 }
 
@@ -105,15 +117,15 @@ BatchSpec validate_batch(const json::Value& args, const OpContext& ctx) {
     a.fail("arrayBytesList", "a list of 1 to " + std::to_string(maxChasers) + " sizes (one chaser per SM)");
   const uint64_t seed = a.integer_or("seed", 1, 0, kMaxSeed);
   BatchSpec s{{}, a.boolean("warmup"), static_cast<uint32_t>(a.integer("samples", 1, kMaxSamples))};
-  uint64_t totalBytes = 0;
   for (size_t i = 0; i < list.as_array().size(); ++i) {
     // Each entry is read as if it were the request's own arrayBytes, so all checks and messages are shared.
     json::Value one = args;
     one.set("arrayBytes", list.as_array()[i]);
     s.chains.push_back(read_chain(ArgReader(one), ctx, seed, true));
-    totalBytes += s.chains.back().arrayBytes;
   }
-  ensure_fits(totalBytes, "args.arrayBytesList");
+  std::vector<const ChainSpec*> all;
+  for (const ChainSpec& c : s.chains) all.push_back(&c);
+  ensure_fits_chains(all, "args.arrayBytesList");
   return s;
 }
 
@@ -158,7 +170,7 @@ PairSpec validate_pair(const json::Value& args, const OpContext& ctx) {
   s.placement.secondLane = static_cast<uint32_t>(second.integer_or("lane", 0, 0, maxLane));
   if (s.placement.sameSm && s.placement.firstWarp == s.placement.secondWarp && s.placement.firstLane == s.placement.secondLane)
     a.fail("second", "on another warp or lane than args.first for same-sm placement");
-  ensure_fits(s.first.arrayBytes + s.second.arrayBytes, "args.first and args.second");
+  ensure_fits_chains({&s.first, &s.second}, "args.first and args.second");
   return s;
 }
 

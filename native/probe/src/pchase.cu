@@ -164,10 +164,10 @@ __device__ bool wait_flag(const uint32_t* flag, uint32_t value, const WalkOut& o
   return true;
 }
 
-__device__ void raise_flag(uint32_t* flag) {
-  __threadfence();
-  atomicAdd(flag, 1u);
-}
+// No fence: the signalling thread publishes no data (its loads completed, being
+// a dependent chain), and a GPU-scope fence would invalidate its L1 lines,
+// which is exactly what step 3 measures.
+__device__ void raise_flag(uint32_t* flag) { atomicAdd(flag, 1u); }
 
 // Steps (protocol.ts PchasePairArgs): 1. first fills, 2. second walks, 3. first re-walks, timed.
 // Same SM: two warps of one block ordered by __syncthreads; different SMs: two
