@@ -1,0 +1,163 @@
+import { changePointConfidence } from './confidence.js';
+import { mean, median, percentile } from './descriptive.js';
+import { ksTest, type KsTest } from './kolmogorov-smirnov.js';
+
+/**
+ * Where in a size sweep does the latency distribution shift? (thesis §3.3,
+ * MT4G §IV-B). Three steps:
+ * 1. reduce each size's samples to one number, the share of loads slower
+ *    than the smallest sizes ever are (their 98th percentile plus a margin): unlike
+ *    MT4G's geometric mapping this ignores how far rare outliers stray, and a
+ *    sweep crossing two levels (L1 → L2 → memory) still shows the first step;
+ * 2. estimate one change point by the least-squares step fit ("Opt" with one
+ *    change point, thesis Algorithm 1) over that series;
+ * 3. walk back from it while the previous size still differs from every size
+ *    before it (two-sample K-S): on a gradual onset (part of the array still
+ *    hits) the change point is where misses start, not the middle of the ramp.
+ * The K-S test of all samples below against all above scores the result.
+ */
+
+/** The first 1/8 of the sizes (at least two) form the fast baseline. */
+const BASELINE_SHARE_DIVISOR = 8;
+
+export interface SweepPoint {
+  sizeBytes: number;
+  samples: readonly number[];
+}
+
+export interface ChangePointOptions {
+  /** K-S significance level (default 0.001). */
+  alpha?: number;
+  /** Smallest rise of the share of slow loads across the sweep that counts as a step (default 0.1). */
+  minShareStep?: number;
+}
+
+export interface ChangePointFound {
+  found: true;
+  /** Index of the first shifted size. */
+  index: number;
+  /** Largest size still behaving like the smaller ones: the cache holds at least this. */
+  lastBelowBytes: number;
+  /** Smallest shifted size: the cache holds less than this. */
+  firstAboveBytes: number;
+  lowMedianCycles: number;
+  highMedianCycles: number;
+  ks: KsTest;
+  consistency: number;
+  edge: 'lower' | 'upper' | null;
+  confidence: number;
+  /** The reduced series (share of slow loads per size). */
+  slowShares: number[];
+}
+
+export interface ChangePointMissing {
+  found: false;
+  reason: string;
+  slowShares: number[];
+}
+
+export type ChangePointResult = ChangePointFound | ChangePointMissing;
+
+export function detectSizeChangePoint(points: readonly SweepPoint[], options: ChangePointOptions = {}): ChangePointResult {
+  const alpha = options.alpha ?? 0.001;
+  const minShareStep = options.minShareStep ?? 0.1;
+  if (points.length < 2) return { found: false, reason: 'fewer than two sizes', slowShares: [] };
+  for (let i = 1; i < points.length; i += 1) {
+    if (points[i]!.sizeBytes <= points[i - 1]!.sizeBytes) throw new RangeError('sweep sizes must be strictly increasing');
+  }
+  const medians = points.map((point) => median(point.samples));
+  const low = Math.min(...medians);
+  const high = Math.max(...medians);
+  const threshold = slowThreshold(points, low, high);
+  const slowShares = points.map((point) => point.samples.filter((value) => value > threshold).length / point.samples.length);
+  const shareStep = Math.max(...slowShares) - Math.min(...slowShares);
+  if (shareStep < minShareStep) {
+    return { found: false, reason: `no latency step: the share of slow loads varies by ${shareStep.toFixed(2)} only`, slowShares };
+  }
+
+  let index = stepFitIndex(slowShares);
+  while (index > 1) {
+    const previous = points[index - 1]!.samples;
+    const before = points.slice(0, index - 1).flatMap((point) => point.samples);
+    const test = ksTest(before, previous, alpha);
+    if (!test.differs || slowShares[index - 1]! <= mean(slowShares.slice(0, index - 1))) break;
+    index -= 1;
+  }
+
+  const below = points.slice(0, index).flatMap((point) => point.samples);
+  const above = points.slice(index).flatMap((point) => point.samples);
+  const ks = ksTest(below, above, alpha);
+  if (!ks.differs) return { found: false, reason: `no significant shift (K-S D ${ks.d.toFixed(3)} ≤ ${ks.critical.toFixed(3)})`, slowShares };
+
+  const consistency = stepConsistency(slowShares, index);
+  const edge = index <= 1 ? 'lower' : index >= points.length - 1 ? 'upper' : null;
+  const lastBelowBytes = points[index - 1]!.sizeBytes;
+  const firstAboveBytes = points[index]!.sizeBytes;
+  const confidence = changePointConfidence({
+    pValue: ks.pValue,
+    separation: ks.d,
+    consistency,
+    relativeResolution: (firstAboveBytes - lastBelowBytes) / lastBelowBytes,
+    atEdge: edge !== null,
+  });
+  return {
+    found: true,
+    index,
+    lastBelowBytes,
+    firstAboveBytes,
+    lowMedianCycles: low,
+    highMedianCycles: high,
+    ks,
+    consistency,
+    edge,
+    confidence,
+    slowShares,
+  };
+}
+
+/**
+ * Slower than this is "slow": above the 98th percentile of the smallest sizes
+ * (a sweep starts below the change point), plus a tenth of the step between
+ * the lowest and highest medians.
+ */
+function slowThreshold(points: readonly SweepPoint[], low: number, high: number): number {
+  const baselineCount = Math.max(2, Math.ceil(points.length / BASELINE_SHARE_DIVISOR));
+  const baseline = points.slice(0, baselineCount).flatMap((point) => [...point.samples]);
+  return percentile(baseline, 98) + 0.1 * (high - low);
+}
+
+/** argmin over t of the squared error of a two-level step with the jump before index t. */
+export function stepFitIndex(series: readonly number[]): number {
+  const n = series.length;
+  const prefix = [0];
+  const prefixSquares = [0];
+  for (const value of series) {
+    prefix.push(prefix.at(-1)! + value);
+    prefixSquares.push(prefixSquares.at(-1)! + value * value);
+  }
+  const cost = (from: number, to: number) => {
+    const sum = prefix[to]! - prefix[from]!;
+    return prefixSquares[to]! - prefixSquares[from]! - (sum * sum) / (to - from);
+  };
+  let best = 1;
+  let bestCost = Infinity;
+  for (let t = 1; t < n; t += 1) {
+    const total = cost(0, t) + cost(t, n);
+    if (total < bestCost - 1e-12) {
+      bestCost = total;
+      best = t;
+    }
+  }
+  return best;
+}
+
+/** Share of points that do not contradict a rising step at `index`: none before it above its onset, none after it back at the baseline. */
+function stepConsistency(slowShares: readonly number[], index: number): number {
+  const onset = slowShares[index]!;
+  const baselineTop = Math.max(...slowShares.slice(0, index));
+  let contradicting = 0;
+  slowShares.forEach((share, i) => {
+    if (i < index ? share >= onset : share <= baselineTop) contradicting += 1;
+  });
+  return 1 - contradicting / slowShares.length;
+}

@@ -1,0 +1,61 @@
+/**
+ * Descriptive statistics over plain number arrays. Empty input is an
+ * argument error: a statistic of nothing has no value to report.
+ */
+
+export class EmptySampleError extends RangeError {
+  readonly code = 'TOPOD_ERR_EMPTY_SAMPLE';
+
+  constructor(what: string) {
+    super(`${what} needs at least one value`);
+    this.name = 'EmptySampleError';
+  }
+}
+
+function requireValues(values: readonly number[], what: string): void {
+  if (values.length === 0) throw new EmptySampleError(what);
+}
+
+export function sortedAscending(values: readonly number[]): number[] {
+  // A typed-array sort is numeric (Array#sort would compare strings).
+  return Array.from(Float64Array.from(values).sort());
+}
+
+export function mean(values: readonly number[]): number {
+  requireValues(values, 'mean');
+  let sum = 0;
+  for (const value of values) sum += value;
+  return sum / values.length;
+}
+
+/** Sample standard deviation (n − 1); 0 for a single value. */
+export function stdev(values: readonly number[]): number {
+  requireValues(values, 'stdev');
+  if (values.length === 1) return 0;
+  const centre = mean(values);
+  let squares = 0;
+  for (const value of values) squares += (value - centre) ** 2;
+  return Math.sqrt(squares / (values.length - 1));
+}
+
+/**
+ * The p-th percentile (0..100) of already sorted values, interpolating
+ * linearly between closest ranks (Hyndman–Fan type 7, as numpy's default).
+ */
+export function percentileOfSorted(sorted: readonly number[], p: number): number {
+  requireValues(sorted, 'percentile');
+  if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile must be in [0, 100], got ${p}`);
+  const rank = (p / 100) * (sorted.length - 1);
+  const below = Math.floor(rank);
+  const above = Math.min(below + 1, sorted.length - 1);
+  return sorted[below]! + (rank - below) * (sorted[above]! - sorted[below]!);
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  return percentileOfSorted(sortedAscending(values), p);
+}
+
+/** The middle value, or the mean of the two middle values for an even count. */
+export function median(values: readonly number[]): number {
+  return percentile(values, 50);
+}

@@ -1,0 +1,13 @@
+export { EmptySampleError, mean, median, percentile, percentileOfSorted, sortedAscending, stdev } from './descriptive.js';
+export { dropOutliersIqr, dropOutliersMad, mad, summarizeLatency, trimmedMean, type LatencySummary } from './robust.js';
+export { ksCriticalValue, ksPValue, ksStatistic, ksTest, type KsTest } from './kolmogorov-smirnov.js';
+export {
+  detectSizeChangePoint,
+  stepFitIndex,
+  type ChangePointFound,
+  type ChangePointMissing,
+  type ChangePointOptions,
+  type ChangePointResult,
+  type SweepPoint,
+} from './change-point.js';
+export { changePointConfidence, combineConfidences, latencyConfidence, type ChangePointEvidence } from './confidence.js';

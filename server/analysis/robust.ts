@@ -1,0 +1,69 @@
+import { mean, median, percentileOfSorted, sortedAscending, stdev } from './descriptive.js';
+
+/**
+ * Outlier-robust reductions. Latency samples carry rare, large disturbances
+ * (interrupts, DRAM refresh, other traffic: hundreds to thousands of cycles)
+ * that must not move a reported mean.
+ */
+
+/** Median absolute deviation, scaled to estimate σ for normal data. */
+export function mad(values: readonly number[]): number {
+  const centre = median(values);
+  return 1.4826 * median(values.map((value) => Math.abs(value - centre)));
+}
+
+/** Keeps values within `k` scaled MADs of the median (all of them when the MAD is 0 and they equal the median). */
+export function dropOutliersMad(values: readonly number[], k = 5): number[] {
+  const centre = median(values);
+  const spread = mad(values);
+  return values.filter((value) => Math.abs(value - centre) <= k * spread);
+}
+
+/**
+ * Tukey's fences: keeps values within `k` interquartile ranges outside the
+ * quartiles. The range is at least `minIqr`: integer cycle counts of a quiet
+ * cache often have an IQR of 0, which would drop every value off the median.
+ */
+export function dropOutliersIqr(values: readonly number[], k = 3, minIqr = 1): number[] {
+  const sorted = sortedAscending(values);
+  const q1 = percentileOfSorted(sorted, 25);
+  const q3 = percentileOfSorted(sorted, 75);
+  const iqr = Math.max(minIqr, q3 - q1);
+  return values.filter((value) => value >= q1 - k * iqr && value <= q3 + k * iqr);
+}
+
+/** Mean of the values left after cutting `fraction` off each end. */
+export function trimmedMean(values: readonly number[], fraction = 0.05): number {
+  if (!(fraction >= 0 && fraction < 0.5)) throw new RangeError(`trim fraction must be in [0, 0.5), got ${fraction}`);
+  const sorted = sortedAscending(values);
+  const cut = Math.floor(sorted.length * fraction);
+  return mean(sorted.slice(cut, sorted.length - cut));
+}
+
+export interface LatencySummary {
+  mean: number;
+  p50: number;
+  p95: number;
+  stdev: number;
+  /** Samples kept after outlier removal. */
+  sampleCount: number;
+  droppedCount: number;
+}
+
+/**
+ * Summary of one latency population after Tukey's fences (k = 3): wide enough
+ * to keep a bimodal near/far L2 population whole, narrow enough to drop the
+ * rare disturbances.
+ */
+export function summarizeLatency(values: readonly number[], offsetCycles = 0): LatencySummary {
+  const kept = dropOutliersIqr(values).map((value) => value - offsetCycles);
+  const sorted = sortedAscending(kept);
+  return {
+    mean: mean(kept),
+    p50: percentileOfSorted(sorted, 50),
+    p95: percentileOfSorted(sorted, 95),
+    stdev: stdev(kept),
+    sampleCount: kept.length,
+    droppedCount: values.length - kept.length,
+  };
+}

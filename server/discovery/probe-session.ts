@@ -1,0 +1,36 @@
+import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
+import type { ProbeOp, ProbeOps } from '../gpu/protocol.js';
+import type { RawSeries } from '../topology/document.js';
+
+export interface DiscoveryLogger {
+  info(o: object, m?: string): void;
+  warn(o: object, m?: string): void;
+}
+
+/**
+ * One discovery's conversation with a probe channel: every request is
+ * recorded as a raw series (so a later analysis can re-read it) and carries
+ * the discovery's abort signal.
+ */
+export class ProbeSession {
+  readonly raw: RawSeries[] = [];
+
+  constructor(
+    private readonly channel: ProbeChannel,
+    private readonly signal: AbortSignal | undefined,
+    readonly logger: DiscoveryLogger | undefined,
+  ) {}
+
+  async request<O extends ProbeOp>(name: string, op: O, args: ProbeOps[O]['args']): Promise<ProbeOps[O]['result']> {
+    this.throwIfAborted();
+    const result = await this.channel.request(op, args, this.signal ? { signal: this.signal } : {});
+    this.raw.push({ name, op, args, result });
+    return result;
+  }
+
+  throwIfAborted(): void {
+    if (!this.signal?.aborted) return;
+    const reason: unknown = this.signal.reason;
+    throw reason instanceof ProbeError ? reason : new ProbeError('cancelled', 'discovery was cancelled');
+  }
+}

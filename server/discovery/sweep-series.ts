@@ -1,0 +1,58 @@
+import { detectSizeChangePoint, type ChangePointResult, type SweepPoint } from '../analysis/index.js';
+import type { PchaseArgs, PchaseBatchResult, PchaseResult } from '../gpu/protocol.js';
+import type { RawSeries } from '../topology/document.js';
+
+/**
+ * Turns recorded raw series back into size-sweep points. Pure: discovery and
+ * re-analysis of stored raw data read measurements the same way.
+ */
+export function sweepPoints(raw: readonly RawSeries[], name: string): SweepPoint[] {
+  const bySize = new Map<number, number[]>();
+  const add = (sizeBytes: number, samples: readonly number[]) => {
+    const existing = bySize.get(sizeBytes);
+    if (existing) existing.push(...samples);
+    else bySize.set(sizeBytes, [...samples]);
+  };
+  for (const series of raw) {
+    if (series.name !== name) continue;
+    if (series.op === 'pchase.batch') {
+      for (const entry of (series.result as PchaseBatchResult).series) add(entry.arrayBytes, entry.latenciesCycles);
+    } else if (series.op === 'pchase') {
+      add((series.args as PchaseArgs).arrayBytes, (series.result as PchaseResult).latenciesCycles);
+    }
+  }
+  return [...bySize.entries()].sort(([a], [b]) => a - b).map(([sizeBytes, samples]) => ({ sizeBytes, samples }));
+}
+
+/** Names of the recorded series that start with `prefix`, in recording order, without repeats. */
+export function seriesNames(raw: readonly RawSeries[], prefix: string): string[] {
+  return [...new Set(raw.filter((series) => series.name.startsWith(prefix)).map((series) => series.name))];
+}
+
+export interface RecordedSearch {
+  /** The last round whose change point was found (the search refines from found rounds only). */
+  result: ChangePointResult;
+  /** The last coarse sweep: its sizes well below the change point give the resident latency. */
+  coarse: SweepPoint[];
+}
+
+/** Re-reads a size search (size-search.ts) from its raw series; null when none was recorded. */
+export function recordedSearch(raw: readonly RawSeries[], prefix: string): RecordedSearch | null {
+  const names = seriesNames(raw, `${prefix}.`);
+  const coarseName = names.filter((name) => name.startsWith(`${prefix}.coarse`)).at(-1);
+  if (coarseName === undefined) return null;
+  const coarse = sweepPoints(raw, coarseName);
+  for (const name of [...names].reverse()) {
+    const result = detectSizeChangePoint(sweepPoints(raw, name));
+    if (result.found) return { result, coarse };
+  }
+  return { result: detectSizeChangePoint(coarse), coarse };
+}
+
+/** Samples of up to `maxPoints` of the largest sizes at or below `belowBytes`. */
+export function residentSamples(points: readonly SweepPoint[], belowBytes: number, maxPoints: number): number[] {
+  return points
+    .filter((point) => point.sizeBytes <= belowBytes)
+    .slice(-maxPoints)
+    .flatMap((point) => [...point.samples]);
+}

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { ProbeError, type GpuIdentity, type MeasurementBackend, type ProbeChannel } from '../backend.js';
+import type { GpuModel } from './model.js';
+import { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';
+import { mixSeed, Prng, randomSeed } from './prng.js';
+import { SimulatedChannel } from './simulated-channel.js';
+import { SimulatedDevice } from './simulated-device.js';
+import { SIM_PROBE_VERSION, SimulatedProbe, type SimulatedDeviceIdentity } from './simulated-probe.js';
+
+export type { GpuModel } from './model.js';
+export { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';
+export { SIM_PROBE_VERSION, SimulatedProbe } from './simulated-probe.js';
+export { SimulatedChannel } from './simulated-channel.js';
+export { SimulatedDevice } from './simulated-device.js';
+
+export const SIM_DRIVER_VERSION = 'sim-1.0';
+
+export interface SimulatedBackendOptions {
+  /** One simulated GPU per entry, e.g. ['h100-sxm5-80gb']. */
+  models: string[];
+  driverVersion?: string;
+  /** Same seed, same measurements; without one every run differs. */
+  seed?: number;
+}
+
+/** Raised for a simulator configuration that cannot work (an unknown model id). */
+export class SimulatorConfigError extends Error {
+  readonly code = 'TOPOD_ERR_SIM_CONFIG';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'SimulatorConfigError';
+  }
+}
+
+/** "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", stable for a model and index. */
+export function simulatedGpuUuid(modelId: string, index: number): string {
+  const hex = createHash('sha1').update(`topod-sim:${modelId}:${index}`).digest('hex');
+  return `GPU-${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+export class SimulatedBackend implements MeasurementBackend {
+  readonly kind = 'sim' as const;
+  readonly simulated = true;
+  readonly probeVersion = SIM_PROBE_VERSION;
+  private readonly models: GpuModel[];
+  private readonly driverVersion: string;
+  private readonly seed: number | undefined;
+  private opened = 0;
+
+  constructor(options: SimulatedBackendOptions) {
+    this.models = options.models.map((id) => {
+      const model = modelById(id);
+      if (!model) throw new SimulatorConfigError(`unknown simulated GPU model "${id}" (known: ${Object.keys(GPU_MODELS).join(', ')})`);
+      return model;
+    });
+    this.driverVersion = options.driverVersion ?? SIM_DRIVER_VERSION;
+    this.seed = options.seed;
+  }
+
+  async listDevices(): Promise<GpuIdentity[]> {
+    return this.models.map((model, index) => ({
+      uuid: simulatedGpuUuid(model.id, index),
+      index,
+      name: model.name,
+      vendor: 'nvidia',
+      pciBusId: simulatedPciBusId(index),
+      driverVersion: this.driverVersion,
+    }));
+  }
+
+  /** Own GPUs by UUID; any other GPU (fake NVML) by its name. */
+  async open(gpu: GpuIdentity): Promise<ProbeChannel> {
+    const ownIndex = this.models.findIndex((model, index) => simulatedGpuUuid(model.id, index) === gpu.uuid);
+    const model = this.models[ownIndex] ?? modelForDeviceName(gpu.name);
+    if (!model) {
+      throw new ProbeError('unsupported', `no simulated model matches GPU "${gpu.name}" (${gpu.uuid}); known: ${Object.keys(GPU_MODELS).join(', ')}`);
+    }
+    this.opened += 1;
+    const seed = this.seed === undefined ? randomSeed() : mixSeed(this.seed, gpu.index, this.opened);
+    const identity: SimulatedDeviceIdentity = { index: gpu.index, uuid: gpu.uuid, name: gpu.name, pciBusId: gpu.pciBusId };
+    return new SimulatedChannel(new SimulatedProbe(new SimulatedDevice(model, new Prng(seed)), identity));
+  }
+
+  async close(): Promise<void> {}
+}
+
+function simulatedPciBusId(index: number): string {
+  return `00000000:${((0x18 + index * 0x10) % 0x100).toString(16).padStart(2, '0').toUpperCase()}:00.0`;
+}

@@ -1,0 +1,48 @@
+import { ProbeError, type ProbeChannel, type RequestOptions } from '../backend.js';
+import type { ProbeOp, ProbeOps } from '../protocol.js';
+import { WorkSlicer } from './chase.js';
+import type { SimulatedProbe } from './simulated-probe.js';
+
+/**
+ * A ProbeChannel onto one simulated GPU. Like the native probe it answers one
+ * request at a time (later ones queue); timeouts and aborts stop the work at
+ * the next slice boundary.
+ */
+export class SimulatedChannel implements ProbeChannel {
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly probe: SimulatedProbe) {}
+
+  request<O extends ProbeOp>(op: O, args: ProbeOps[O]['args'], options: RequestOptions = {}): Promise<ProbeOps[O]['result']> {
+    const run = () => this.run(op, args, options) as Promise<ProbeOps[O]['result']>;
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private async run(op: string, args: unknown, options: RequestOptions): Promise<unknown> {
+    if (this.closed) throw new ProbeError('internal', 'the simulated probe channel is closed');
+    const controller = new AbortController();
+    const onAbort = () => {
+      const reason: unknown = options.signal?.reason;
+      controller.abort(reason instanceof ProbeError ? reason : new ProbeError('cancelled', `${op} was cancelled`));
+    };
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => controller.abort(new ProbeError('timeout', `${op} did not finish within ${options.timeoutMs} ms`)), options.timeoutMs);
+    try {
+      return await this.probe.handle(op, args, new WorkSlicer(controller.signal));
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}
