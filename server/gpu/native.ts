@@ -1,0 +1,130 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ProbeError, type GpuIdentity, type MeasurementBackend, type ProbeChannel } from './backend.js';
+import { JsonLinesChannel, type LoggerLike } from './native-channel.js';
+import type { HelloResult } from './protocol.js';
+
+export { JsonLinesChannel, parseResponse, type JsonLinesChannelOptions, type LoggerLike } from './native-channel.js';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Where scripts/build-probe.mjs puts the probe (also right for dist/server/gpu, two levels further down). */
+export const DEFAULT_PROBE_PATH = resolveDefaultProbePath();
+const HELLO_TIMEOUT_MS = 30_000;
+
+function resolveDefaultProbePath(): string {
+  const fromSource = path.join(REPO_ROOT, 'native/probe/build/topod-probe');
+  const fromDist = path.resolve(REPO_ROOT, '..', 'native/probe/build/topod-probe');
+  return path.basename(REPO_ROOT) === 'dist' ? fromDist : fromSource;
+}
+
+export interface NativeBackendOptions {
+  /** Default: TOPOD_PROBE_PATH, else native/probe/build/topod-probe. */
+  probePath?: string;
+  logger?: LoggerLike;
+  /** Per-request limit; past it the probe is killed and restarted. */
+  requestTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The native probe as a MeasurementBackend: one `topod-probe` process per
+ * GPU, pinned by UUID through CUDA_VISIBLE_DEVICES (HIP_VISIBLE_DEVICES on
+ * AMD), so a fault or hang on one GPU never touches another or the daemon.
+ */
+export class NativeBackend implements MeasurementBackend {
+  readonly kind = 'native' as const;
+  readonly simulated = false;
+  readonly probeVersion: string;
+  private readonly probePath: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly channels = new Set<JsonLinesChannel>();
+
+  constructor(private readonly options: NativeBackendOptions = {}) {
+    this.env = options.env ?? process.env;
+    this.probePath = options.probePath ?? this.env.TOPOD_PROBE_PATH ?? DEFAULT_PROBE_PATH;
+    this.probeVersion = readProbeVersion(this.probePath);
+  }
+
+  /** Whether the probe binary exists and its hello sees at least one GPU; `reason` says why not. */
+  static async available(options: NativeBackendOptions = {}): Promise<{ ok: boolean; reason: string }> {
+    const env = options.env ?? process.env;
+    const probePath = options.probePath ?? env.TOPOD_PROBE_PATH ?? DEFAULT_PROBE_PATH;
+    try {
+      accessSync(probePath, constants.X_OK);
+    } catch {
+      return { ok: false, reason: `no probe binary at ${probePath} (build it with npm run build:probe on a machine with nvcc or hipcc)` };
+    }
+    try {
+      const hello = await helloOnce(probePath, env, options);
+      if (hello.devices.length === 0) return { ok: false, reason: `${probePath} sees no GPU (${hello.vendor} runtime ${hello.runtimeVersion}, driver ${hello.driverVersion})` };
+      return { ok: true, reason: `${hello.devices.length} GPU(s) visible to ${probePath}` };
+    } catch (error) {
+      return { ok: false, reason: `${probePath} hello failed: ${(error as Error).message}` };
+    }
+  }
+
+  async listDevices(): Promise<GpuIdentity[]> {
+    const hello = await helloOnce(this.probePath, this.env, this.options);
+    return hello.devices.map((d) => ({
+      uuid: d.uuid,
+      index: d.index,
+      name: d.name,
+      vendor: hello.vendor,
+      pciBusId: d.pciBusId,
+      driverVersion: runtimeDriverVersion(hello),
+    }));
+  }
+
+  async open(gpu: GpuIdentity): Promise<ProbeChannel> {
+    const pin = gpu.vendor === 'amd' ? { HIP_VISIBLE_DEVICES: String(gpu.index) } : { CUDA_VISIBLE_DEVICES: gpu.uuid };
+    const channel = new JsonLinesChannel({
+      command: this.probePath,
+      env: { ...this.env, ...pin },
+      label: `topod-probe ${gpu.uuid}`,
+      onClose: () => this.channels.delete(channel),
+      ...(this.options.logger ? { logger: this.options.logger } : {}),
+      ...(this.options.requestTimeoutMs !== undefined ? { requestTimeoutMs: this.options.requestTimeoutMs } : {}),
+    });
+    try {
+      const hello = await channel.request('hello', {}, { timeoutMs: HELLO_TIMEOUT_MS });
+      const seen = hello.devices.map((d) => d.uuid);
+      if (gpu.vendor !== 'amd' && (seen.length !== 1 || seen[0] !== gpu.uuid)) {
+        throw new ProbeError('unsupported', `the probe pinned to ${gpu.uuid} sees [${seen.join(', ')}]`);
+      }
+    } catch (error) {
+      await channel.close();
+      throw error;
+    }
+    this.channels.add(channel);
+    return channel;
+  }
+
+  /** Kills every probe this backend started. */
+  async close(): Promise<void> {
+    await Promise.all([...this.channels].map((c) => c.close()));
+    this.channels.clear();
+  }
+}
+
+/** The runtime's driver API version as a cache-key string ("cuda-13000"); NVML replaces it with the release string. */
+export function runtimeDriverVersion(hello: Pick<HelloResult, 'vendor' | 'driverVersion'>): string {
+  return `${hello.vendor === 'amd' ? 'hip' : 'cuda'}-${hello.driverVersion}`;
+}
+
+async function helloOnce(probePath: string, env: NodeJS.ProcessEnv, options: NativeBackendOptions): Promise<HelloResult> {
+  const channel = new JsonLinesChannel({ command: probePath, env, label: 'topod-probe (unpinned)', ...(options.logger ? { logger: options.logger } : {}) });
+  try {
+    return await channel.request('hello', {}, { timeoutMs: HELLO_TIMEOUT_MS });
+  } finally {
+    await channel.close();
+  }
+}
+
+/** "0.1.0" from `topod-probe --version`; "unknown" when the binary cannot run. */
+function readProbeVersion(probePath: string): string {
+  const out = spawnSync(probePath, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+  const match = /^topod-probe (\S+)/.exec(out.stdout ?? '');
+  return match?.[1] ?? 'unknown';
+}
