@@ -1,12 +1,12 @@
 import { changePointConfidence } from './confidence.js';
-import { mean, median, percentile } from './descriptive.js';
+import { mean, median, percentileOfSorted, sortedAscending } from './descriptive.js';
 import { ksTest, type KsTest } from './kolmogorov-smirnov.js';
 
 /**
  * Where in a size sweep does the latency distribution shift? (thesis §3.3,
  * MT4G §IV-B). Three steps:
  * 1. reduce each size's samples to one number, the share of loads slower
- *    than the smallest sizes ever are (their 98th percentile plus a margin): unlike
+ *    than the smallest sizes' upper Tukey fence: unlike
  *    MT4G's geometric mapping this ignores how far rare outliers stray, and a
  *    sweep crossing two levels (L1 → L2 → memory) still shows the first step;
  * 2. estimate one change point by the least-squares step fit ("Opt" with one
@@ -28,7 +28,7 @@ export interface SweepPoint {
 export interface ChangePointOptions {
   /** K-S significance level (default 0.001). */
   alpha?: number;
-  /** Smallest rise of the share of slow loads across the sweep that counts as a step (default 0.1). */
+  /** Smallest rise of the share of slow loads across the sweep that counts as a step (default 0.2). */
   minShareStep?: number;
 }
 
@@ -60,7 +60,7 @@ export type ChangePointResult = ChangePointFound | ChangePointMissing;
 
 export function detectSizeChangePoint(points: readonly SweepPoint[], options: ChangePointOptions = {}): ChangePointResult {
   const alpha = options.alpha ?? 0.001;
-  const minShareStep = options.minShareStep ?? 0.1;
+  const minShareStep = options.minShareStep ?? 0.2;
   if (points.length < 2) return { found: false, reason: 'fewer than two sizes', slowShares: [] };
   for (let i = 1; i < points.length; i += 1) {
     if (points[i]!.sizeBytes <= points[i - 1]!.sizeBytes) throw new RangeError('sweep sizes must be strictly increasing');
@@ -68,7 +68,7 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
   const medians = points.map((point) => median(point.samples));
   const low = Math.min(...medians);
   const high = Math.max(...medians);
-  const threshold = slowThreshold(points, low, high);
+  const threshold = slowThreshold(points);
   const slowShares = points.map((point) => point.samples.filter((value) => value > threshold).length / point.samples.length);
   const shareStep = Math.max(...slowShares) - Math.min(...slowShares);
   if (shareStep < minShareStep) {
@@ -116,14 +116,17 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
 }
 
 /**
- * Slower than this is "slow": above the 98th percentile of the smallest sizes
- * (a sweep starts below the change point), plus a tenth of the step between
- * the lowest and highest medians.
+ * Slower than this is "slow": above the upper Tukey fence (Q3 + 2·IQR) of the
+ * smallest sizes (a sweep starts below the change point). Quartiles ignore
+ * outliers at any plausible rate, and a bimodal baseline (near and far L2
+ * hits) widens the fence instead of splitting it.
  */
-function slowThreshold(points: readonly SweepPoint[], low: number, high: number): number {
+function slowThreshold(points: readonly SweepPoint[]): number {
   const baselineCount = Math.max(2, Math.ceil(points.length / BASELINE_SHARE_DIVISOR));
-  const baseline = points.slice(0, baselineCount).flatMap((point) => [...point.samples]);
-  return percentile(baseline, 98) + 0.1 * (high - low);
+  const baseline = sortedAscending(points.slice(0, baselineCount).flatMap((point) => [...point.samples]));
+  const q1 = percentileOfSorted(baseline, 25);
+  const q3 = percentileOfSorted(baseline, 75);
+  return q3 + 2 * Math.max(1, q3 - q1);
 }
 
 /** argmin over t of the squared error of a two-level step with the jump before index t. */

@@ -1,3 +1,4 @@
+import { median } from '../analysis/index.js';
 import type { CalibrateResult, DeviceProperties } from '../gpu/protocol.js';
 import type { ElementTopology, RawSeries } from '../topology/document.js';
 import { toLatencyValue } from './latency-value.js';
@@ -18,6 +19,8 @@ const SAMPLES = 512;
 const KIB = 1024;
 /** Sizes at most this share of the measured size count as L1-resident for the latency. */
 const RESIDENT_SHARE = 0.9;
+/** Sizes at least this multiple of the first missing size miss on every thrashed line. */
+const MISSING_SHARE = 1.1;
 
 export const L1_SEARCH_PLAN: SizeSearchPlan = {
   name: SERIES,
@@ -25,7 +28,7 @@ export const L1_SEARCH_PLAN: SizeSearchPlan = {
   highBytes: 1024 * KIB,
   pointsPerOctave: 8,
   refinePoints: 32,
-  refineRounds: 2,
+  refineRounds: 1,
   alignBytes: STRIDE_BYTES,
   minBytes: 1 * KIB,
   maxBytes: 16 * 1024 * KIB,
@@ -64,15 +67,14 @@ export function buildL1(raw: readonly RawSeries[], calibration: CalibrateResult 
   const { result, coarse } = search;
   if (!result.found) return { warnings: [`l1: no size change point found (${result.reason})`] };
   const resident = residentSamples(coarse, result.lastBelowBytes * RESIDENT_SHARE, 8);
+  const missed = coarse.filter((point) => point.sizeBytes >= result.firstAboveBytes * MISSING_SHARE).slice(0, 4);
   const element: ElementTopology = {
     size: { value: result.lastBelowBytes, unit: 'bytes', source: 'microbenchmark', confidence: result.confidence },
-    missPenalty: {
-      value: result.highMedianCycles - result.lowMedianCycles,
-      unit: 'cycles',
-      source: 'microbenchmark',
-      confidence: result.confidence,
-    },
   };
+  if (resident.length > 0 && missed.length > 0) {
+    const penalty = median(missed.flatMap((point) => [...point.samples])) - median(resident);
+    element.missPenalty = { value: penalty, unit: 'cycles', source: 'microbenchmark', confidence: result.confidence };
+  }
   if (resident.length > 0) element.latency = toLatencyValue(resident, calibration);
   const warnings = result.edge ? [`l1: the size change point lies at the ${result.edge} edge of the sweep`] : [];
   return { element, warnings };

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { ProbeError, type GpuIdentity, type MeasurementBackend, type ProbeChannel } from '../backend.js';
 import type { GpuModel } from './model.js';
 import { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';
@@ -6,12 +5,14 @@ import { mixSeed, Prng, randomSeed } from './prng.js';
 import { SimulatedChannel } from './simulated-channel.js';
 import { SimulatedDevice } from './simulated-device.js';
 import { SIM_PROBE_VERSION, SimulatedProbe, type SimulatedDeviceIdentity } from './simulated-probe.js';
+import { simulatedGpuUuid } from './uuid.js';
 
 export type { GpuModel } from './model.js';
 export { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';
 export { SIM_PROBE_VERSION, SimulatedProbe } from './simulated-probe.js';
 export { SimulatedChannel } from './simulated-channel.js';
 export { SimulatedDevice } from './simulated-device.js';
+export { simulatedGpuUuid } from './uuid.js';
 
 export const SIM_DRIVER_VERSION = 'sim-1.0';
 
@@ -31,12 +32,6 @@ export class SimulatorConfigError extends Error {
     super(message);
     this.name = 'SimulatorConfigError';
   }
-}
-
-/** "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", stable for a model and index. */
-export function simulatedGpuUuid(modelId: string, index: number): string {
-  const hex = createHash('sha1').update(`topod-sim:${modelId}:${index}`).digest('hex');
-  return `GPU-${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 export class SimulatedBackend implements MeasurementBackend {
