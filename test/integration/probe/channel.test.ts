@@ -12,8 +12,10 @@ function stubRequest(channel: ProbeChannel, args: StubArgs, options?: { timeoutM
   return channel.request('pchase', args as never, options) as unknown as Promise<{ pid: number; args: StubArgs }>;
 }
 
-function spyLogger(): LoggerLike & { warn: ReturnType<typeof vi.fn> } {
-  return { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+function spyLogger() {
+  const warn = vi.fn<(obj: object, msg?: string) => void>();
+  const logger: LoggerLike = { debug: vi.fn(), info: vi.fn(), warn, error: vi.fn() };
+  return { logger, warn };
 }
 
 function isAlive(pid: number): boolean {
@@ -64,11 +66,11 @@ describe('JsonLinesChannel against a misbehaving stub probe', () => {
   });
 
   it('logs and ignores garbage stdout lines', async () => {
-    const logger = spyLogger();
+    const { logger, warn } = spyLogger();
     const channel = open({ logger });
     const r = await stubRequest(channel, { behave: 'garbage', n: 7 });
     expect(r.args.n).toBe(7);
-    const ignored = logger.warn.mock.calls.filter(([, msg]) => typeof msg === 'string' && msg.includes('not a response'));
+    const ignored = warn.mock.calls.filter(([, msg]) => typeof msg === 'string' && msg.includes('not a response'));
     expect(ignored.length).toBeGreaterThanOrEqual(4);
   });
 
