@@ -23,6 +23,8 @@ export interface MigComputeInstanceInfo {
   id: number;
   profileId: number | null;
   multiprocessorCount: number;
+  /** The MIG device (CUDA-visible handle) of this compute instance, when NVML gave it. */
+  migDeviceUuid?: string | null;
 }
 
 export interface MigInstanceInfo {

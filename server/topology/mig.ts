@@ -1,0 +1,204 @@
+/**
+ * The MIG view of one GPU: what each GPU-instance profile would give and what
+ * each existing instance has — SMs, memory, and its share of L2.
+ *
+ * L2 follows memory: a MIG instance owns the L2 slices in front of its memory
+ * slices, so its share is L2 × (its memory slices ÷ the GPU's memory slices).
+ * The GPU's memory-slice count is the placement size of the full-GPU profile
+ * (8 on A100/H100/H200 — read from NVML, never assumed). Without readable
+ * placements the slice counts come from memory ratios and the share says
+ * `source: "derived"`. What one SM can actually reach is further capped by
+ * the L2 segment (partition) size the probe measured.
+ */
+import type { DynamicSnapshot, MigComputeInstanceInfo, MigInstanceInfo, MigProfileInfo, NvmlDeviceState } from '../dynamic/types.js';
+
+export type MigL2Source = 'nvml' | 'derived';
+export type MigModeName = 'enabled' | 'disabled';
+
+export interface MigL2Share {
+  /** null when the GPU's L2 size is not known. */
+  bytes: number | null;
+  /** Memory slices this share covers. */
+  memorySlices: number;
+  /** "nvml": from NVML placements; "derived": from memory ratios. */
+  source: MigL2Source;
+  /** min(share, L2 segment): the L2 one SM can reach; null without a measured segment size. */
+  reachablePerSmBytes: number | null;
+}
+
+export interface MigProfileView {
+  id: number;
+  profileIndex: number;
+  name: string;
+  /** Compute slices (the "3" of 3g.20gb). */
+  sliceCount: number;
+  instanceCount: number;
+  multiprocessorCount: number;
+  memorySizeBytes: number;
+  copyEngineCount: number | null;
+  placements: Array<{ start: number; size: number }> | null;
+  /** What an instance of this profile would get. */
+  l2: MigL2Share;
+}
+
+export interface MigComputeInstanceView {
+  id: number;
+  profileId: number | null;
+  multiprocessorCount: number;
+  migDeviceUuid: string | null;
+}
+
+export interface MigInstanceView {
+  migDeviceUuid: string | null;
+  gpuInstanceId: number;
+  profileId: number;
+  profileName: string | null;
+  placement: { start: number; size: number } | null;
+  multiprocessorCount: number | null;
+  memorySizeBytes: number | null;
+  computeInstances: MigComputeInstanceView[];
+  l2: MigL2Share;
+}
+
+export interface MigView {
+  mode: { current: MigModeName; pending: MigModeName } | null;
+  /** Memory slices of the whole GPU (null: the GPU reports no MIG profiles). */
+  memorySliceCount: number | null;
+  memorySliceSource: MigL2Source | null;
+  l2SizeBytes: number | null;
+  l2SegmentBytes: number | null;
+  profiles: MigProfileView[];
+  instances: MigInstanceView[];
+}
+
+export interface BuildMigViewParams {
+  device: NvmlDeviceState;
+  l2SizeBytes: number | null;
+  l2SegmentBytes: number | null;
+}
+
+interface SliceTotal {
+  count: number;
+  source: MigL2Source;
+  fullProfile: MigProfileInfo;
+}
+
+const modeName = (mode: number): MigModeName => (mode === 1 ? 'enabled' : 'disabled');
+
+/** The profile spanning the whole GPU: most compute slices, then most memory. */
+function fullGpuProfile(profiles: MigProfileInfo[]): MigProfileInfo | undefined {
+  return [...profiles].sort((a, b) => b.sliceCount - a.sliceCount || b.memorySizeBytes - a.memorySizeBytes)[0];
+}
+
+/**
+ * The GPU's memory-slice count: the full profile's placement size, or —
+ * placements unreadable — full memory ÷ the smallest profile's memory.
+ */
+export function memorySliceTotal(profiles: MigProfileInfo[]): SliceTotal | null {
+  const fullProfile = fullGpuProfile(profiles);
+  if (!fullProfile) return null;
+  const size = fullProfile.placements?.[0]?.size;
+  if (size) return { count: size, source: 'nvml', fullProfile };
+  const smallest = Math.min(...profiles.map((p) => p.memorySizeBytes).filter((bytes) => bytes > 0));
+  if (!Number.isFinite(smallest) || fullProfile.memorySizeBytes <= 0) return null;
+  return { count: Math.max(1, Math.round(fullProfile.memorySizeBytes / smallest)), source: 'derived', fullProfile };
+}
+
+/** Memory slices an instance of `memoryBytes` holds, by memory ratio, rounded to the nearest slice. */
+function slicesByMemory(memoryBytes: number, total: SliceTotal): number {
+  return Math.min(total.count, Math.max(1, Math.round((memoryBytes / total.fullProfile.memorySizeBytes) * total.count)));
+}
+
+export function l2Share(
+  slices: { count: number; source: MigL2Source },
+  total: SliceTotal,
+  l2SizeBytes: number | null,
+  l2SegmentBytes: number | null,
+): MigL2Share {
+  const bytes = l2SizeBytes === null ? null : Math.round((l2SizeBytes * slices.count) / total.count);
+  return {
+    bytes,
+    memorySlices: slices.count,
+    source: slices.source === 'nvml' && total.source === 'nvml' ? 'nvml' : 'derived',
+    reachablePerSmBytes: bytes === null || l2SegmentBytes === null ? null : Math.min(bytes, l2SegmentBytes),
+  };
+}
+
+function profileSlices(profile: MigProfileInfo, total: SliceTotal): { count: number; source: MigL2Source } {
+  const size = profile.placements?.[0]?.size;
+  return size ? { count: size, source: 'nvml' } : { count: slicesByMemory(profile.memorySizeBytes, total), source: 'derived' };
+}
+
+function instanceSlices(
+  instance: MigInstanceInfo,
+  profile: MigProfileInfo | undefined,
+  total: SliceTotal,
+): { count: number; source: MigL2Source } {
+  if (instance.placement) return { count: instance.placement.size, source: 'nvml' };
+  const memory = instance.memorySizeBytes ?? profile?.memorySizeBytes ?? null;
+  if (memory !== null) return { count: slicesByMemory(memory, total), source: 'derived' };
+  return profile ? profileSlices(profile, total) : { count: 1, source: 'derived' };
+}
+
+function computeInstanceView(ci: MigComputeInstanceInfo): MigComputeInstanceView {
+  return { id: ci.id, profileId: ci.profileId, multiprocessorCount: ci.multiprocessorCount, migDeviceUuid: ci.migDeviceUuid ?? null };
+}
+
+export function buildMigView({ device, l2SizeBytes, l2SegmentBytes }: BuildMigViewParams): MigView {
+  const { mode, profiles, instances } = device.mig;
+  const total = memorySliceTotal(profiles);
+  const unknownShare: MigL2Share = { bytes: null, memorySlices: 0, source: 'derived', reachablePerSmBytes: null };
+  return {
+    mode: mode ? { current: modeName(mode.current), pending: modeName(mode.pending) } : null,
+    memorySliceCount: total?.count ?? null,
+    memorySliceSource: total?.source ?? null,
+    l2SizeBytes,
+    l2SegmentBytes,
+    profiles: profiles.map((profile) => ({
+      id: profile.id,
+      profileIndex: profile.profileIndex,
+      name: profile.name,
+      sliceCount: profile.sliceCount,
+      instanceCount: profile.instanceCount,
+      multiprocessorCount: profile.multiprocessorCount,
+      memorySizeBytes: profile.memorySizeBytes,
+      copyEngineCount: profile.copyEngineCount,
+      placements: profile.placements,
+      l2: total ? l2Share(profileSlices(profile, total), total, l2SizeBytes, l2SegmentBytes) : unknownShare,
+    })),
+    instances: instances.map((instance) => {
+      const profile = profiles.find((p) => p.id === instance.profileId);
+      return {
+        migDeviceUuid: instance.migDeviceUuid,
+        gpuInstanceId: instance.gpuInstanceId,
+        profileId: instance.profileId,
+        profileName: profile?.name ?? null,
+        placement: instance.placement,
+        multiprocessorCount: instance.multiprocessorCount ?? profile?.multiprocessorCount ?? null,
+        memorySizeBytes: instance.memorySizeBytes ?? profile?.memorySizeBytes ?? null,
+        computeInstances: instance.computeInstances.map(computeInstanceView),
+        l2: total ? l2Share(instanceSlices(instance, profile, total), total, l2SizeBytes, l2SegmentBytes) : unknownShare,
+      };
+    }),
+  };
+}
+
+export interface MigInstanceMatch {
+  device: NvmlDeviceState;
+  instance: MigInstanceInfo;
+  /** Set when the UUID names one compute instance's MIG device. */
+  computeInstance: MigComputeInstanceInfo | null;
+}
+
+/** The GPU and GPU instance behind a MIG device UUID (case-insensitive); null when no GPU has it. */
+export function findMigInstance(snapshot: DynamicSnapshot, migUuid: string): MigInstanceMatch | null {
+  const wanted = migUuid.toLowerCase();
+  const same = (uuid: string | null | undefined) => !!uuid && uuid.toLowerCase() === wanted;
+  for (const device of snapshot.devices) {
+    for (const instance of device.mig.instances) {
+      const computeInstance = instance.computeInstances.find((ci) => same(ci.migDeviceUuid)) ?? null;
+      if (computeInstance || same(instance.migDeviceUuid)) return { device, instance, computeInstance };
+    }
+  }
+  return null;
+}
