@@ -1,7 +1,9 @@
 /** GET /v1/gpus, GET /v1/gpus/{id}, POST /v1/gpus/{id}/probe. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { ConflictError, NoBackendError, NotFoundError } from '../errors.js';
 import { BEARER_SECURITY } from '../plugins/admin-auth.js';
+import { OPTIONAL_BODY_MARKER } from '../plugins/openapi.js';
 import { jobExtensions, jobLinkHeader, jobPath } from './links.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from './schemas/common.js';
 import { GpuListSchema, GpuParamsSchema, GpuSummarySchema, ProbeRequestBodySchema } from './schemas/gpu.js';
@@ -10,6 +12,11 @@ import { Type } from '@sinclair/typebox';
 
 export function unknownGpu(id: string): InstanceType<typeof NotFoundError> {
   return new NotFoundError(`No GPU "${id}": use an index, a GPU UUID or a MIG device UUID listed by GET /v1/gpus.`);
+}
+
+/** fastify validates an absent body as null; the probe body is optional, so absent means {}. */
+async function defaultEmptyBody(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined) request.body = {};
 }
 
 const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -48,7 +55,9 @@ const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/gpus/:id/probe',
     {
       preHandler: app.requireAdmin,
+      preValidation: defaultEmptyBody,
       schema: {
+        [OPTIONAL_BODY_MARKER]: true,
         tags: ['gpus'],
         operationId: 'probeGpu',
         summary: 'Queue a (re-)probe of one GPU',
@@ -75,8 +84,8 @@ const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { id } = request.params;
       const outcome = app.topology.requestProbe(id, {
-        only: request.body?.only ?? null,
-        force: request.body?.force ?? false,
+        only: request.body.only ?? null,
+        force: request.body.force ?? false,
         requestedBy: `api:${request.ip}`,
       });
       switch (outcome.kind) {

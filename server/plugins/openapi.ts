@@ -8,6 +8,27 @@ import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import { PROBLEM_TYPE_PREFIX } from '../errors.js';
 
+/**
+ * Route-schema flag for a body that may be absent. @fastify/swagger marks
+ * every declared body required; the flag (copied as an x- member) undoes that.
+ */
+export const OPTIONAL_BODY_MARKER = 'x-topod-optional-body';
+
+interface OperationLike {
+  [OPTIONAL_BODY_MARKER]?: boolean;
+  requestBody?: { required?: boolean };
+}
+
+function applyOptionalBodies(document: { paths?: Record<string, Record<string, OperationLike>> }): void {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      if (operation[OPTIONAL_BODY_MARKER] === undefined) continue;
+      if (operation.requestBody) operation.requestBody.required = false;
+      delete operation[OPTIONAL_BODY_MARKER];
+    }
+  }
+}
+
 export interface OpenApiOptions {
   version: string;
 }
@@ -38,6 +59,11 @@ export default fp<OpenApiOptions>(
             bearerAuth: { type: 'http', scheme: 'bearer', description: 'TOPOD_ADMIN_TOKEN; without one configured, only loopback clients may mutate' },
           },
         },
+      },
+      transformObject: (documentObject) => {
+        const document = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
+        applyOptionalBodies(document as Parameters<typeof applyOptionalBodies>[0]);
+        return document;
       },
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -34,18 +34,13 @@ export const GpuParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 128, description: 'GPU index, GPU UUID or MIG device UUID' }),
 });
 
-export const ProbeRequestBodySchema = Type.Union(
-  [
-    Type.Object(
-      {
-        only: Type.Optional(Type.Array(ElementNameSchema, { minItems: 1, uniqueItems: true, description: 'probe only these elements' })),
-        force: Type.Optional(Type.Boolean({ description: 're-probe even when a current result exists (default false)' })),
-      },
-      { additionalProperties: false },
-    ),
-    Type.Null(),
-  ],
-  { description: 'optional; an absent body probes every element' },
+/** Optional: an absent body is read as `{}` (all elements, no force). */
+export const ProbeRequestBodySchema = Type.Object(
+  {
+    only: Type.Optional(Type.Array(ElementNameSchema, { minItems: 1, uniqueItems: true, description: 'probe only these elements' })),
+    force: Type.Optional(Type.Boolean({ description: 're-probe even when a current result exists (default false)' })),
+  },
+  { additionalProperties: false, description: 'optional; an absent body probes every element' },
 );
 
 export type ProbeRequestBody = Static<typeof ProbeRequestBodySchema>;

@@ -1,0 +1,37 @@
+/**
+ * Renders the OpenAPI document from the route schemas, without a daemon: the
+ * app is built around an inert topology, asked for its spec, and closed.
+ * Keys are sorted so the committed openapi/openapi.json diffs cleanly.
+ */
+import { buildApp } from '../app.js';
+import type { TopologyApi } from '../topology/contracts.js';
+
+/** Answers like a daemon with no GPUs; only the schemas matter here. */
+const INERT_TOPOLOGY: TopologyApi = {
+  listGpus: () => [],
+  getGpu: () => null,
+  getTopology: () => ({ kind: 'unknown' }),
+  requestProbe: () => ({ kind: 'unknown' }),
+  getJob: () => null,
+  listJobs: () => [],
+  subscribe: () => () => undefined,
+  health: () => ({ ready: false, checks: {} }),
+};
+
+export function sortKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  if (value === null || typeof value !== 'object') return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = sortKeysDeep((value as Record<string, unknown>)[key]);
+  return sorted;
+}
+
+export async function renderOpenApi(version: string): Promise<string> {
+  const app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024 }, topology: INERT_TOPOLOGY, version });
+  try {
+    await app.ready();
+    return `${JSON.stringify(sortKeysDeep(app.swagger()), null, 2)}\n`;
+  } finally {
+    await app.close();
+  }
+}
