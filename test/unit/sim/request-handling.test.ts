@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
+import type { ProbeOp } from '../../../server/gpu/protocol.js';
+import { GPU_MODELS, SimulatedBackend } from '../../../server/gpu/sim/index.js';
+
+const H100 = GPU_MODELS['h100-sxm5-80gb']!;
+
+async function openH100(): Promise<ProbeChannel> {
+  const backend = new SimulatedBackend({ models: [H100.id], seed: 9 });
+  const [gpu] = await backend.listDevices();
+  return backend.open(gpu!);
+}
+
+const chase = { space: 'global.ca', arrayBytes: 4096, strideBytes: 32, pattern: 'sequential', warmup: true, samples: 16 };
+const chaser = { space: 'global.ca', arrayBytes: 4096, strideBytes: 32 };
+
+const refused: Array<[string, string, unknown, string]> = [
+  ['zero array', 'pchase', { ...chase, arrayBytes: 0 }, 'bad_request'],
+  ['negative array', 'pchase', { ...chase, arrayBytes: -4096 }, 'bad_request'],
+  ['stride not a multiple of 4', 'pchase', { ...chase, strideBytes: 30 }, 'bad_request'],
+  ['stride larger than the array', 'pchase', { ...chase, strideBytes: 8192 }, 'bad_request'],
+  ['unknown space', 'pchase', { ...chase, space: 'global.cs' }, 'bad_request'],
+  ['unknown pattern', 'pchase', { ...chase, pattern: 'zigzag' }, 'bad_request'],
+  ['zero samples', 'pchase', { ...chase, samples: 0 }, 'bad_request'],
+  ['too many samples', 'pchase', { ...chase, samples: 1_000_001 }, 'bad_request'],
+  ['fractional samples', 'pchase', { ...chase, samples: 1.5 }, 'bad_request'],
+  ['warmup not a boolean', 'pchase', { ...chase, warmup: 'yes' }, 'bad_request'],
+  ['SM out of range', 'pchase', { ...chase, smId: H100.device.multiprocessorCount }, 'bad_request'],
+  ['array beyond device memory', 'pchase', { ...chase, arrayBytes: H100.device.totalMemoryBytes + 4096 }, 'out_of_memory'],
+  ['constant array beyond constant memory', 'pchase', { ...chase, space: 'constant', arrayBytes: 128 * 1024 }, 'bad_request'],
+  ['shared array beyond shared memory', 'pchase', { ...chase, space: 'shared', arrayBytes: 1024 * 1024 }, 'bad_request'],
+  ['args not an object', 'pchase', [1, 2], 'bad_request'],
+  ['empty batch', 'pchase.batch', { ...chase, arrayBytesList: [] }, 'bad_request'],
+  ['batch larger than the SM count', 'pchase.batch', { ...chase, arrayBytesList: Array(H100.device.multiprocessorCount + 1).fill(4096) }, 'bad_request'],
+  ['batch with a bad size', 'pchase.batch', { ...chase, arrayBytesList: [4096, -1] }, 'bad_request'],
+  ['batch beyond device memory', 'pchase.batch', { ...chase, arrayBytesList: [H100.device.totalMemoryBytes, 4096] }, 'out_of_memory'],
+  ['pair without second', 'pchase.pair', { first: chaser, placement: 'same-sm', samples: 16 }, 'bad_request'],
+  ['pair with unknown placement', 'pchase.pair', { first: chaser, second: chaser, placement: 'far', samples: 16 }, 'bad_request'],
+  ['pair lane out of range', 'pchase.pair', { first: { ...chaser, lane: 32 }, second: chaser, placement: 'same-sm', samples: 16 }, 'bad_request'],
+  ['bandwidth with unknown mode', 'bandwidth', { mode: 'copy', arrayBytes: 4096, blocks: 1, threadsPerBlock: 32, repetitions: 1 }, 'bad_request'],
+  ['bandwidth with too many threads', 'bandwidth', { mode: 'read', arrayBytes: 4096, blocks: 1, threadsPerBlock: 2048, repetitions: 1 }, 'bad_request'],
+  ['calibrate with zero samples', 'calibrate', { samples: 0 }, 'bad_request'],
+  ['unknown op', 'pchase.triple', {}, 'unknown_op'],
+];
+
+describe('simulated probe requests', () => {
+  it.each(refused)('refuses %s', async (_, op, args, code) => {
+    const channel = await openH100();
+    const error = await channel.request(op as ProbeOp, args as never).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProbeError);
+    expect((error as ProbeError).code).toBe(code);
+  });
+
+  it('stops an overrunning request with a timeout error', async () => {
+    const channel = await openH100();
+    const started = performance.now();
+    const request = channel.request('pchase', { ...chase, space: 'global.cg', arrayBytes: 2 * 1024 ** 3, strideBytes: 32 } as never, { timeoutMs: 50 });
+    await expect(request).rejects.toMatchObject({ code: 'timeout' });
+    expect(performance.now() - started).toBeLessThan(1000);
+    // The channel still serves the next request.
+    expect((await channel.request('hello', {})).devices).toHaveLength(1);
+  });
+
+  it('stops when the caller aborts, and refuses an already aborted signal', async () => {
+    const channel = await openH100();
+    const controller = new AbortController();
+    const request = channel.request('pchase', { ...chase, space: 'global.cg', arrayBytes: 2 * 1024 ** 3 } as never, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(request).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(channel.request('hello', {}, { signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });
+  });
+
+  it('keeps the event loop responsive during a long walk', async () => {
+    const channel = await openH100();
+    let longestGapMs = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGapMs = Math.max(longestGapMs, now - last);
+      last = now;
+    }, 1);
+    try {
+      await channel.request('pchase', { ...chase, space: 'global.cg', arrayBytes: 64 * 1024 ** 2, strideBytes: 128 } as never);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(longestGapMs).toBeLessThan(40);
+  });
+
+  it('answers queued requests in order, one at a time', async () => {
+    const channel = await openH100();
+    const order: string[] = [];
+    await Promise.all([
+      channel.request('pchase', { ...chase, arrayBytes: 1024 * 1024 } as never).then(() => order.push('pchase')),
+      channel.request('calibrate', {}).then(() => order.push('calibrate')),
+    ]);
+    expect(order).toEqual(['pchase', 'calibrate']);
+  });
+
+  it('refuses requests after close', async () => {
+    const channel = await openH100();
+    await channel.close();
+    await expect(channel.request('hello', {})).rejects.toBeInstanceOf(ProbeError);
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { SetAssociativeCache } from '../../../server/gpu/sim/set-associative-cache.js';
+
+const geometry = { sizeBytes: 1024, lineBytes: 128, sectorBytes: 32, ways: 2 }; // 4 sets × 2 ways
+
+describe('SetAssociativeCache', () => {
+  it('misses once per sector, then hits', () => {
+    const cache = new SetAssociativeCache(geometry);
+    expect(cache.access(0)).toBe(false);
+    expect(cache.access(4)).toBe(true); // same sector
+    expect(cache.access(32)).toBe(false); // next sector of a present line: a sector miss
+    expect(cache.access(32)).toBe(true);
+    expect(cache.contains(64)).toBe(false);
+  });
+
+  it('holds exactly its capacity of lines on a sequential walk', () => {
+    const cache = new SetAssociativeCache(geometry);
+    for (let address = 0; address < geometry.sizeBytes; address += 128) cache.access(address);
+    for (let address = 0; address < geometry.sizeBytes; address += 128) expect(cache.contains(address)).toBe(true);
+  });
+
+  it('evicts the least recently used line of a set', () => {
+    const cache = new SetAssociativeCache(geometry);
+    const setStride = cache.sets * geometry.lineBytes; // addresses this far apart share a set
+    cache.access(0);
+    cache.access(setStride);
+    cache.access(0); // line 0 is now the most recent
+    cache.access(2 * setStride); // evicts setStride
+    expect(cache.contains(0)).toBe(true);
+    expect(cache.contains(setStride)).toBe(false);
+    expect(cache.contains(2 * setStride)).toBe(true);
+  });
+
+  it('refuses geometries that do not divide into ways or have too many sectors', () => {
+    expect(() => new SetAssociativeCache({ ...geometry, ways: 3 })).toThrow(RangeError);
+    expect(() => new SetAssociativeCache({ ...geometry, sectorBytes: 8 })).toThrow(RangeError);
+  });
+});
