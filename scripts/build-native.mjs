@@ -10,6 +10,9 @@
 //   node scripts/build-native.mjs addon      only the addon
 //   node scripts/build-native.mjs fake       only the fake library
 //   node scripts/build-native.mjs --clean    remove both build directories first
+//   node scripts/build-native.mjs layout-check
+//       compile native/nvml/tools/layout-check.cc against the real nvml.h
+//       (TOPOD_NVML_INCLUDE, /usr/local/cuda/include or /usr/include) and run it
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -114,7 +117,27 @@ function buildFake() {
   );
 }
 
+/** Compares nvml-subset.h with the real nvml.h; exits non-zero on a mismatch or when no nvml.h is found. */
+function layoutCheck() {
+  const cxx = process.env.CXX ?? 'g++';
+  const includeDirs = [process.env.TOPOD_NVML_INCLUDE, '/usr/local/cuda/include', '/usr/include'];
+  const include = includeDirs.find((dir) => dir && existsSync(path.join(dir, 'nvml.h')));
+  if (!include) {
+    console.error(`[build-native] layout-check: no nvml.h in ${includeDirs.filter(Boolean).join(', ')} (set TOPOD_NVML_INCLUDE)`);
+    process.exit(2);
+  }
+  const output = path.join(addonDir, 'build/layout-check');
+  mkdirSync(path.dirname(output), { recursive: true });
+  log(`layout-check against ${path.join(include, 'nvml.h')}`);
+  run(cxx, ['-std=c++17', '-Wall', `-I${include}`, `-I${path.join(addonDir, 'src')}`, path.join(addonDir, 'tools/layout-check.cc'), '-o', output], root);
+  run(output, [], root);
+}
+
 const args = new Set(process.argv.slice(2));
+if (args.has('layout-check')) {
+  layoutCheck();
+  process.exit(0);
+}
 if (args.has('--clean')) {
   rmSync(path.join(addonDir, 'build'), { recursive: true, force: true });
   rmSync(path.join(fakeDir, 'build'), { recursive: true, force: true });

@@ -1,11 +1,13 @@
 // Scenario file watching, init reference counting and failure injection.
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "scenario.h"
 
@@ -86,9 +88,15 @@ Scenario* current() { return store().active; }
 
 nvmlReturn_t enter(const char* function, bool requiresInit) {
   Store& s = store();
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::unique_lock<std::mutex> lock(s.mutex);
   refresh(s);
   if (!s.active) return s.loadError;
+  if (unsigned delay = s.active->callDelayMicros) {
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::microseconds(delay));
+    lock.lock();
+    if (!s.active) return s.loadError;
+  }
   if (s.pendingMismatch > 0) {
     --s.pendingMismatch;
     return NVML_ERROR_LIB_RM_VERSION_MISMATCH;

@@ -89,6 +89,8 @@ struct Scenario {
   nvmlReturn_t initFailure = NVML_SUCCESS;
   unsigned rmVersionMismatch = 0;
   std::map<std::string, nvmlReturn_t> callFailures;
+  /** Sleep in every call: a slow driver, to show reads stay off the event loop. */
+  unsigned callDelayMicros = 0;
 };
 
 /** Parses and links a scenario (throws std::runtime_error with the reason). */

@@ -68,11 +68,11 @@ json::Value describe_device(int device) {
 #else
       .set("persistingL2CacheMaxBytes", nullptr)
 #endif
-      .set("sharedMemPerMultiprocessorBytes", static_cast<unsigned long long>(p.sharedMemPerMultiprocessor))
+      .set("sharedMemPerMultiprocessorBytes", static_cast<unsigned long long>(compat::shared_mem_per_sm(p)))
       .set("sharedMemPerBlockBytes", static_cast<unsigned long long>(p.sharedMemPerBlock))
-      .set("sharedMemPerBlockOptinBytes", positive_or_null(static_cast<long long>(p.sharedMemPerBlockOptin)))
+      .set("sharedMemPerBlockOptinBytes", positive_or_null(static_cast<long long>(compat::shared_mem_per_block_optin(p))))
       .set("totalConstMemBytes", positive_or_null(static_cast<long long>(p.totalConstMem)))
-      .set("regsPerMultiprocessor", positive_or_null(p.regsPerMultiprocessor))
+      .set("regsPerMultiprocessor", positive_or_null(compat::regs_per_sm(p)))
       .set("regsPerBlock", positive_or_null(p.regsPerBlock))
       .set("warpSize", p.warpSize)
       .set("maxThreadsPerBlock", p.maxThreadsPerBlock)

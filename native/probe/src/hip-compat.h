@@ -30,7 +30,7 @@ using hipDeviceAttribute_t = cudaDeviceAttr;
 #define hipErrorLaunchFailure cudaErrorLaunchFailure
 #define hipErrorLaunchTimeOut cudaErrorLaunchTimeout
 #define hipErrorAssert cudaErrorAssert
-#define hipErrorIllegalInstruction cudaErrorIllegalInstruction
+#define hipErrorIllegalInstruction cudaErrorIllegalInstruction  // NVIDIA-only below: HIP 5.2 lacks them
 #define hipErrorMisalignedAddress cudaErrorMisalignedAddress
 #define hipErrorInvalidPc cudaErrorInvalidPc
 #define hipErrorHardwareStackError cudaErrorHardwareStackError
@@ -97,6 +97,53 @@ inline hipError_t device_uuid(int device, const hipDeviceProp_t& prop, unsigned 
   hipError_t err = hipDeviceGetUuid(&uuid, device);
   if (err == hipSuccess) std::memcpy(out, uuid.bytes, 16);
   return err;
+#endif
+}
+
+// Errors after which the context is unusable (the probe answers kernel_fault, then exits).
+inline bool is_sticky_fault(hipError_t err) {
+  switch (err) {
+    case hipErrorIllegalAddress:
+    case hipErrorLaunchFailure:
+    case hipErrorLaunchTimeOut:
+    case hipErrorAssert:
+    case hipErrorECCNotCorrectable:
+#if defined(TOPOD_VENDOR_NVIDIA)
+    case hipErrorIllegalInstruction:
+    case hipErrorMisalignedAddress:
+    case hipErrorInvalidPc:
+    case hipErrorHardwareStackError:
+#endif
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Property fields whose names differ between the runtimes; 0 where HIP 5.x has none.
+inline size_t shared_mem_per_sm(const hipDeviceProp_t& p) {
+#if defined(TOPOD_VENDOR_NVIDIA)
+  return p.sharedMemPerMultiprocessor;
+#else
+  return p.maxSharedMemoryPerMultiProcessor;
+#endif
+}
+
+inline size_t shared_mem_per_block_optin(const hipDeviceProp_t& p) {
+#if defined(TOPOD_VENDOR_NVIDIA)
+  return p.sharedMemPerBlockOptin;
+#else
+  (void)p;
+  return 0;
+#endif
+}
+
+inline int regs_per_sm(const hipDeviceProp_t& p) {
+#if defined(TOPOD_VENDOR_NVIDIA)
+  return p.regsPerMultiprocessor;
+#else
+  (void)p;
+  return 0;
 #endif
 }
 

@@ -20,7 +20,8 @@ constexpr uint64_t kMaxChainBytes = (uint64_t{1} << 34) - 4;  // element indices
 constexpr uint64_t kMaxSeed = (uint64_t{1} << 53);
 
 uint64_t shared_limit_bytes(const hipDeviceProp_t& p) {
-  return p.sharedMemPerBlockOptin > 0 ? p.sharedMemPerBlockOptin : p.sharedMemPerBlock;
+  const size_t optin = compat::shared_mem_per_block_optin(p);
+  return optin > 0 ? optin : p.sharedMemPerBlock;
 }
 
 // Reads space, arrayBytes, strideBytes and pattern of one chain; checks what

@@ -11,29 +11,11 @@
 
 namespace topod::probe {
 
-// Errors after which the context is unusable: answer kernel_fault, then exit.
-inline bool is_sticky_fault(hipError_t err) {
-  switch (err) {
-    case hipErrorIllegalAddress:
-    case hipErrorLaunchFailure:
-    case hipErrorLaunchTimeOut:
-    case hipErrorAssert:
-    case hipErrorIllegalInstruction:
-    case hipErrorMisalignedAddress:
-    case hipErrorInvalidPc:
-    case hipErrorHardwareStackError:
-    case hipErrorECCNotCorrectable:
-      return true;
-    default:
-      return false;
-  }
-}
-
 inline void check(hipError_t err, const char* what) {
   if (err == hipSuccess) return;
   const std::string message = std::string(what) + ": " + hipGetErrorName(err) + " (" + hipGetErrorString(err) + ")";
   if (err == hipErrorMemoryAllocation) throw ProbeFailure(ErrorCode::OutOfMemory, message);
-  if (is_sticky_fault(err)) throw ProbeFailure(ErrorCode::KernelFault, message);
+  if (compat::is_sticky_fault(err)) throw ProbeFailure(ErrorCode::KernelFault, message);
   throw ProbeFailure(ErrorCode::Internal, message);
 }
 
