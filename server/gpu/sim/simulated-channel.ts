@@ -26,7 +26,7 @@ export class SimulatedChannel implements ProbeChannel {
   }
 
   private async run(op: string, args: unknown, options: RequestOptions): Promise<unknown> {
-    if (this.closed) throw new ProbeError('internal', 'the simulated probe channel is closed');
+    if (this.closed) throw new ProbeError('closed', 'the simulated probe channel is closed');
     const controller = new AbortController();
     const onAbort = () => {
       const reason: unknown = options.signal?.reason;

@@ -1,13 +1,12 @@
 import type { GpuModel } from '../model.js';
+import { KIB, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
 
-const KIB = 1024;
-const MIB = 1024 * KIB;
-
-/** Invented but plausible A100 40GB parameters: two 20 MiB L2 partitions with near/far hits. */
+/** Invented but plausible A100 40GB parameters: two 20 MiB L2 partitions; hits on far-homed lines cost more. */
 export const A100_40GB: GpuModel = {
   id: 'a100-40gb',
   name: 'NVIDIA A100-SXM4-40GB',
   device: {
+    ...NVIDIA_LAUNCH_LIMITS,
     architecture: 'sm_80',
     computeCapabilityMajor: 8,
     computeCapabilityMinor: 0,
@@ -19,36 +18,16 @@ export const A100_40GB: GpuModel = {
     l2CacheSizeBytes: 40 * MIB,
     persistingL2CacheMaxBytes: 31_457_280,
     sharedMemPerMultiprocessorBytes: 164 * KIB,
-    sharedMemPerBlockBytes: 48 * KIB,
     sharedMemPerBlockOptinBytes: 163 * KIB,
-    totalConstMemBytes: 64 * KIB,
-    regsPerMultiprocessor: 65_536,
-    regsPerBlock: 65_536,
-    warpSize: 32,
-    maxThreadsPerBlock: 1024,
-    maxThreadsPerMultiprocessor: 2048,
-    maxBlocksPerMultiprocessor: 32,
   },
   clock: { smClockHz: 1_410_000_000, clockReadOverheadCycles: 5 },
-  noise: {
-    relativeStdev: 0.02,
-    minStdevCycles: 0.6,
-    outlierProbability: 0.005,
-    outlierMinCycles: 500,
-    outlierMaxCycles: 2000,
-  },
-  l1: {
-    sizeBytes: 168 * KIB,
-    lineBytes: 128,
-    sectorBytes: 32,
-    ways: 4,
-    hitLatencyCycles: { 'global.ca': 36, readonly: 34, texture: 41 },
-  },
+  noise: latencyNoise(0.02),
+  l1: { sizeBytes: 168 * KIB, ...SECTORED_LINE, ways: 4, hitLatencyCycles: { 'global.ca': 36, readonly: 34, texture: 41 } },
   constantL1: { sizeBytes: 2 * KIB, lineBytes: 64, sectorBytes: 64, ways: 4, hitLatencyCycles: 24 },
   constantL15: { sizeBytes: 80 * KIB, lineBytes: 256, sectorBytes: 256, ways: 8, hitLatencyCycles: 92 },
   shared: { latencyCycles: 29 },
   l2: {
-    segment: { sizeBytes: 20 * MIB, lineBytes: 128, sectorBytes: 32, ways: 16 },
+    segment: { sizeBytes: 20 * MIB, ...SECTORED_LINE, ways: 16 },
     segmentCount: 2,
     nearHitLatencyCycles: 176,
     farHitLatencyCycles: 268,

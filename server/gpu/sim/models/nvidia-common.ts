@@ -1,0 +1,26 @@
+import type { GpuModel } from '../model.js';
+
+/** What recent NVIDIA data-centre GPUs share; each model file keeps only what differs. */
+
+export const KIB = 1024;
+export const MIB = 1024 * KIB;
+
+/** Runtime limits common to sm_80 and sm_90. */
+export const NVIDIA_LAUNCH_LIMITS = {
+  sharedMemPerBlockBytes: 48 * KIB,
+  totalConstMemBytes: 64 * KIB,
+  regsPerMultiprocessor: 65_536,
+  regsPerBlock: 65_536,
+  warpSize: 32,
+  maxThreadsPerBlock: 1024,
+  maxThreadsPerMultiprocessor: 2048,
+  maxBlocksPerMultiprocessor: 32,
+} as const;
+
+/** Gaussian jitter around each latency plus rare disturbances of 500–2000 cycles in 0.5% of loads. */
+export function latencyNoise(relativeStdev: number): GpuModel['noise'] {
+  return { relativeStdev, minStdevCycles: 0.6, outlierProbability: 0.005, outlierMinCycles: 500, outlierMaxCycles: 2000 };
+}
+
+/** 128 B lines of four 32 B sectors. */
+export const SECTORED_LINE = { lineBytes: 128, sectorBytes: 32 } as const;
