@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# CI: compiles the probe's kernels and host code for AMD gfx90a with Debian's
+# hipcc (HIP 5.2, clang 15: knows gfx90a and inline GCN such as s_memtime, not
+# gfx942), then links, since Debian ships libamdhip64 too. No AMD GPU is needed;
+# nothing runs. Installs hipcc when missing (root, Debian/Ubuntu).
+#   .ci/hip-check.sh [outdir]     (default: a temporary directory)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="${1:-$(mktemp -d)}"
+arch="${TOPOD_AMD_ARCH:-gfx90a}"
+
+if ! command -v hipcc >/dev/null 2>&1; then
+  echo "[hip-check] installing hipcc"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq hipcc >/dev/null
+fi
+export HIP_PLATFORM=amd # hipcc would pick nvcc where CUDA is installed too
+echo "[hip-check] $(hipcc --version 2>/dev/null | head -1), --offload-arch=$arch, objects in $out"
+
+mkdir -p "$out"
+objects=()
+for src in "$root"/native/probe/src/*.cu "$root"/native/probe/src/*.cpp; do
+  obj="$out/$(basename "$src").o"
+  hipcc -std=c++17 -O2 -Wall --offload-arch="$arch" -x hip -c "$src" -o "$obj"
+  objects+=("$obj")
+  echo "[hip-check] compiled $(basename "$src")"
+done
+hipcc --offload-arch="$arch" "${objects[@]}" -o "$out/topod-probe"
+"$out/topod-probe" --version
+echo "[hip-check] ok: topod-probe compiled and linked for $arch"
