@@ -33,7 +33,7 @@ struct Store {
   std::vector<std::unique_ptr<Scenario>> history;
   Scenario* active = nullptr;
   FileStamp stamp;
-  nvmlReturn_t loadError = NVML_SUCCESS;
+  nvmlReturn_t loadError = NVML_ERROR_DRIVER_NOT_LOADED;  // until a scenario loads
   unsigned pendingMismatch = 0;
   int initCount = 0;
 };
