@@ -42,6 +42,8 @@ function requestForLog(request: FastifyRequest) {
 function appLogger(logger: AppDeps['logger']): Logger | null {
   if (logger === undefined || logger === false) return null;
   const base = logger === true ? pino({ level: 'info' }) : logger;
+  // A silent logger still costs a child logger per request; skip it entirely.
+  if (base.level === 'silent') return null;
   return base.child({}, { redact: { paths: REDACTED_PATHS, censor: '[Redacted]' }, serializers: { req: requestForLog } });
 }
 
