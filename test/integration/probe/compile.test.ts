@@ -1,0 +1,90 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const SRC = path.join(ROOT, 'native/probe/src');
+const KERNELS = readdirSync(SRC).filter((f) => f.endsWith('.cu'));
+const HOST = readdirSync(SRC).filter((f) => f.endsWith('.cpp'));
+
+function findTool(name: string, fallbacks: string[]): string | null {
+  const onPath = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
+  return onPath || (fallbacks.find((f) => existsSync(f)) ?? null);
+}
+const NVCC = findTool('nvcc', ['/usr/local/cuda/bin/nvcc']);
+const HIPCC = findTool('hipcc', ['/opt/rocm/bin/hipcc']);
+const dir = mkdtempSync(path.join(tmpdir(), 'topod-probe-compile-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const COMPILE_TIMEOUT_MS = 600_000;
+
+describe('probe sources', () => {
+  it('keep inline assembly in device-ops.h only (one helper per load flavour and clock read)', () => {
+    for (const file of readdirSync(SRC).filter((f) => f !== 'device-ops.h')) {
+      expect(readFileSync(path.join(SRC, file), 'utf8'), file).not.toMatch(/\basm\s*(volatile\s*)?\(/);
+    }
+  });
+});
+
+describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc not found on PATH or in /usr/local/cuda/bin'})`, () => {
+  for (const arch of ['sm_80', 'sm_90']) {
+    it(
+      `compile for ${arch}`,
+      async () => {
+        await Promise.all(
+          KERNELS.map((f) => exec(NVCC!, ['-std=c++17', `-arch=${arch}`, '-c', path.join(SRC, f), '-o', path.join(dir, `${arch}-${f}.o`)])),
+        );
+        for (const f of KERNELS) expect(existsSync(path.join(dir, `${arch}-${f}.o`)), f).toBe(true);
+      },
+      COMPILE_TIMEOUT_MS,
+    );
+  }
+
+  it(
+    'emit the exact load and clock instructions each memory space needs (PTX, sm_90)',
+    async () => {
+      const ptx = path.join(dir, 'pchase.ptx');
+      await exec(NVCC!, ['-std=c++17', '-arch=sm_90', '-ptx', path.join(SRC, 'pchase.cu'), '-o', ptx]);
+      const text = readFileSync(ptx, 'utf8');
+      for (const instruction of ['ld.global.ca.u32', 'ld.global.cg.u32', 'ld.global.nc.u32', 'ld.const.u32', 'ld.shared.u32', 'tex.1d', '%clock;', '%globaltimer', '%smid']) {
+        expect(text, instruction).toContain(instruction);
+      }
+    },
+    COMPILE_TIMEOUT_MS,
+  );
+});
+
+describe.skipIf(!HIPCC)(`AMD kernels with hipcc for gfx90a (${HIPCC ? HIPCC : 'skipped: hipcc not found (apt-get install hipcc, or .ci/hip-check.sh)'})`, () => {
+  const env = { ...process.env, HIP_PLATFORM: 'amd' };
+
+  it(
+    'compile every source for gfx90a',
+    async () => {
+      await Promise.all(
+        [...KERNELS, ...HOST].map((f) =>
+          exec(HIPCC!, ['-std=c++17', '--offload-arch=gfx90a', '-x', 'hip', '-c', path.join(SRC, f), '-o', path.join(dir, `gfx90a-${f}.o`)], { env }),
+        ),
+      );
+      for (const f of [...KERNELS, ...HOST]) expect(existsSync(path.join(dir, `gfx90a-${f}.o`)), f).toBe(true);
+    },
+    COMPILE_TIMEOUT_MS,
+  );
+
+  it(
+    'emit the GCN clock and load instructions (device assembly)',
+    async () => {
+      const asm = path.join(dir, 'pchase-gfx90a.s');
+      await exec(HIPCC!, ['-std=c++17', '--offload-arch=gfx90a', '-x', 'hip', '--cuda-device-only', '-S', path.join(SRC, 'pchase.cu'), '-o', asm], { env });
+      const text = readFileSync(asm, 'utf8');
+      for (const pattern of [/s_memtime/, /s_memrealtime/, /s_getreg_b32/, /global_load_dword v\d+, v\[\d+:\d+\], off glc/, /ds_read_b32/]) {
+        expect(text).toMatch(pattern);
+      }
+    },
+    COMPILE_TIMEOUT_MS,
+  );
+});
