@@ -13,9 +13,10 @@ import topologyRoutes from './api/topology.js';
 import type { Config } from './config.js';
 import adminAuth from './plugins/admin-auth.js';
 import openapi from './plugins/openapi.js';
-import problems from './plugins/problems.js';
+import problems, { sendProblem } from './plugins/problems.js';
 import topologyPlugin from './plugins/topology.js';
 import type { TopologyApi } from './topology/contracts.js';
+import { MAX_PARAM_LENGTH } from './api/schemas/common.js';
 
 export interface AppDeps {
   config: Pick<Config, 'adminToken' | 'bodyLimitBytes'>;
@@ -55,6 +56,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Unknown body fields are an error (a typo like "forse" must not be ignored), not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
     requestIdHeader: 'x-request-id',
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Errors raised while routing, before any handler exists, take the same problem+json path.
+    frameworkErrors: (error, request, reply) => sendProblem(error, request, reply),
   }) as unknown as FastifyInstance;
 
   // Only JSON bodies are accepted: anything else is 415, not a string to validate.

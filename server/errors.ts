@@ -52,12 +52,14 @@ function defineError(name: string, code: string, statusCode: number, title: stri
 
 export const ValidationError = defineError('ValidationError', 'TOPOD_ERR_VALIDATION', 400, 'Invalid request');
 export const MalformedBodyError = defineError('MalformedBodyError', 'TOPOD_ERR_MALFORMED_BODY', 400, 'Malformed request body');
+export const MalformedUrlError = defineError('MalformedUrlError', 'TOPOD_ERR_MALFORMED_URL', 400, 'Malformed URL');
 export const UnauthorizedError = defineError('UnauthorizedError', 'TOPOD_ERR_UNAUTHORIZED', 401, 'Unauthorized');
 export const ForbiddenError = defineError('ForbiddenError', 'TOPOD_ERR_FORBIDDEN', 403, 'Forbidden');
 export const NotFoundError = defineError('NotFoundError', 'TOPOD_ERR_NOT_FOUND', 404, 'Not Found');
 export const MethodNotAllowedError = defineError('MethodNotAllowedError', 'TOPOD_ERR_METHOD_NOT_ALLOWED', 405, 'Method Not Allowed');
 export const ConflictError = defineError('ConflictError', 'TOPOD_ERR_CONFLICT', 409, 'Conflict');
 export const BodyTooLargeError = defineError('BodyTooLargeError', 'TOPOD_ERR_BODY_TOO_LARGE', 413, 'Content Too Large');
+export const UriTooLongError = defineError('UriTooLongError', 'TOPOD_ERR_URI_TOO_LONG', 414, 'URI Too Long');
 export const UnsupportedMediaTypeError = defineError('UnsupportedMediaTypeError', 'TOPOD_ERR_UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported Media Type');
 export const InternalError = defineError('InternalError', 'TOPOD_ERR_INTERNAL', 500, 'Internal Server Error');
 export const TopologyPendingError = defineError('TopologyPendingError', 'TOPOD_ERR_TOPOLOGY_PENDING', 503, 'Topology not measured yet');
@@ -72,12 +74,14 @@ export const OTHER_CLIENT_ERROR_CODE = 'TOPOD_ERR_BAD_REQUEST';
 export const PROBLEM_CODES = [
   ValidationError,
   MalformedBodyError,
+  MalformedUrlError,
   UnauthorizedError,
   ForbiddenError,
   NotFoundError,
   MethodNotAllowedError,
   ConflictError,
   BodyTooLargeError,
+  UriTooLongError,
   UnsupportedMediaTypeError,
   InternalError,
   TopologyPendingError,

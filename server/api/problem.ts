@@ -7,10 +7,12 @@ import {
   BodyTooLargeError,
   InternalError,
   MalformedBodyError,
+  MalformedUrlError,
   NotFoundError,
   OTHER_CLIENT_ERROR_CODE,
   TopodError,
   UnsupportedMediaTypeError,
+  UriTooLongError,
   ValidationError,
   problemType,
 } from '../errors.js';
@@ -50,6 +52,14 @@ const FASTIFY_CODES: Record<string, new (detail: string) => TopodError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: BodyTooLargeError,
   FST_ERR_CTP_INVALID_MEDIA_TYPE: UnsupportedMediaTypeError,
   FST_ERR_NOT_FOUND: NotFoundError,
+  FST_ERR_BAD_URL: MalformedUrlError,
+  FST_ERR_MAX_PARAM_LENGTH: UriTooLongError,
+};
+
+/** Clearer wording than fastify's where the client must change something. */
+const FASTIFY_DETAILS: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Request bodies must be application/json.',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
 };
 
 function validationErrors(error: FastifyLikeError): Array<{ in: string; pointer: string; message: string }> {
@@ -69,7 +79,7 @@ export function asTopodError(thrown: unknown): { error: TopodError; unexpected: 
     return { error: new ValidationError(message, { extensions: { errors: validationErrors(error) } }), unexpected: false };
   }
   const mapped = typeof error.code === 'string' ? FASTIFY_CODES[error.code] : undefined;
-  if (mapped) return { error: new mapped(message), unexpected: false };
+  if (mapped) return { error: new mapped(FASTIFY_DETAILS[error.code as string] ?? message), unexpected: false };
   const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
   if (status >= 400 && status < 500) {
     return { error: new TopodError(OTHER_CLIENT_ERROR_CODE, status, STATUS_CODES[status] ?? 'Bad Request', message), unexpected: false };

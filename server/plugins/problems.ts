@@ -14,7 +14,8 @@ function pathOf(request: FastifyRequest): string {
   return queryAt === -1 ? request.url : request.url.slice(0, queryAt);
 }
 
-function sendProblem(thrown: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/** Logs and sends `thrown` as problem+json; also fastify's `frameworkErrors` hook (bad URL, over-long parameter). */
+export function sendProblem(thrown: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const { problem, headers, unexpected } = renderProblem(thrown, pathOf(request));
   if (unexpected) {
     request.log.error({ err: thrown, req: request }, 'request failed');

@@ -10,6 +10,9 @@ export function StringEnum<T extends string>(values: readonly T[], options: { de
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 }
 
+/** Longest path parameter the router accepts (GPU and MIG UUIDs are ~40 characters). */
+export const MAX_PARAM_LENGTH = 128;
+
 export const NullableString = (options: { description?: string; format?: string } = {}) => Type.Union([Type.String(), Type.Null()], options);
 
 export const TimestampSchema = Type.String({ format: 'date-time' });

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { GpuSummary } from '../../topology/contracts.js';
 import { ELEMENT_NAMES } from '../../topology/document.js';
-import { NullableString, NullableTimestamp, StringEnum } from './common.js';
+import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum } from './common.js';
 import type { Equivalent } from './equivalent.js';
 
 export const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'running', 'probed', 'failed'] as const;
@@ -31,7 +31,7 @@ export const GpuSummarySchema = Type.Object({
 export const GpuListSchema = Type.Object({ gpus: Type.Array(GpuSummarySchema) });
 
 export const GpuParamsSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 128, description: 'GPU index, GPU UUID or MIG device UUID' }),
+  id: Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH, description: 'GPU index, GPU UUID or MIG device UUID' }),
 });
 
 /** Optional: an absent body is read as `{}` (all elements, no force). */

@@ -1,7 +1,7 @@
 /** Schemas of the probe-job resource (ProbeJob in server/topology/contracts.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import { JOB_STATES, type ProbeJob } from '../../topology/contracts.js';
-import { NullableString, NullableTimestamp, StringEnum, TimestampSchema } from './common.js';
+import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, TimestampSchema } from './common.js';
 import type { Equivalent } from './equivalent.js';
 import { ElementNameSchema } from './gpu.js';
 
@@ -26,13 +26,13 @@ export const ProbeJobSchema = Type.Object({
 
 export const JobListSchema = Type.Object({ jobs: Type.Array(ProbeJobSchema) });
 
-export const JobParamsSchema = Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 128 }) });
+export const JobParamsSchema = Type.Object({ jobId: Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH }) });
 
 export const DEFAULT_JOB_LIMIT = 50;
 export const MAX_JOB_LIMIT = 500;
 
 export const JobQuerySchema = Type.Object({
-  gpu: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'GPU index, GPU UUID or MIG device UUID' })),
+  gpu: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH, description: 'GPU index, GPU UUID or MIG device UUID' })),
   state: Type.Optional(JobStateSchema),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_JOB_LIMIT, default: DEFAULT_JOB_LIMIT })),
 });

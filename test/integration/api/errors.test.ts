@@ -25,6 +25,17 @@ describe('errors are problem+json', () => {
     expect(res.json().code).toBe('TOPOD_ERR_METHOD_NOT_ALLOWED');
   });
 
+  it.each([
+    ['a malformed percent-escape', '/v1/gpus/%zz', 400, 'TOPOD_ERR_MALFORMED_URL'],
+    ['an over-long path parameter', `/v1/gpus/${'x'.repeat(300)}`, 414, 'TOPOD_ERR_URI_TOO_LONG'],
+  ])('answers routing failures (%s) as problems too', async (_label, url, status, code) => {
+    t = await buildTestApp();
+    const res = await t.app.inject({ method: 'GET', url });
+    expect(res.statusCode).toBe(status);
+    expect(res.headers['content-type']).toMatch(PROBLEM_TYPE);
+    expect(res.json().code).toBe(code);
+  });
+
   it('hides internals of an unexpected failure from the client and logs them', async () => {
     const topology = new FakeTopology();
     topology.listGpus = () => {
