@@ -26,18 +26,8 @@ export interface MigL2Share {
   reachablePerSmBytes: number | null;
 }
 
-export interface MigProfileView {
-  id: number;
-  profileIndex: number;
-  name: string;
-  /** Compute slices (the "3" of 3g.20gb). */
-  sliceCount: number;
-  instanceCount: number;
-  multiprocessorCount: number;
-  memorySizeBytes: number;
-  copyEngineCount: number | null;
-  placements: Array<{ start: number; size: number }> | null;
-  /** What an instance of this profile would get. */
+/** A GPU-instance profile as NVML reports it, plus what an instance of it would get. */
+export interface MigProfileView extends MigProfileInfo {
   l2: MigL2Share;
 }
 
@@ -155,15 +145,7 @@ export function buildMigView({ device, l2SizeBytes, l2SegmentBytes }: BuildMigVi
     l2SizeBytes,
     l2SegmentBytes,
     profiles: profiles.map((profile) => ({
-      id: profile.id,
-      profileIndex: profile.profileIndex,
-      name: profile.name,
-      sliceCount: profile.sliceCount,
-      instanceCount: profile.instanceCount,
-      multiprocessorCount: profile.multiprocessorCount,
-      memorySizeBytes: profile.memorySizeBytes,
-      copyEngineCount: profile.copyEngineCount,
-      placements: profile.placements,
+      ...profile,
       l2: total ? l2Share(profileSlices(profile, total), total, l2SizeBytes, l2SegmentBytes) : unknownShare,
     })),
     instances: instances.map((instance) => {

@@ -57,10 +57,20 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciI
   return fillPciInfo(*d->pciBusId, pci);
 }
 
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t* arch) {
-  FAKE_ENTER();
-  return physicalUnsigned(device, &FakeDevice::architecture, arch);
-}
+// The plain "unsigned field of a physical GPU" entry points.
+#define FAKE_UNSIGNED_GETTER(function, field)                                      \
+  FAKE_NVML_API nvmlReturn_t function(nvmlDevice_t device, unsigned int* value) { \
+    FAKE_ENTER();                                                                  \
+    return physicalUnsigned(device, &FakeDevice::field, value);                    \
+  }
+
+FAKE_UNSIGNED_GETTER(nvmlDeviceGetArchitecture, architecture)
+FAKE_UNSIGNED_GETTER(nvmlDeviceGetMemoryBusWidth, memoryBusWidthBits)
+FAKE_UNSIGNED_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, pcieCurrentGen)
+FAKE_UNSIGNED_GETTER(nvmlDeviceGetMaxPcieLinkGeneration, pcieMaxGen)
+FAKE_UNSIGNED_GETTER(nvmlDeviceGetCurrPcieLinkWidth, pcieCurrentWidth)
+FAKE_UNSIGNED_GETTER(nvmlDeviceGetMaxPcieLinkWidth, pcieMaxWidth)
+FAKE_UNSIGNED_GETTER(nvmlDeviceGetNumaNodeId, numaNode)
 
 FAKE_NVML_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t* memory) {
   FAKE_ENTER();
@@ -102,36 +112,6 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlCl
   if (type == NVML_CLOCK_SM) return physicalUnsigned(device, &FakeDevice::maxSmClockMHz, mhz);
   if (type == NVML_CLOCK_MEM) return physicalUnsigned(device, &FakeDevice::maxMemoryClockMHz, mhz);
   return NVML_ERROR_NOT_SUPPORTED;
-}
-
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int* bits) {
-  FAKE_ENTER();
-  return physicalUnsigned(device, &FakeDevice::memoryBusWidthBits, bits);
-}
-
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int* gen) {
-  FAKE_ENTER();
-  return physicalUnsigned(device, &FakeDevice::pcieCurrentGen, gen);
-}
-
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int* gen) {
-  FAKE_ENTER();
-  return physicalUnsigned(device, &FakeDevice::pcieMaxGen, gen);
-}
-
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int* width) {
-  FAKE_ENTER();
-  return physicalUnsigned(device, &FakeDevice::pcieCurrentWidth, width);
-}
-
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int* width) {
-  FAKE_ENTER();
-  return physicalUnsigned(device, &FakeDevice::pcieMaxWidth, width);
-}
-
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int* node) {
-  FAKE_ENTER();
-  return physicalUnsigned(device, &FakeDevice::numaNode, node);
 }
 
 FAKE_NVML_API nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize,

@@ -33,6 +33,20 @@ void copyName(Info& info, const std::string& name) {
   std::strncpy(info.name, name.c_str(), sizeof info.name - 1);
 }
 
+// v2 and v3 name their common fields alike; v3 drops isP2pSupported, adds capabilities.
+template <typename Info>
+void fillProfileInfo(Info& info, unsigned version, const FakeProfile& p) {
+  info = Info{};
+  info.version = version;
+  info.id = p.id;
+  info.sliceCount = p.sliceCount;
+  info.instanceCount = p.instanceCount;
+  info.multiprocessorCount = p.multiprocessorCount;
+  info.copyEngineCount = p.copyEngineCount;
+  info.memorySizeMB = p.memorySizeMB;
+  copyName(info, p.name);
+}
+
 }  // namespace
 
 FAKE_NVML_API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* currentMode, unsigned int* pendingMode) {
@@ -57,28 +71,10 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t dev
   if (profile >= NVML_GPU_INSTANCE_PROFILE_COUNT) return NVML_ERROR_INVALID_ARGUMENT;
   const FakeProfile* p = profileByIndex(*d, profile);
   if (!p) return NVML_ERROR_NOT_SUPPORTED;
-  if (info->version == kNvmlGpuInstanceProfileInfoV3) {
-    auto* v3 = reinterpret_cast<nvmlGpuInstanceProfileInfo_v3_t*>(info);
-    *v3 = nvmlGpuInstanceProfileInfo_v3_t{};
-    v3->version = kNvmlGpuInstanceProfileInfoV3;
-    v3->id = p->id;
-    v3->sliceCount = p->sliceCount;
-    v3->instanceCount = p->instanceCount;
-    v3->multiprocessorCount = p->multiprocessorCount;
-    v3->copyEngineCount = p->copyEngineCount;
-    v3->memorySizeMB = p->memorySizeMB;
-    copyName(*v3, p->name);
-  } else {
-    *info = nvmlGpuInstanceProfileInfo_v2_t{};
-    info->version = kNvmlGpuInstanceProfileInfoV2;
-    info->id = p->id;
-    info->sliceCount = p->sliceCount;
-    info->instanceCount = p->instanceCount;
-    info->multiprocessorCount = p->multiprocessorCount;
-    info->copyEngineCount = p->copyEngineCount;
-    info->memorySizeMB = p->memorySizeMB;
-    copyName(*info, p->name);
-  }
+  if (info->version == kNvmlGpuInstanceProfileInfoV3)
+    fillProfileInfo(*reinterpret_cast<nvmlGpuInstanceProfileInfo_v3_t*>(info), kNvmlGpuInstanceProfileInfoV3, *p);
+  else
+    fillProfileInfo(*info, kNvmlGpuInstanceProfileInfoV2, *p);
   return NVML_SUCCESS;
 }
 

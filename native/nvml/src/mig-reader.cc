@@ -14,6 +14,20 @@ namespace {
 // drivers add.
 constexpr unsigned kProfileIndexLimit = 32;
 
+// The v1/v2/v3 profile structs name their shared fields alike.
+template <typename Info>
+GpuInstanceProfile gpuProfileFrom(unsigned index, const Info& info, std::string name) {
+  return {index,
+          info.id,
+          std::move(name),
+          info.sliceCount,
+          info.instanceCount,
+          info.multiprocessorCount,
+          info.copyEngineCount,
+          info.memorySizeMB,
+          std::nullopt};
+}
+
 bool versionRejected(nvmlReturn_t code) {
   return code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH || code == NVML_ERROR_FUNCTION_NOT_FOUND;
 }
@@ -27,8 +41,7 @@ nvmlReturn_t queryGpuInstanceProfile(const Api& api, nvmlDevice_t device, unsign
   nvmlReturn_t code = invoke(api.deviceGetGpuInstanceProfileInfoV, device, index,
                              reinterpret_cast<nvmlGpuInstanceProfileInfo_v2_t*>(&v3));
   if (code == NVML_SUCCESS) {
-    out = {index, v3.id, fromBuffer(v3.name, sizeof v3.name), v3.sliceCount, v3.instanceCount,
-           v3.multiprocessorCount, v3.copyEngineCount, v3.memorySizeMB, std::nullopt};
+    out = gpuProfileFrom(index, v3, fromBuffer(v3.name, sizeof v3.name));
     return code;
   }
   if (!versionRejected(code)) return code;
@@ -36,16 +49,13 @@ nvmlReturn_t queryGpuInstanceProfile(const Api& api, nvmlDevice_t device, unsign
   v2.version = kNvmlGpuInstanceProfileInfoV2;
   code = invoke(api.deviceGetGpuInstanceProfileInfoV, device, index, &v2);
   if (code == NVML_SUCCESS) {
-    out = {index, v2.id, fromBuffer(v2.name, sizeof v2.name), v2.sliceCount, v2.instanceCount,
-           v2.multiprocessorCount, v2.copyEngineCount, v2.memorySizeMB, std::nullopt};
+    out = gpuProfileFrom(index, v2, fromBuffer(v2.name, sizeof v2.name));
     return code;
   }
   if (!versionRejected(code)) return code;
   nvmlGpuInstanceProfileInfo_t v1{};
   code = invoke(api.deviceGetGpuInstanceProfileInfo, device, index, &v1);
-  if (code == NVML_SUCCESS)
-    out = {index, v1.id, "", v1.sliceCount, v1.instanceCount, v1.multiprocessorCount, v1.copyEngineCount,
-           v1.memorySizeMB, std::nullopt};
+  if (code == NVML_SUCCESS) out = gpuProfileFrom(index, v1, "");
   return code;
 }
 
@@ -54,6 +64,11 @@ struct ComputeProfile {
   unsigned sliceCount = 0;
   unsigned instanceCount = 0;
   unsigned multiprocessorCount = 0;
+
+  template <typename Info>
+  static ComputeProfile from(const Info& info) {
+    return {info.id, info.sliceCount, info.instanceCount, info.multiprocessorCount};
+  }
 };
 
 nvmlReturn_t queryComputeInstanceProfile(const Api& api, nvmlGpuInstance_t gi, unsigned index, ComputeProfile& out) {
@@ -63,7 +78,7 @@ nvmlReturn_t queryComputeInstanceProfile(const Api& api, nvmlGpuInstance_t gi, u
                              unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED},
                              reinterpret_cast<nvmlComputeInstanceProfileInfo_v2_t*>(&v3));
   if (code == NVML_SUCCESS) {
-    out = {v3.id, v3.sliceCount, v3.instanceCount, v3.multiprocessorCount};
+    out = ComputeProfile::from(v3);
     return code;
   }
   if (!versionRejected(code)) return code;
@@ -72,14 +87,14 @@ nvmlReturn_t queryComputeInstanceProfile(const Api& api, nvmlGpuInstance_t gi, u
   code = invoke(api.gpuInstanceGetComputeInstanceProfileInfoV, gi, index,
                 unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED}, &v2);
   if (code == NVML_SUCCESS) {
-    out = {v2.id, v2.sliceCount, v2.instanceCount, v2.multiprocessorCount};
+    out = ComputeProfile::from(v2);
     return code;
   }
   if (!versionRejected(code)) return code;
   nvmlComputeInstanceProfileInfo_t v1{};
   code = invoke(api.gpuInstanceGetComputeInstanceProfileInfo, gi, index,
                 unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED}, &v1);
-  if (code == NVML_SUCCESS) out = {v1.id, v1.sliceCount, v1.instanceCount, v1.multiprocessorCount};
+  if (code == NVML_SUCCESS) out = ComputeProfile::from(v1);
   return code;
 }
 
@@ -104,39 +119,48 @@ Opt<std::vector<Placement>> readPlacements(const Api& api, FieldLog& log, nvmlDe
   return placements;
 }
 
-std::vector<GpuInstanceProfile> readProfiles(const Api& api, FieldLog& log, nvmlDevice_t device) {
-  std::vector<GpuInstanceProfile> profiles;
+// Profile tables are probed index by index: INVALID_ARGUMENT ends the table,
+// NOT_SUPPORTED is an index this GPU does not have.
+template <typename Profile, typename Query, typename Use>
+void forEachProfile(FieldLog& log, const char* field, Query query, Use use) {
   for (unsigned index = 0; index < kProfileIndexLimit; ++index) {
-    GpuInstanceProfile profile;
-    nvmlReturn_t code = queryGpuInstanceProfile(api, device, index, profile);
+    Profile profile;
+    nvmlReturn_t code = query(index, profile);
     if (code == NVML_ERROR_INVALID_ARGUMENT) break;
     if (code == NVML_ERROR_NOT_SUPPORTED) continue;
-    if (!log.check(code, "profiles")) continue;
-    profile.placements = readPlacements(api, log, device, profile);
-    profiles.push_back(std::move(profile));
+    if (log.check(code, field)) use(profile);
   }
+}
+
+std::vector<GpuInstanceProfile> readProfiles(const Api& api, FieldLog& log, nvmlDevice_t device) {
+  std::vector<GpuInstanceProfile> profiles;
+  forEachProfile<GpuInstanceProfile>(
+      log, "profiles",
+      [&](unsigned index, GpuInstanceProfile& profile) { return queryGpuInstanceProfile(api, device, index, profile); },
+      [&](GpuInstanceProfile& profile) {
+        profile.placements = readPlacements(api, log, device, profile);
+        profiles.push_back(std::move(profile));
+      });
   return profiles;
 }
 
 std::vector<ComputeInstance> readComputeInstances(const Api& api, FieldLog& log, nvmlGpuInstance_t gi) {
   std::vector<ComputeInstance> out;
-  for (unsigned index = 0; index < kProfileIndexLimit; ++index) {
-    ComputeProfile profile;
-    nvmlReturn_t code = queryComputeInstanceProfile(api, gi, index, profile);
-    if (code == NVML_ERROR_INVALID_ARGUMENT) break;
-    if (code == NVML_ERROR_NOT_SUPPORTED) continue;
-    if (!log.check(code, "computeInstanceProfiles")) continue;
-    std::vector<nvmlComputeInstance_t> handles(std::max(profile.instanceCount, 1U));
-    unsigned count = static_cast<unsigned>(handles.size());
-    if (!log.check(invoke(api.gpuInstanceGetComputeInstances, gi, profile.id, handles.data(), &count),
-                   "computeInstances"))
-      continue;
-    for (unsigned i = 0; i < count && i < handles.size(); ++i) {
-      nvmlComputeInstanceInfo_t info{};
-      if (!log.check(invoke(api.computeInstanceGetInfo, handles[i], &info), "computeInstanceInfo")) continue;
-      out.push_back({info.id, info.profileId, profile.multiprocessorCount, profile.sliceCount});
-    }
-  }
+  forEachProfile<ComputeProfile>(
+      log, "computeInstanceProfiles",
+      [&](unsigned index, ComputeProfile& profile) { return queryComputeInstanceProfile(api, gi, index, profile); },
+      [&](const ComputeProfile& profile) {
+        std::vector<nvmlComputeInstance_t> handles(std::max(profile.instanceCount, 1U));
+        unsigned count = static_cast<unsigned>(handles.size());
+        if (!log.check(invoke(api.gpuInstanceGetComputeInstances, gi, profile.id, handles.data(), &count),
+                       "computeInstances"))
+          return;
+        for (unsigned i = 0; i < count && i < handles.size(); ++i) {
+          nvmlComputeInstanceInfo_t info{};
+          if (!log.check(invoke(api.computeInstanceGetInfo, handles[i], &info), "computeInstanceInfo")) continue;
+          out.push_back({info.id, info.profileId, profile.multiprocessorCount, profile.sliceCount});
+        }
+      });
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   return out;
 }

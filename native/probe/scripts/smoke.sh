@@ -38,7 +38,11 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   for m in $(seq 8 4 96); do chase global.cg $((m * 1048576)) 128 random true 512; done
   # Device memory latency at a few strides.
   for st in 512 4096 65536; do chase global.cg 2147483648 $st random false 1024; done
+  # Line size / fetch granularity: cold sequential walks at a 32-byte stride.
+  chase global.ca 65536 32 sequential false 1024
+  chase global.cg 65536 32 sequential false 1024
   # Pairs: L1 shared by two warps of one SM; L2 shared across SMs.
+  req pchase.pair '{"first":{"space":"global.ca","arrayBytes":65536,"strideBytes":128},"second":{"space":"global.ca","arrayBytes":65536,"strideBytes":128},"placement":"same-sm","samples":256}'
   req pchase.pair '{"first":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"second":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"placement":"same-sm","samples":256}'
   req pchase.pair '{"first":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"second":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"placement":"different-sm","samples":256}'
   req pchase.pair '{"first":{"space":"global.cg","arrayBytes":16777216,"strideBytes":128,"pattern":"random"},"second":{"space":"global.cg","arrayBytes":67108864,"strideBytes":128,"pattern":"random"},"placement":"different-sm","samples":256}'
