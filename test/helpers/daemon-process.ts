@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface DaemonProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  logs: Array<Record<string, unknown>>;
+  stderr: string[];
+  /** Resolves with the first log line matching. */
+  waitForLog(predicate: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Runs the real entry point (server/main.ts through tsx) as a user would, on a free port. */
+export async function startDaemon(env: Record<string, string>, args: string[] = []): Promise<DaemonProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/main.ts'), '--port', '0', ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TOPOD_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const stderr: string[] = [];
+  const waiters: Array<{ predicate: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }> = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      parsed = { raw: line };
+    }
+    logs.push(parsed);
+    for (const waiter of [...waiters]) {
+      if (waiter.predicate(parsed)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(parsed);
+      }
+    }
+  });
+  createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const waitForLog = (predicate: (l: Record<string, unknown>) => boolean, timeoutMs = 20_000) => {
+    const seen = logs.find(predicate);
+    if (seen) return Promise.resolve(seen);
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`log line not seen in ${timeoutMs} ms; stderr: ${stderr.join('\n')}; logs: ${JSON.stringify(logs.slice(-5))}`)), timeoutMs);
+      waiters.push({ predicate, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+      void exited.then((code) => reject(new Error(`daemon exited (${code}) before the log line; stderr: ${stderr.join('\n')}`)));
+    });
+  };
+  const listening = await waitForLog((l) => l.msg === 'topod listening');
+  return {
+    child,
+    baseUrl: String(listening.address),
+    logs,
+    stderr,
+    waitForLog,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

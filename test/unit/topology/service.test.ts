@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import type { GpuIdentity } from '../../../server/gpu/backend.js';
+import { ProbeScheduler } from '../../../server/jobs/scheduler.js';
+import { openDatabase } from '../../../server/store/database.js';
+import { GpuStore } from '../../../server/store/gpus.js';
+import { JobStore } from '../../../server/store/jobs.js';
+import { ResultStore } from '../../../server/store/results.js';
+import type { TopodEvent } from '../../../server/topology/contracts.js';
+import { TopologyService } from '../../../server/topology/service.js';
+import { controlledDiscover, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
+
+function setup(options: { probeVersion?: string; db?: ReturnType<typeof openDatabase>; withBackend?: boolean } = {}) {
+  const db = options.db ?? openDatabase(':memory:');
+  const jobs = new JobStore(db);
+  const results = new ResultStore(db);
+  const discover = controlledDiscover();
+  const backend = inertBackend(options.probeVersion ?? 'p1');
+  const scheduler =
+    options.withBackend === false
+      ? null
+      : new ProbeScheduler({ db, jobs, results, backend, discover, analysisVersion: 'a1', concurrency: 1, logger: silentLogger });
+  const service = new TopologyService({ results, jobs, scheduler, noBackendReason: scheduler ? null : 'no GPU here', logger: silentLogger });
+  const events: TopodEvent[] = [];
+  service.subscribe((e) => events.push(e));
+  const sync = (gpus: GpuIdentity[], by = 'boot') => {
+    for (const g of gpus) new GpuStore(db).seen(g);
+    service.syncGpus(gpus, by);
+  };
+  return { db, jobs, results, discover, scheduler, service, events, sync };
+}
+
+async function probeOnce(s: ReturnType<typeof setup>, l1 = 1000): Promise<void> {
+  await until(() => s.discover.calls.length > 0);
+  s.discover.calls.shift()?.resolve(outcome(l1));
+  await s.scheduler?.whenIdle();
+}
+
+describe('TopologyService', () => {
+  it('probes a new GPU once, answers pending meanwhile, then serves the document with an ETag', async () => {
+    const s = setup();
+    s.sync([gpuIdentity()]);
+    const pending = s.service.getTopology('0');
+    expect(pending.kind).toBe('pending');
+    await probeOnce(s, 4242);
+    const ready = s.service.getTopology(gpuIdentity().uuid);
+    expect(ready.kind).toBe('ready');
+    if (ready.kind !== 'ready') return;
+    const doc = JSON.parse(ready.document.body);
+    expect(doc.elements.l1.size.value).toBe(4242);
+    expect(doc.status).toMatchObject({ probeStatus: 'probed', stale: false });
+    expect(ready.document.etag).toMatch(/^"[\w-]+"$/);
+    expect(s.events.map((e) => e.type)).toEqual(expect.arrayContaining(['probe.queued', 'probe.started', 'probe.succeeded', 'topology.changed']));
+    // The same document object is handed out again: serialised once per change.
+    const again = s.service.getTopology('0');
+    expect(again.kind === 'ready' && again.document).toBe(ready.document);
+  });
+
+  it('serves from the cache after a restart without probing again', async () => {
+    const first = setup();
+    first.sync([gpuIdentity()]);
+    await probeOnce(first);
+    const second = setup({ db: first.db });
+    second.sync([gpuIdentity()]);
+    expect(second.service.getTopology('0').kind).toBe('ready');
+    expect(second.jobs.list({}).filter((j) => j.state === 'queued')).toHaveLength(0);
+    expect(second.discover.calls).toHaveLength(0);
+  });
+
+  it('a new driver version serves the old result as stale and queues a re-probe; history keeps both', async () => {
+    const s = setup();
+    s.sync([gpuIdentity()]);
+    await probeOnce(s, 1);
+    s.sync([gpuIdentity({ driverVersion: '590.1' })], 'nvml');
+    const stale = s.service.getTopology('0');
+    expect(stale.kind).toBe('ready');
+    if (stale.kind === 'ready') expect(JSON.parse(stale.document.body).status).toMatchObject({ stale: true, staleReason: 'driver changed from 580.00.01 to 590.1' });
+    const job = s.jobs.activeFor(gpuIdentity().uuid);
+    expect(job?.reason).toBe('driver-changed');
+    await probeOnce(s, 2);
+    const fresh = s.service.getTopology('0');
+    if (fresh.kind === 'ready') expect(JSON.parse(fresh.document.body).status.stale).toBe(false);
+    expect(s.results.history(gpuIdentity().uuid).map((h) => h.driverVersion)).toEqual(['590.1', '580.00.01']);
+  });
+
+  it('a new probe version triggers a new probe', async () => {
+    const first = setup({ probeVersion: 'p1' });
+    first.sync([gpuIdentity()]);
+    await probeOnce(first);
+    const second = setup({ db: first.db, probeVersion: 'p2' });
+    second.sync([gpuIdentity()]);
+    expect(second.jobs.activeFor(gpuIdentity().uuid)?.reason).toBe('probe-version-changed');
+  });
+
+  it('a failed re-probe keeps the previous result served', async () => {
+    const s = setup();
+    s.sync([gpuIdentity()]);
+    await probeOnce(s, 7);
+    const outcomeOfRequest = s.service.requestProbe('0', { only: null, force: false, requestedBy: 'test' });
+    expect(outcomeOfRequest.kind).toBe('queued');
+    await until(() => s.discover.calls.length > 0);
+    s.discover.calls.shift()?.reject(new Error('GPU fell off the bus'));
+    await s.scheduler?.whenIdle();
+    const served = s.service.getTopology('0');
+    expect(served.kind === 'ready' && JSON.parse(served.document.body).elements.l1.size.value).toBe(7);
+    expect(s.service.getGpu('0')?.probe.status).toBe('probed');
+  });
+
+  it('reports conflicts, force supersedes, unknown GPUs and no-backend are distinguished', async () => {
+    const s = setup();
+    s.sync([gpuIdentity()]);
+    await until(() => s.discover.calls.length === 1);
+    const first = s.jobs.activeFor(gpuIdentity().uuid);
+    expect(first?.state).toBe('running');
+    const conflict = s.service.requestProbe('0', { only: null, force: false, requestedBy: 'test' });
+    expect(conflict).toEqual({ kind: 'conflict', job: first });
+    const forced = s.service.requestProbe('0', { only: ['l1'], force: true, requestedBy: 'test' });
+    expect(forced.kind).toBe('queued');
+    expect(s.jobs.get(first?.id as string)?.state).toBe('cancelled');
+    expect(s.service.requestProbe('7', { only: null, force: false, requestedBy: 'test' })).toEqual({ kind: 'unknown' });
+    await until(() => s.discover.calls.length === 2);
+    expect(s.discover.calls[0]?.signal?.aborted).toBe(true);
+    s.discover.calls[1]?.resolve(outcome());
+    await s.scheduler?.whenIdle();
+    if (forced.kind === 'queued') expect(s.jobs.get(forced.job.id)).toMatchObject({ state: 'succeeded', only: ['l1'], force: true });
+
+    const none = setup({ withBackend: false });
+    none.sync([gpuIdentity()]);
+    expect(none.service.requestProbe('0', { only: null, force: false, requestedBy: 't' })).toEqual({ kind: 'no-backend', reason: 'no GPU here' });
+    expect(none.service.getTopology('0')).toEqual({ kind: 'unavailable', reason: 'no GPU here' });
+  });
+
+  it('resolves GPUs by index and UUID (any case) and emits removal and return', () => {
+    const s = setup({ withBackend: false });
+    const b = gpuIdentity({ uuid: 'GPU-BBBBBBBB-2222-3333-4444-555555555555', index: 1 });
+    s.sync([gpuIdentity(), b]);
+    expect(s.service.getGpu('1')?.uuid).toBe(b.uuid);
+    expect(s.service.getGpu(b.uuid.toLowerCase())?.index).toBe(1);
+    expect(s.service.getGpu('GPU-nope')).toBeNull();
+    s.sync([gpuIdentity()], 'nvml');
+    expect(s.service.getGpu(b.uuid)?.present).toBe(false);
+    expect(s.service.getGpu('1')).toBeNull();
+    s.sync([gpuIdentity(), b], 'nvml');
+    expect(s.events.map((e) => `${e.type}:${e.gpuUuid.slice(4, 8)}`)).toEqual(['gpu.removed:BBBB', 'gpu.added:BBBB']);
+  });
+});
