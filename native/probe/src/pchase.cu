@@ -66,7 +66,11 @@ __device__ uint32_t walk_space(const ChaserView& c, const uint32_t* sc, const Wa
     const uint32_t t1 = ops::clock32();
     out.latencies[k] = t1 - t0;
   }
-  return walk_untimed<S>(c, sc, j, plan.untimedAfter, out);
+  j = walk_untimed<S>(c, sc, j, plan.untimedAfter, out);
+  // ptxas drops loads whose results are unused, asm volatile or not: without
+  // this store an untimed walk that ends a step (pair step 1) would vanish.
+  out.sink[0] = j;
+  return j;
 }
 
 __device__ uint32_t walk(const ChaserView& c, const uint32_t* sc, const WalkPlan& plan, const WalkOut& out) {
