@@ -19,8 +19,9 @@ export function sendProblem(thrown: unknown, request: FastifyRequest, reply: Fas
   const { problem, headers, unexpected } = renderProblem(thrown, pathOf(request));
   if (unexpected) {
     request.log.error({ err: thrown, req: request }, 'request failed');
-  } else if (problem.status >= 500) {
-    request.log.warn({ code: problem.code, detail: problem.detail }, problem.title);
+  } else if (problem.status >= 500 || problem.status === 401 || problem.status === 403) {
+    // Refused credentials are worth an admin's attention, as are 5xx we chose to send.
+    request.log.warn({ code: problem.code, remoteAddress: request.ip, detail: problem.detail }, problem.title);
   } else {
     request.log.info({ code: problem.code, status: problem.status }, problem.detail);
   }

@@ -16,6 +16,7 @@ describe('request logging', () => {
     expect(incoming).toHaveLength(2);
     expect(incoming[0].req).toMatchObject({ method: 'POST', url: '/v1/gpus/0/probe', headers: { authorization: '[Redacted]' } });
     expect(entries.filter((entry) => entry.msg === 'request completed').map((entry) => entry.res.statusCode)).toEqual([202, 401]);
+    expect(entries.find((entry) => entry.level === 40 && entry.code === 'TOPOD_ERR_UNAUTHORIZED')).toMatchObject({ remoteAddress: '127.0.0.1' });
     const all = t.logs.join('\n');
     expect(all).not.toContain(TEST_TOKEN);
     expect(all).not.toContain('s3cr3t');

@@ -46,6 +46,14 @@ describe('GET /v1/gpus/{id}/topology', () => {
       expect(res.body).toBe(BODY);
     });
 
+    it('answers HEAD with the headers and no body', async () => {
+      const res = await t.app.inject({ method: 'HEAD', url: '/v1/gpus/0/topology' });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe('');
+      expect(res.headers.etag).toBe(ETAG);
+      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(BODY));
+    });
+
     it('quotes a bare tag from the service', async () => {
       t.topology.topologies.set(uuid, { kind: 'ready', document: { body: BODY, etag: 'bare' } });
       const res = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology' });
