@@ -42,6 +42,13 @@ Library& Library::instance() {
 }
 
 Outcome Library::acquire(const std::string& requestedPath) {
+  const std::string wanted = requestedPath.empty() ? defaultLibraryPath() : requestedPath;
+  if (refs_.load() > 0 && wanted != path_) {
+    // One libnvidia-ml per process: a second path while sessions are open
+    // would silently read the first library.
+    return Outcome::failure("TOPOD_NVML_LIBRARY_CONFLICT", "dlopen",
+                            "NVML is already open from " + path_ + "; close those sessions before loading " + wanted);
+  }
   if (refs_.load() > 0) {
     // A reload that failed earlier leaves references but no library: try again.
     if (!loaded_.load()) {
@@ -51,7 +58,7 @@ Outcome Library::acquire(const std::string& requestedPath) {
     refs_.fetch_add(1);
     return Outcome::success();
   }
-  path_ = requestedPath.empty() ? defaultLibraryPath() : requestedPath;
+  path_ = wanted;
   Outcome outcome = loadAndInit();
   if (outcome.ok) refs_.store(1);
   return outcome;

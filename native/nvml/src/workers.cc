@@ -12,6 +12,10 @@ namespace {
 class PromiseWorker : public Napi::AsyncWorker {
  public:
   explicit PromiseWorker(Napi::Env env) : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)) {}
+  // Execute() fills plain state and never throws by design; should the C++
+  // runtime throw anyway (std::bad_alloc), the promise still settles.
+  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
+
   Napi::Promise Queue() {
     Napi::Promise promise = deferred_.Promise();
     Napi::AsyncWorker::Queue();

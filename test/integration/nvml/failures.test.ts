@@ -95,6 +95,14 @@ describe('addon + fake NVML: failures', () => {
     expect((await source.read()).available).toBe(true);
   });
 
+  it('refuses a second libnvidia-ml while sessions on the first are open', async () => {
+    scenario = new ScenarioFile('h100-80gb-mig-off.json');
+    expect((await track(fakeSource()).read()).available).toBe(true);
+    const other = await track(new NvmlSource({ libraryPath: '/elsewhere/libnvidia-ml.so.1' })).read();
+    expect(other.available).toBe(false);
+    expect(other.reason).toMatch(/^TOPOD_NVML_LIBRARY_CONFLICT: NVML is already open from .*fake-nvml/);
+  });
+
   it('reports a scenario the fake cannot parse as an unknown NVML error', async () => {
     scenario = new ScenarioFile('a100-40gb-mig-mixed.json');
     scenario.edit((s) => {
