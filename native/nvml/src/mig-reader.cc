@@ -9,10 +9,11 @@ namespace topod::nvml {
 
 namespace {
 
-// Profile indices grow with each driver (17 in the 580 headers). Probing past
-// the count we know costs one INVALID_ARGUMENT and finds profiles newer
-// drivers add.
-constexpr unsigned kProfileIndexLimit = 32;
+// Profile indices grow with each driver (17 GPU-instance and 8 compute-instance
+// indices in the 580 headers). Probing past the counts we know finds the
+// profiles newer drivers add, at the price of a few cheap refusals.
+constexpr unsigned kGpuProfileIndexLimit = 32;
+constexpr unsigned kComputeProfileIndexLimit = 16;
 
 // The v1/v2/v3 profile structs name their shared fields alike.
 template <typename Info>
@@ -119,15 +120,16 @@ Opt<std::vector<Placement>> readPlacements(const Api& api, FieldLog& log, nvmlDe
   return placements;
 }
 
-// Profile tables are probed index by index: INVALID_ARGUMENT ends the table,
-// NOT_SUPPORTED is an index this GPU does not have.
+// Profile tables are probed index by index. NOT_SUPPORTED is an index this GPU
+// lacks and INVALID_ARGUMENT one this driver does not know; neither is a
+// refusal, and neither ends the scan: the tables have holes (no 6- or 8-slice
+// profiles on A100/H100, GFX variants only on Blackwell).
 template <typename Profile, typename Query, typename Use>
-void forEachProfile(FieldLog& log, const char* field, Query query, Use use) {
-  for (unsigned index = 0; index < kProfileIndexLimit; ++index) {
+void forEachProfile(FieldLog& log, const char* field, unsigned limit, Query query, Use use) {
+  for (unsigned index = 0; index < limit; ++index) {
     Profile profile;
     nvmlReturn_t code = query(index, profile);
-    if (code == NVML_ERROR_INVALID_ARGUMENT) break;
-    if (code == NVML_ERROR_NOT_SUPPORTED) continue;
+    if (code == NVML_ERROR_INVALID_ARGUMENT || code == NVML_ERROR_NOT_SUPPORTED) continue;
     if (log.check(code, field)) use(profile);
   }
 }
@@ -135,7 +137,7 @@ void forEachProfile(FieldLog& log, const char* field, Query query, Use use) {
 std::vector<GpuInstanceProfile> readProfiles(const Api& api, FieldLog& log, nvmlDevice_t device) {
   std::vector<GpuInstanceProfile> profiles;
   forEachProfile<GpuInstanceProfile>(
-      log, "profiles",
+      log, "profiles", kGpuProfileIndexLimit,
       [&](unsigned index, GpuInstanceProfile& profile) { return queryGpuInstanceProfile(api, device, index, profile); },
       [&](GpuInstanceProfile& profile) {
         profile.placements = readPlacements(api, log, device, profile);
@@ -147,7 +149,7 @@ std::vector<GpuInstanceProfile> readProfiles(const Api& api, FieldLog& log, nvml
 std::vector<ComputeInstance> readComputeInstances(const Api& api, FieldLog& log, nvmlGpuInstance_t gi) {
   std::vector<ComputeInstance> out;
   forEachProfile<ComputeProfile>(
-      log, "computeInstanceProfiles",
+      log, "computeInstanceProfiles", kComputeProfileIndexLimit,
       [&](unsigned index, ComputeProfile& profile) { return queryComputeInstanceProfile(api, gi, index, profile); },
       [&](const ComputeProfile& profile) {
         std::vector<nvmlComputeInstance_t> handles(std::max(profile.instanceCount, 1U));
