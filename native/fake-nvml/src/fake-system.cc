@@ -1,18 +1,11 @@
 // Fake NVML: library lifetime, system queries and device enumeration.
 #include "fake-api.h"
-#include "nvml-return.h"
 
 using namespace topod::fake;
 
 FAKE_NVML_API nvmlReturn_t nvmlInit_v2(void) { return initialize(); }
 
 FAKE_NVML_API nvmlReturn_t nvmlShutdown(void) { return shutdown(); }
-
-FAKE_NVML_API const char* nvmlErrorString(nvmlReturn_t result) {
-  for (const auto& entry : topod::nvml::kReturnNames)
-    if (entry.code == result) return entry.name;
-  return "UNKNOWN_ERROR";
-}
 
 FAKE_NVML_API nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
   FAKE_ENTER();
