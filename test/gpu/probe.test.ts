@@ -1,18 +1,12 @@
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProbeError, type ProbeChannel } from '../../server/gpu/backend.js';
+import type { ProbeChannel } from '../../server/gpu/backend.js';
 import { NativeBackend } from '../../server/gpu/native.js';
 import { MEMORY_SPACES, type DeviceProperties, type PchaseArgs } from '../../server/gpu/protocol.js';
-import { exchange, PROBE_PATH, probeBuilt } from '../integration/probe/raw-probe.js';
+import { exchange, expectProbeError, median, PROBE_PATH, probeBuilt } from '../integration/probe/raw-probe.js';
 
 const hasGpu = existsSync('/dev/nvidia0') || spawnSync('nvidia-smi', ['-L']).status === 0;
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
 const chase = (over: Partial<PchaseArgs>): PchaseArgs => ({
   space: 'global.ca',
@@ -23,15 +17,6 @@ const chase = (over: Partial<PchaseArgs>): PchaseArgs => ({
   samples: 256,
   ...over,
 });
-
-async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProbeError);
-  expect((error as ProbeError).code).toBe(code);
-}
 
 describe.skipIf(!hasGpu)('topod-probe on a real GPU (skipped: no /dev/nvidia0 and no nvidia-smi on this machine)', () => {
   const backend = new NativeBackend({ requestTimeoutMs: 120_000 });
@@ -112,11 +97,11 @@ describe.skipIf(!hasGpu)('topod-probe on a real GPU (skipped: no /dev/nvidia0 an
   });
 
   it('answers bad requests with errors and keeps serving', async () => {
-    await expectCode(channel.request('pchase', chase({ arrayBytes: -4096 })), 'bad_request');
-    await expectCode(channel.request('pchase', chase({ arrayBytes: device.totalMemoryBytes * 2 })), 'out_of_memory');
-    await expectCode(channel.request('pchase', chase({ space: 'l7' as never })), 'bad_request');
-    await expectCode(channel.request('pchase', chase({ strideBytes: 6 })), 'bad_request');
-    await expectCode(channel.request('bandwidth', { mode: 'read', arrayBytes: 1 << 20, blocks: 0, threadsPerBlock: 256, repetitions: 1 }), 'bad_request');
+    await expectProbeError(channel.request('pchase', chase({ arrayBytes: -4096 })), 'bad_request');
+    await expectProbeError(channel.request('pchase', chase({ arrayBytes: device.totalMemoryBytes * 2 })), 'out_of_memory');
+    await expectProbeError(channel.request('pchase', chase({ space: 'l7' as never })), 'bad_request');
+    await expectProbeError(channel.request('pchase', chase({ strideBytes: 6 })), 'bad_request');
+    await expectProbeError(channel.request('bandwidth', { mode: 'read', arrayBytes: 1 << 20, blocks: 0, threadsPerBlock: 256, repetitions: 1 }), 'bad_request');
     expect((await channel.request('pchase', chase({ samples: 8 }))).latenciesCycles).toHaveLength(8);
   });
 

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
+import type { ProbeChannel } from '../../../server/gpu/backend.js';
 import { JsonLinesChannel, parseResponse, type LoggerLike } from '../../../server/gpu/native.js';
+import { expectProbeError } from './raw-probe.js';
 
 const STUB = path.join(path.dirname(fileURLToPath(import.meta.url)), 'stub-probe.mjs');
 
@@ -25,16 +26,6 @@ function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-async function expectProbeError(promise: Promise<unknown>, code: string): Promise<ProbeError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProbeError);
-  expect((error as ProbeError).code).toBe(code);
-  return error as ProbeError;
 }
 
 describe('JsonLinesChannel against a misbehaving stub probe', () => {

@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { ProbeError } from '../../../server/gpu/backend.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The built probe (scripts/build-probe.mjs), or TOPOD_PROBE_PATH. */
@@ -32,4 +34,22 @@ export function exchange(lines: string[], env: NodeJS.ProcessEnv = process.env, 
     });
     child.stdin.end(lines.map((l) => `${l}\n`).join(''));
   });
+}
+
+/** Median; the mean of the two middle values for an even count. */
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Awaits a promise that must reject with a ProbeError of this code; returns the error. */
+export async function expectProbeError(promise: Promise<unknown>, code: string): Promise<ProbeError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ProbeError);
+  expect((error as ProbeError).code).toBe(code);
+  return error as ProbeError;
 }

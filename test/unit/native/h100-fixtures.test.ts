@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MEMORY_SPACES, type BandwidthResult, type CalibrateResult, type HelloResult, type PchaseBatchResult, type PchasePairResult, type PchaseResult } from '../../../server/gpu/protocol.js';
+import { median } from '../../integration/probe/raw-probe.js';
 
 // Recorded H100 series (native/probe/scripts/smoke.sh, split by fixtures-from-smoke.mjs).
 // These tests check that the recording obeys physics, by comparing measured values with each other.
@@ -15,11 +16,6 @@ interface Entry<R> {
 }
 function load<R>(file: string): { meta: Record<string, unknown>; entries: Entry<R>[] } {
   return JSON.parse(readFileSync(path.join(DIR, file), 'utf8'));
-}
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 const H100_PEAK_BYTES_PER_S = 3.35e12; // SXM5 HBM3 datasheet peak
 
