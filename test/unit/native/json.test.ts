@@ -1,12 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileDriver, hasGxx, runDriver } from './gxx.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const hasGxx = spawnSync('g++', ['--version']).status === 0;
 
 describe.skipIf(!hasGxx)('native/common/json.hpp (needs g++; skipped when absent)', () => {
   let dir = '';
@@ -14,20 +13,12 @@ describe.skipIf(!hasGxx)('native/common/json.hpp (needs g++; skipped when absent
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'topod-json-'));
-    binary = path.join(dir, 'json-roundtrip');
-    const build = spawnSync('g++', ['-std=c++17', '-Wall', '-Wextra', '-Werror', '-O1', path.join(here, 'json-roundtrip.cpp'), '-o', binary], {
-      encoding: 'utf8',
-    });
-    expect(build.status, build.stderr).toBe(0);
+    binary = compileDriver(path.join(here, 'json-roundtrip.cpp'), dir);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Feeds one line per input to the driver and returns one output line per input (plus the trailing "built" line). */
-  function run(lines: string[]): string[] {
-    const out = spawnSync(binary, [], { input: lines.join('\n') + '\n', encoding: 'utf8' });
-    expect(out.status).toBe(0);
-    return out.stdout.trimEnd().split('\n');
-  }
+  const run = (lines: string[]) => runDriver(binary, lines);
 
   it('round-trips valid documents, printing integral numbers without a fraction', () => {
     const cases: Array<[string, string]> = [
