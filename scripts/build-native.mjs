@@ -71,8 +71,12 @@ function buildAddon() {
   const nodeGyp = findNodeGyp();
   if (!nodeGyp) return skip('NVML addon', 'node-gyp not found (it ships with npm)');
   if (!hasCommand(process.env.CXX ?? 'g++') && !hasCommand('c++')) return skip('NVML addon', 'no C++ compiler');
+  if (!hasCommand('python3') && !hasCommand('python')) return skip('NVML addon', 'node-gyp needs python3');
+  if (!hasCommand('make')) return skip('NVML addon', 'make not found');
   const [command, ...prefixArgs] = nodeGyp;
-  if (!existsSync(path.join(addonDir, 'build/Makefile'))) {
+  const makefile = path.join(addonDir, 'build/Makefile');
+  const gypFile = path.join(addonDir, 'binding.gyp');
+  if (!existsSync(makefile) || statSync(makefile).mtimeMs < statSync(gypFile).mtimeMs) {
     log('configuring the NVML addon');
     run(command, [...prefixArgs, 'configure', ...nodeDirArgs()], addonDir);
   }

@@ -16,7 +16,7 @@ export interface DynamicPollerOptions {
   source: DynamicSource;
   /** Period between the end of one read and the start of the next; default TOPOD_POLL_MS or 1000. */
   pollMs?: number;
-  logger?: DynamicLogger & { error?: DynamicLogger['warn'] };
+  logger?: DynamicLogger;
 }
 
 export interface PollerStats {
