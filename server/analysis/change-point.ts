@@ -6,14 +6,15 @@ import { ksTest, type KsTest } from './kolmogorov-smirnov.js';
  * Where in a size sweep does the latency distribution shift? (thesis §3.3,
  * MT4G §IV-B). Three steps:
  * 1. reduce each size's samples to one number, the share of loads slower
- *    than the smallest sizes' upper Tukey fence: unlike
+ *    than the smallest sizes normally are (slowThreshold): unlike
  *    MT4G's geometric mapping this ignores how far rare outliers stray, and a
  *    sweep crossing two levels (L1 → L2 → memory) still shows the first step;
  * 2. estimate one change point by the least-squares step fit ("Opt" with one
  *    change point, thesis Algorithm 1) over that series;
- * 3. walk back from it while the previous size still differs from every size
- *    before it (two-sample K-S): on a gradual onset (part of the array still
- *    hits) the change point is where misses start, not the middle of the ramp.
+ * 3. walk back from it while the previous size still has more slow loads than
+ *    the sizes before it and differs from them (two-sample K-S): on a gradual
+ *    onset (part of the array still hits) the change point is where misses
+ *    start, not the middle of the ramp.
  * The K-S test of all samples below against all above scores the result.
  */
 
@@ -30,6 +31,8 @@ export interface ChangePointOptions {
   alpha?: number;
   /** Smallest rise of the share of slow loads across the sweep that counts as a step (default 0.2). */
   minShareStep?: number;
+  /** A size before the step fit's change point joins the shifted side only when this many more of its loads are slow than before it (default 0.05). */
+  minOnsetShare?: number;
 }
 
 export interface ChangePointFound {
@@ -61,6 +64,7 @@ export type ChangePointResult = ChangePointFound | ChangePointMissing;
 export function detectSizeChangePoint(points: readonly SweepPoint[], options: ChangePointOptions = {}): ChangePointResult {
   const alpha = options.alpha ?? 0.001;
   const minShareStep = options.minShareStep ?? 0.2;
+  const minOnsetShare = options.minOnsetShare ?? 0.05;
   if (points.length < 2) return { found: false, reason: 'fewer than two sizes', slowShares: [] };
   for (let i = 1; i < points.length; i += 1) {
     if (points[i]!.sizeBytes <= points[i - 1]!.sizeBytes) throw new RangeError('sweep sizes must be strictly increasing');
@@ -77,10 +81,11 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
 
   let index = stepFitIndex(slowShares);
   while (index > 1) {
-    const previous = points[index - 1]!.samples;
+    // Both: K-S alone flags the slow drift of hit latency with size (TLB reach) at these sample counts.
+    const risesBy = slowShares[index - 1]! - mean(slowShares.slice(0, index - 1));
+    if (risesBy < minOnsetShare) break;
     const before = points.slice(0, index - 1).flatMap((point) => point.samples);
-    const test = ksTest(before, previous, alpha);
-    if (!test.differs || slowShares[index - 1]! <= mean(slowShares.slice(0, index - 1))) break;
+    if (!ksTest(before, points[index - 1]!.samples, alpha).differs) break;
     index -= 1;
   }
 
@@ -116,17 +121,17 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
 }
 
 /**
- * Slower than this is "slow": above the upper Tukey fence (Q3 + 2·IQR) of the
- * smallest sizes (a sweep starts below the change point). Quartiles ignore
- * outliers at any plausible rate, and a bimodal baseline (near and far L2
- * hits) widens the fence instead of splitting it.
+ * Slower than this is "slow": the 95th percentile of the smallest sizes (a
+ * sweep starts below the change point) plus two interquartile ranges. The
+ * 95th percentile sits above every regular mode of the baseline (real L1 hits
+ * come at two latencies, A100 L2 hits at near and far ones) and below the
+ * rare disturbances.
  */
 function slowThreshold(points: readonly SweepPoint[]): number {
   const baselineCount = Math.max(2, Math.ceil(points.length / BASELINE_SHARE_DIVISOR));
   const baseline = sortedAscending(points.slice(0, baselineCount).flatMap((point) => [...point.samples]));
-  const q1 = percentileOfSorted(baseline, 25);
-  const q3 = percentileOfSorted(baseline, 75);
-  return q3 + 2 * Math.max(1, q3 - q1);
+  const iqr = percentileOfSorted(baseline, 75) - percentileOfSorted(baseline, 25);
+  return percentileOfSorted(baseline, 95) + 2 * Math.max(1, iqr);
 }
 
 /** argmin over t of the squared error of a two-level step with the jump before index t. */

@@ -10,12 +10,14 @@ import { recordedSearch, residentSamples, sweepPoints } from './sweep-series.js'
 /**
  * L1 data cache size and latency (thesis §4.1): global `.ca` pointer chases,
  * one array size per SM in one `pchase.batch` launch, so a sweep of dozens of
- * sizes costs one kernel. The stride is one 32 B sector: once the array no
- * longer fits, every load of a thrashed line misses.
+ * sizes costs one kernel. One load per 128 B line, and enough timed loads to
+ * cover the whole array near the L1 size: real L1s hash lines to sets, so
+ * which lines a slightly too large array loses depends on its size, and
+ * timing only the array's head would see them by luck (seen on an H100).
  */
 const SERIES = 'l1.size';
-const STRIDE_BYTES = 32;
-const SAMPLES = 512;
+const STRIDE_BYTES = 128;
+const SAMPLES = 2048;
 const KIB = 1024;
 /** Sizes at most this share of the measured size count as L1-resident for the latency. */
 const RESIDENT_SHARE = 0.9;
