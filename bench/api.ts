@@ -1,12 +1,13 @@
 /**
  * `npm run bench:api` — GET /v1/gpus/0/topology on the real daemon (sim
  * backend, one probed GPU) against a bare fastify route sending the same
- * bytes. Each server is a fresh child process; autocannon runs in this one.
+ * bytes; a third case, our app over an in-memory topology, splits the gap
+ * into what the HTTP layer costs and what the daemon around it costs. Each server is a fresh child process; autocannon runs in this one.
  * Prints req/s, p99 latency, RSS after each case, the machine, and last the
  * ratio ours/bare. bench/poll.ts reuses the harness exported here.
  *
  * Environment: BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 100),
- * BENCH_ROUNDS (default 3). Children run under the parent's loader: tsx adds
+ * BENCH_SLICE_S (default 2). Children run under the parent's loader: tsx adds
  * ~30 MB RSS, so for production memory figures build and run
  * `node dist/bench/api.js`.
  */
@@ -15,11 +16,13 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { TopologyApi } from '../server/topology/contracts.js';
 
 export const TOPOLOGY_PATH = '/v1/gpus/0/topology';
 const WARMUP_S = 2;
 
-export type ServerKind = 'daemon' | 'bare';
+/** daemon: the real thing; app: our HTTP layer over an in-memory topology (isolates the daemon's own cost); bare: plain fastify. */
+export type ServerKind = 'daemon' | 'app' | 'bare';
 
 /** What a server child reports once listening. */
 interface ReadyMessage {
@@ -39,7 +42,13 @@ export interface NvmlRefreshCost {
   lastReadDurationMs: number | null;
 }
 
-type ParentMessage = { type: 'serve-bare'; body: string; etag: string; conditional: boolean } | { type: 'stats' } | { type: 'stop' };
+export interface ServedDocument {
+  body: string;
+  etag: string;
+  conditional: boolean;
+}
+
+type ParentMessage = ({ type: 'serve-document' } & ServedDocument) | { type: 'stats' } | { type: 'stop' };
 
 // ---------------------------------------------------------------- child side
 
@@ -71,29 +80,53 @@ async function serveDaemon(): Promise<void> {
   await daemon.start();
   await daemon.whenIdle();
   const url = await daemon.app.listen({ host: '127.0.0.1', port: 0 });
+  answerParent(url, () => daemon.close(), () => readNvmlRefreshCost(daemon));
+}
+
+/** Reports readiness, then answers the parent's stats and stop requests. */
+function answerParent(url: string, close: () => Promise<void>, nvmlRefresh: () => NvmlRefreshCost | null = () => null): void {
   process.on('message', (message: ParentMessage) => {
-    if (message.type === 'stats') send({ type: 'stats', rssBytes: process.memoryUsage().rss, nvmlRefresh: readNvmlRefreshCost(daemon) });
-    if (message.type === 'stop') void daemon.close().then(() => process.exit(0));
+    if (message.type === 'stats') send({ type: 'stats', rssBytes: process.memoryUsage().rss, nvmlRefresh: nvmlRefresh() });
+    if (message.type === 'stop') void close().then(() => process.exit(0));
   });
   send({ type: 'ready', url });
 }
 
+async function documentFromParent(): Promise<ServedDocument> {
+  const [setup] = (await once(process, 'message')) as [ParentMessage];
+  if (setup.type !== 'serve-document') throw new Error(`server expected the document first, got ${setup.type}`);
+  return setup;
+}
+
+async function serveApp(): Promise<void> {
+  const { buildApp } = await import('../server/app.js');
+  const { body, etag } = await documentFromParent();
+  const notHere = (): never => {
+    throw new Error('not used by this benchmark');
+  };
+  const topology: TopologyApi = {
+    listGpus: () => [],
+    getGpu: () => null,
+    getTopology: (id) => (id === '0' ? { kind: 'ready', document: { body, etag } } : { kind: 'unknown' }),
+    requestProbe: notHere,
+    getJob: () => null,
+    listJobs: () => [],
+    subscribe: () => () => undefined,
+    health: () => ({ ready: true, checks: {} }),
+  };
+  const app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024 }, topology, version: 'bench' });
+  answerParent(await app.listen({ host: '127.0.0.1', port: 0 }), () => app.close());
+}
+
 async function serveBare(): Promise<void> {
   const { default: Fastify } = await import('fastify');
-  const [setup] = (await once(process, 'message')) as [ParentMessage];
-  if (setup.type !== 'serve-bare') throw new Error(`bare server expected its body first, got ${setup.type}`);
-  const { body, etag, conditional } = setup;
+  const { body, etag, conditional } = await documentFromParent();
   const app = Fastify();
   app.get(TOPOLOGY_PATH, (request, reply) => {
     if (conditional && request.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.type('application/json; charset=utf-8').send(body);
   });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  process.on('message', (message: ParentMessage) => {
-    if (message.type === 'stats') send({ type: 'stats', rssBytes: process.memoryUsage().rss, nvmlRefresh: null });
-    if (message.type === 'stop') void app.close().then(() => process.exit(0));
-  });
-  send({ type: 'ready', url });
+  answerParent(await app.listen({ host: '127.0.0.1', port: 0 }), () => app.close());
 }
 
 // --------------------------------------------------------------- parent side
@@ -112,12 +145,12 @@ async function nextMessage<T extends { type: string }>(child: ChildProcess, type
 }
 
 /** Starts one server in a fresh process (this file, re-run with --serve). */
-export async function startServer(kind: ServerKind, bare?: { body: string; etag: string; conditional: boolean }): Promise<ServerHandle> {
+export async function startServer(kind: ServerKind, document?: ServedDocument): Promise<ServerHandle> {
   const execArgv = import.meta.url.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const child = fork(fileURLToPath(import.meta.url), ['--serve', kind], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  if (kind === 'bare') {
-    if (!bare) throw new Error('the bare server needs the body to send');
-    child.send({ type: 'serve-bare', ...bare } satisfies ParentMessage);
+  if (kind !== 'daemon') {
+    if (!document) throw new Error(`the ${kind} server needs the document to send`);
+    child.send({ type: 'serve-document', ...document } satisfies ParentMessage);
   }
   const { url } = await nextMessage<ReadyMessage>(child, 'ready');
   return {
@@ -134,13 +167,11 @@ export async function startServer(kind: ServerKind, bare?: { body: string; etag:
 }
 
 interface AutocannonResult {
-  requests: { average: number };
-  latency: { p99: number; average: number };
-  non2xx: number;
+  requests: { total: number };
+  duration: number;
+  latency: { p99: number };
   errors: number;
   timeouts: number;
-  '2xx': number;
-  '3xx'?: number;
   statusCodeStats?: Record<string, { count: number }>;
 }
 type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
@@ -148,11 +179,12 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
-export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+export const SLICE_S = Number(process.env.BENCH_SLICE_S ?? 2);
 
 export interface CaseResult {
   name: string;
   requestsPerSec: number;
+  /** Median over the slices of each slice's p99. */
   p99Ms: number;
   rssMb: number;
   statusCodes: string;
@@ -160,24 +192,51 @@ export interface CaseResult {
   nvmlRefresh: NvmlRefreshCost | null;
 }
 
-/** Warms up, then loads `url` for DURATION_S and reads the server's RSS after. */
-export async function measure(name: string, server: ServerHandle, headers: Record<string, string> = {}): Promise<CaseResult> {
-  const url = server.url + TOPOLOGY_PATH;
-  await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_S, headers });
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
-  const stats = await server.stats();
-  const codes = Object.entries(result.statusCodeStats ?? {})
-    .map(([code, { count }]) => `${code}×${count}`)
-    .join(' ');
-  return {
-    name,
-    requestsPerSec: result.requests.average,
-    p99Ms: result.latency.p99,
-    rssMb: stats.rssBytes / 2 ** 20,
-    statusCodes: codes,
-    failures: result.errors + result.timeouts,
-    nvmlRefresh: stats.nvmlRefresh,
-  };
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/** One case: its server and the autocannon slices run against it. */
+class Case {
+  readonly slices: AutocannonResult[] = [];
+  constructor(
+    readonly name: string,
+    readonly server: ServerHandle,
+    private readonly headers: Record<string, string>,
+  ) {}
+
+  async load(durationS: number): Promise<AutocannonResult> {
+    return autocannon({ url: this.server.url + TOPOLOGY_PATH, connections: CONNECTIONS, duration: durationS, headers: this.headers });
+  }
+
+  async slice(): Promise<void> {
+    this.slices.push(await this.load(SLICE_S));
+  }
+
+  rate(index: number): number {
+    const slice = this.slices[index];
+    return slice ? slice.requests.total / slice.duration : 0;
+  }
+
+  async result(): Promise<CaseResult> {
+    const stats = await this.server.stats();
+    const codes = new Map<string, number>();
+    for (const slice of this.slices) {
+      for (const [code, { count }] of Object.entries(slice.statusCodeStats ?? {})) codes.set(code, (codes.get(code) ?? 0) + count);
+    }
+    const total = (pick: (r: AutocannonResult) => number) => this.slices.reduce((sum, r) => sum + pick(r), 0);
+    return {
+      name: this.name,
+      requestsPerSec: total((r) => r.requests.total) / total((r) => r.duration),
+      p99Ms: median(this.slices.map((r) => r.latency.p99)),
+      rssMb: stats.rssBytes / 2 ** 20,
+      statusCodes: [...codes].map(([code, count]) => `${code}×${count}`).join(' '),
+      failures: total((r) => r.errors + r.timeouts),
+      nvmlRefresh: stats.nvmlRefresh,
+    };
+  }
 }
 
 export function machine(): string {
@@ -187,7 +246,7 @@ export function machine(): string {
 }
 
 export function printTable(results: CaseResult[]): void {
-  console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s per case after ${WARMUP_S} s warm-up, best of ${ROUNDS} alternating rounds`);
+  console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s per case in ${SLICE_S} s slices rotating between the cases, after ${WARMUP_S} s warm-up each`);
   console.table(
     results.map((r) => ({
       case: r.name,
@@ -210,43 +269,53 @@ export async function fetchDocument(url: string): Promise<{ body: string; etag: 
   return { body, etag };
 }
 
-/** One round: the daemon case then the bare case, each in its own fresh process. */
-async function round(conditional: boolean): Promise<[CaseResult, CaseResult]> {
-  const daemon = await startServer('daemon');
-  const document = await fetchDocument(daemon.url);
-  const headers: Record<string, string> = conditional ? { 'if-none-match': document.etag } : {};
-  const ours = await measure('topod', daemon, headers);
-  await daemon.stop();
-  const bareServer = await startServer('bare', { ...document, conditional });
-  const bare = await measure('bare fastify', bareServer, headers);
-  await bareServer.stop();
-  console.log(`round: topod ${Math.round(ours.requestsPerSec)} req/s, bare ${Math.round(bare.requestsPerSec)} req/s (document ${document.body.length} bytes, ETag ${document.etag})`);
-  return [ours, bare];
+export interface Comparison {
+  ours: CaseResult;
+  /** Our HTTP layer over an in-memory topology: what the routes cost without the daemon around them. */
+  app: CaseResult;
+  bare: CaseResult;
+  /** Median over slice rounds of ours/bare: neighbours' load shifts every case of a round alike. */
+  ratio: number;
 }
 
-const best = (results: CaseResult[]): CaseResult => results.reduce((a, b) => (b.requestsPerSec > a.requestsPerSec ? b : a));
-
 /**
- * BENCH_ROUNDS alternating rounds; each case keeps its best round, so a
- * neighbour stealing the CPU for a while (shared machines) hurts neither side.
+ * All servers up (each its own fresh process), then short load slices
+ * rotating between them, so CPU stolen by other work on a shared machine
+ * lands on every case alike.
  */
-export async function compare(conditional: boolean): Promise<[CaseResult, CaseResult]> {
-  const rounds: Array<[CaseResult, CaseResult]> = [];
-  for (let i = 0; i < ROUNDS; i++) rounds.push(await round(conditional));
-  return [best(rounds.map(([ours]) => ours)), best(rounds.map(([, bare]) => bare))];
+export async function compare(conditional: boolean): Promise<Comparison> {
+  const daemonServer = await startServer('daemon');
+  const fetched = await fetchDocument(daemonServer.url);
+  const document = { ...fetched, conditional };
+  const [appServer, bareServer] = await Promise.all([startServer('app', document), startServer('bare', document)]);
+  console.log(`document: ${fetched.body.length} bytes, ETag ${fetched.etag}`);
+  const headers: Record<string, string> = conditional ? { 'if-none-match': fetched.etag } : {};
+  const cases = [new Case('topod daemon', daemonServer, headers), new Case('topod app, in-memory topology', appServer, headers), new Case('bare fastify', bareServer, headers)] as const;
+  for (const c of cases) await c.load(WARMUP_S);
+  const rounds = Math.max(1, Math.round(DURATION_S / SLICE_S));
+  for (let i = 0; i < rounds; i++) {
+    for (let k = 0; k < cases.length; k++) await (cases[(i + k) % cases.length] as Case).slice();
+  }
+  const [ours, app, bare] = cases;
+  const ratios = Array.from({ length: rounds }, (_, i) => ours.rate(i) / bare.rate(i));
+  const comparison = { ours: await ours.result(), app: await app.result(), bare: await bare.result(), ratio: median(ratios) };
+  await Promise.all([daemonServer.stop(), appServer.stop(), bareServer.stop()]);
+  console.log(`per-round ratios daemon/bare: ${ratios.map((r) => r.toFixed(2)).join(' ')}`);
+  return comparison;
 }
 
 async function main(): Promise<void> {
-  const [ours, bare] = await compare(false);
-  printTable([ours, bare]);
+  const { ours, app, bare, ratio } = await compare(false);
+  printTable([ours, app, bare]);
   console.log(`goals: ratio >= 0.8, p99 < 10 ms, RSS < 150 MB; topod p99 ${ours.p99Ms} ms, RSS ${ours.rssMb.toFixed(1)} MB`);
-  console.log(`ratio ours/bare: ${(ours.requestsPerSec / bare.requestsPerSec).toFixed(3)}`);
+  console.log(`ratio ours/bare: ${ratio.toFixed(3)}`);
 }
 
 const serveIndex = process.argv.indexOf('--serve');
 if (serveIndex !== -1) {
   const kind = process.argv[serveIndex + 1];
-  (kind === 'daemon' ? serveDaemon() : serveBare()).catch((error: unknown) => {
+  const serve = { daemon: serveDaemon, app: serveApp, bare: serveBare }[kind as ServerKind] ?? serveBare;
+  serve().catch((error: unknown) => {
     console.error(`bench server (${kind}) failed:`, error);
     process.exit(1);
   });
