@@ -39,7 +39,7 @@ describe('daemon on the simulated GPU', () => {
 
   it('probes at first start, then serves from the cache after a restart', async () => {
     const db = path.join(tempDir(), 'topod.sqlite');
-    const first = await start({ TOPOD_BACKEND: 'sim', TOPOD_DB: db });
+    const first = await start({ TOPOD_BACKEND: 'sim', TOPOD_DB: db, TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1' });
     const list = await getJson(`${first.baseUrl}/v1/gpus`);
     expect(list.status).toBe(200);
     expect(list.body.gpus).toHaveLength(1);
@@ -52,6 +52,10 @@ describe('daemon on the simulated GPU', () => {
     }
     const topology = await waitForTopology(first.baseUrl);
     expect(topology.simulated).toBe(true);
+    // NVML absent: healthy, static data served, and the document says why there is no live state.
+    expect(topology.dynamic.available).toBe(false);
+    expect(topology.dynamic.reason).toMatch(/libnvidia-ml|NVML/i);
+    expect((await fetch(`${first.baseUrl}/readyz`)).status).toBe(200);
     expect(topology.elements.l1.size).toMatchObject({ unit: 'bytes', source: 'microbenchmark' });
     expect(topology.elements.l1.latency.mean).toBeGreaterThan(0);
     expect(topology.elements.l2.latency.mean).toBeGreaterThan(topology.elements.l1.latency.mean);

@@ -1,0 +1,145 @@
+/**
+ * The whole daemon as CI runs it: NVML is the fake library (two GPUs, live MIG
+ * edits), measurements come from the simulated GPU chosen by device name.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
+import { assertNativeBuilt, FAKE_LIBRARY } from '../nvml/fake-nvml.js';
+
+const POLL_MS = 200;
+const fixture = (name: string) => JSON.parse(readFileSync(path.join('test/fixtures/nvml', name), 'utf8')) as Record<string, any>;
+
+const running: DaemonProcess[] = [];
+afterEach(async () => {
+  for (const d of running.splice(0)) await d.stop('SIGKILL');
+});
+
+async function getJson(url: string) {
+  const response = await fetch(url);
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Collects SSE events from /v1/events until aborted. */
+function listen(baseUrl: string): { events: Array<{ type: string; data: any }>; stop: () => void } {
+  const events: Array<{ type: string; data: any }> = [];
+  const abort = new AbortController();
+  void (async () => {
+    const response = await fetch(`${baseUrl}/v1/events`, { signal: abort.signal });
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const type = /^event: (.+)$/m.exec(block)?.[1];
+        const data = /^data: (.+)$/m.exec(block)?.[1];
+        if (type && data) events.push({ type, data: JSON.parse(data) });
+      }
+    }
+  })().catch(() => undefined);
+  return { events, stop: () => abort.abort() };
+}
+
+describe('daemon with fake NVML and the simulated backend', () => {
+  const tempDir = useTempDir();
+
+  it('measures NVML GPUs, gives exact MIG L2 shares, and follows live scenario edits', async () => {
+    assertNativeBuilt();
+    const dir = tempDir();
+    const scenarioPath = path.join(dir, 'scenario.json');
+    const a100 = fixture('a100-40gb-mig-mixed.json');
+    const h100 = fixture('h100-80gb-mig-mixed.json');
+    const scenario = { ...a100, devices: [a100.devices[0], { ...h100.devices[0], pciBusId: '00000000:08:00.0' }] };
+    const write = (value: unknown) => {
+      writeFileSync(`${scenarioPath}.tmp`, JSON.stringify(value));
+      renameSync(`${scenarioPath}.tmp`, scenarioPath);
+    };
+    write(scenario);
+
+    const daemon = await startDaemon({
+      TOPOD_BACKEND: 'sim',
+      TOPOD_DB: path.join(dir, 'topod.sqlite'),
+      TOPOD_NVML_LIB: FAKE_LIBRARY,
+      TOPOD_FAKE_NVML_SCENARIO: scenarioPath,
+      TOPOD_POLL_MS: String(POLL_MS),
+      TOPOD_PROBE_CONCURRENCY: '2',
+    });
+    running.push(daemon);
+    const base = daemon.baseUrl;
+
+    const list = await getJson(`${base}/v1/gpus`);
+    expect(list.body.gpus.map((g: any) => [g.uuid, g.name, g.driverVersion])).toEqual([
+      [a100.devices[0].uuid, 'NVIDIA A100-SXM4-40GB', a100.driverVersion],
+      [h100.devices[0].uuid, h100.devices[0].name, a100.driverVersion],
+    ]);
+
+    const ready = (id: string) => eventually(() => getJson(`${base}/v1/gpus/${id}/topology`), (r) => r.status === 200, 60_000);
+    const a100Doc = (await ready(a100.devices[0].uuid)).body;
+    const h100Doc = (await ready(h100.devices[0].uuid)).body;
+    expect(a100Doc.simulated).toBe(true);
+    expect(a100Doc.dynamic).toMatchObject({ available: true, driverVersion: a100.driverVersion });
+
+    // L2 share = L2 × placement slices / 8 memory slices; 1g.5gb on a 40 MiB A100 is 5 MiB.
+    const a100L2 = a100Doc.elements.l2.size.value as number;
+    expect(a100L2).toBe(40 * 1024 * 1024);
+    const byProfile = (doc: any, name: string) => doc.mig.instances.find((i: any) => i.profileName.endsWith(name));
+    expect(byProfile(a100Doc, '1g.5gb').l2).toMatchObject({ bytes: 5 * 1024 * 1024, source: 'nvml' });
+    expect(byProfile(a100Doc, '2g.10gb').l2.bytes).toBe(a100L2 / 4);
+    expect(byProfile(a100Doc, '3g.20gb').l2.bytes).toBe(a100L2 / 2);
+    const h100L2 = h100Doc.elements.l2.size.value as number;
+    expect(byProfile(h100Doc, '1g.10gb').l2.bytes).toBe(h100L2 / 8);
+    expect(byProfile(h100Doc, '2g.20gb').l2.bytes).toBe(h100L2 / 4);
+    expect(byProfile(h100Doc, '3g.40gb').l2.bytes).toBe(h100L2 / 2);
+    // One SM reaches at most one measured L2 segment.
+    const segment = a100Doc.elements.l2.segmentSize?.value as number | undefined;
+    if (segment) expect(byProfile(a100Doc, '3g.20gb').l2.reachablePerSmBytes).toBe(Math.min(a100L2 / 2, segment));
+
+    // The instance view by MIG UUID.
+    const small = byProfile(a100Doc, '1g.5gb');
+    const instance = await getJson(`${base}/v1/gpus/${small.migDeviceUuid}/topology`);
+    expect(instance.status).toBe(200);
+    expect(instance.body).toMatchObject({ kind: 'mig-instance', migDeviceUuid: small.migDeviceUuid, parent: { uuid: a100.devices[0].uuid } });
+    expect(instance.body.elements.l2.size.value).toBe(5 * 1024 * 1024);
+    expect(instance.body.elements.l1).toEqual(a100Doc.elements.l1);
+
+    // Live edit: destroy the 1g.5gb instance; the API and the event stream show it within two polls.
+    const stream = listen(base);
+    await new Promise((r) => setTimeout(r, 100));
+    const edited = structuredClone(scenario);
+    edited.devices[0].gpuInstances = edited.devices[0].gpuInstances.filter((gi: any) => gi.migDeviceUuid !== small.migDeviceUuid);
+    const editedAt = Date.now();
+    write(edited);
+    await eventually(
+      () => getJson(`${base}/v1/gpus/${a100.devices[0].uuid}/topology`),
+      (r) => r.body.mig.instances.length === a100Doc.mig.instances.length - 1,
+      2 * POLL_MS + 300,
+    );
+    const seenAfterMs = Date.now() - editedAt;
+    expect(seenAfterMs).toBeLessThan(2 * POLL_MS + 300);
+    expect((await getJson(`${base}/v1/gpus/${small.migDeviceUuid}/topology`)).status).toBe(404);
+    await eventually(async () => stream.events, (e) => e.some((x) => x.type === 'mig.changed' && x.data.gpuUuid === a100.devices[0].uuid), 2000);
+
+    // A driver update: the result is served stale and a re-probe is queued with that reason.
+    write({ ...edited, driverVersion: '590.10.01' });
+    const stale = await eventually(() => getJson(`${base}/v1/gpus/0/topology`), (r) => r.body.status?.stale === true, 3000);
+    expect(stale.body.status).toMatchObject({ stale: true, staleReason: `driver changed from ${a100.driverVersion} to 590.10.01` });
+    const jobs = await getJson(`${base}/v1/jobs?gpu=${a100.devices[0].uuid}`);
+    expect(jobs.body.jobs[0].reason).toBe('driver-changed');
+    stream.stop();
+  }, 120_000);
+});
