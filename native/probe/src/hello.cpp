@@ -1,4 +1,5 @@
 // hello: versions and every device the runtime sees, all DeviceProperties fields.
+#include <cctype>
 #include <cstdio>
 #include <string>
 
@@ -26,6 +27,16 @@ std::string format_uuid(const unsigned char b[16]) {
   return out;
 }
 
+// The runtime writes "0000:07:00.0"; NVML (and protocol.ts) use an 8-digit
+// domain, "00000000:07:00.0", so the daemon can match the two by string.
+std::string nvml_style_bus_id(const char* runtimeBusId) {
+  std::string id(runtimeBusId);
+  const size_t colon = id.find(':');
+  if (colon != std::string::npos && colon < 8 && id.find(':', colon + 1) != std::string::npos) id.insert(0, 8 - colon, '0');
+  for (char& c : id) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return id;
+}
+
 // An attribute CUDA 13 dropped from the property struct; null when the runtime does not answer.
 json::Value attribute_or_null(hipDeviceAttribute_t attr, int device) {
   int value = 0;
@@ -45,7 +56,7 @@ json::Value describe_device(int device) {
   check(compat::device_uuid(device, p, uuid), "device uuid");
   char busId[32] = {};
   json::Value pciBusId(nullptr);
-  if (hipDeviceGetPCIBusId(busId, sizeof busId, device) == hipSuccess) pciBusId = json::Value(std::string(busId));
+  if (hipDeviceGetPCIBusId(busId, sizeof busId, device) == hipSuccess) pciBusId = json::Value(nvml_style_bus_id(busId));
   char arch[64] = {};
   compat::architecture_name(p, arch, sizeof arch);
 
