@@ -1,5 +1,5 @@
 import { changePointConfidence } from './confidence.js';
-import { mean, median, percentileOfSorted, sortedAscending } from './descriptive.js';
+import { mean, median, percentileOfSorted, sortedCopy } from './descriptive.js';
 import { ksTest, type KsTest } from './kolmogorov-smirnov.js';
 
 /**
@@ -18,6 +18,7 @@ import { ksTest, type KsTest } from './kolmogorov-smirnov.js';
  * The K-S test of all samples below against all above scores the result.
  */
 
+const MAX_POOL_SAMPLES = 16_384;
 /** The first 1/8 of the sizes (at least two) form the fast baseline. */
 const BASELINE_SHARE_DIVISOR = 8;
 
@@ -84,14 +85,11 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
     // Both: K-S alone flags the slow drift of hit latency with size (TLB reach) at these sample counts.
     const risesBy = slowShares[index - 1]! - mean(slowShares.slice(0, index - 1));
     if (risesBy < minOnsetShare) break;
-    const before = points.slice(0, index - 1).flatMap((point) => point.samples);
-    if (!ksTest(before, points[index - 1]!.samples, alpha).differs) break;
+    if (!ksTest(pooled(points, 0, index - 1), points[index - 1]!.samples, alpha).differs) break;
     index -= 1;
   }
 
-  const below = points.slice(0, index).flatMap((point) => point.samples);
-  const above = points.slice(index).flatMap((point) => point.samples);
-  const ks = ksTest(below, above, alpha);
+  const ks = ksTest(pooled(points, 0, index), pooled(points, index, points.length), alpha);
   if (!ks.differs) return { found: false, reason: `no significant shift (K-S D ${ks.d.toFixed(3)} ≤ ${ks.critical.toFixed(3)})`, slowShares };
 
   const consistency = stepConsistency(slowShares, index);
@@ -129,9 +127,28 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
  */
 function slowThreshold(points: readonly SweepPoint[]): number {
   const baselineCount = Math.max(2, Math.ceil(points.length / BASELINE_SHARE_DIVISOR));
-  const baseline = sortedAscending(points.slice(0, baselineCount).flatMap((point) => [...point.samples]));
+  const baseline = sortedCopy(pooled(points, 0, baselineCount));
   const iqr = percentileOfSorted(baseline, 75) - percentileOfSorted(baseline, 25);
   return percentileOfSorted(baseline, 95) + 2 * Math.max(1, iqr);
+}
+
+/**
+ * The samples of points [from, to), thinned evenly to at most MAX_POOL_SAMPLES:
+ * K-S needs no more to see a shift, and sorting a whole sweep would hold the
+ * daemon's event loop for too long.
+ */
+function pooled(points: readonly SweepPoint[], from: number, to: number): number[] {
+  const chosen = points.slice(from, to);
+  const total = chosen.reduce((sum, point) => sum + point.samples.length, 0);
+  const step = Math.max(1, total / MAX_POOL_SAMPLES);
+  const out: number[] = [];
+  let next = 0;
+  let offset = 0;
+  for (const { samples } of chosen) {
+    for (; next < offset + samples.length; next += step) out.push(samples[Math.floor(next) - offset]!);
+    offset += samples.length;
+  }
+  return out;
 }
 
 /** argmin over t of the squared error of a two-level step with the jump before index t. */

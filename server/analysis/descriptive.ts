@@ -12,13 +12,17 @@ export class EmptySampleError extends RangeError {
   }
 }
 
-function requireValues(values: readonly number[], what: string): void {
+function requireValues(values: ArrayLike<number>, what: string): void {
   if (values.length === 0) throw new EmptySampleError(what);
 }
 
+/** A sorted copy as a typed array: its sort is numeric (Array#sort would compare strings) and native. */
+export function sortedCopy(values: ArrayLike<number>): Float64Array {
+  return Float64Array.from(values).sort();
+}
+
 export function sortedAscending(values: readonly number[]): number[] {
-  // A typed-array sort is numeric (Array#sort would compare strings).
-  return Array.from(Float64Array.from(values).sort());
+  return Array.from(sortedCopy(values));
 }
 
 export function mean(values: readonly number[]): number {
@@ -42,7 +46,7 @@ export function stdev(values: readonly number[]): number {
  * The p-th percentile (0..100) of already sorted values, interpolating
  * linearly between closest ranks (Hyndman–Fan type 7, as numpy's default).
  */
-export function percentileOfSorted(sorted: readonly number[], p: number): number {
+export function percentileOfSorted(sorted: ArrayLike<number>, p: number): number {
   requireValues(sorted, 'percentile');
   if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile must be in [0, 100], got ${p}`);
   const rank = (p / 100) * (sorted.length - 1);
@@ -52,7 +56,7 @@ export function percentileOfSorted(sorted: readonly number[], p: number): number
 }
 
 export function percentile(values: readonly number[], p: number): number {
-  return percentileOfSorted(sortedAscending(values), p);
+  return percentileOfSorted(sortedCopy(values), p);
 }
 
 /** The middle value, or the mean of the two middle values for an even count. */

@@ -1,4 +1,4 @@
-export { EmptySampleError, mean, median, percentile, percentileOfSorted, sortedAscending, stdev } from './descriptive.js';
+export { EmptySampleError, mean, median, percentile, percentileOfSorted, sortedAscending, sortedCopy, stdev } from './descriptive.js';
 export { dropOutliersIqr, dropOutliersMad, mad, summarizeLatency, trimmedMean, type LatencySummary } from './robust.js';
 export { ksCriticalValue, ksPValue, ksStatistic, ksTest, type KsTest } from './kolmogorov-smirnov.js';
 export {

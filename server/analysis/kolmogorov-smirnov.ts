@@ -1,4 +1,4 @@
-import { sortedAscending } from './descriptive.js';
+import { sortedCopy } from './descriptive.js';
 
 /**
  * Two-sample Kolmogorov–Smirnov test (thesis §3.3.4; MT4G §IV-B): do two
@@ -8,8 +8,8 @@ import { sortedAscending } from './descriptive.js';
 /** D = max |F(x) − G(x)| over the two empirical CDFs. */
 export function ksStatistic(a: readonly number[], b: readonly number[]): number {
   if (a.length === 0 || b.length === 0) throw new RangeError('ksStatistic needs two non-empty samples');
-  const x = sortedAscending(a);
-  const y = sortedAscending(b);
+  const x = sortedCopy(a);
+  const y = sortedCopy(b);
   let i = 0;
   let j = 0;
   let d = 0;

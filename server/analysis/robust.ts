@@ -1,4 +1,4 @@
-import { mean, median, percentileOfSorted, sortedAscending, stdev } from './descriptive.js';
+import { mean, median, percentileOfSorted, sortedAscending, sortedCopy, stdev } from './descriptive.js';
 
 /**
  * Outlier-robust reductions. Latency samples carry rare, large disturbances
@@ -25,7 +25,7 @@ export function dropOutliersMad(values: readonly number[], k = 5): number[] {
  * cache often have an IQR of 0, which would drop every value off the median.
  */
 export function dropOutliersIqr(values: readonly number[], k = 3, minIqr = 1): number[] {
-  const sorted = sortedAscending(values);
+  const sorted = sortedCopy(values);
   const q1 = percentileOfSorted(sorted, 25);
   const q3 = percentileOfSorted(sorted, 75);
   const iqr = Math.max(minIqr, q3 - q1);
@@ -57,7 +57,7 @@ export interface LatencySummary {
  */
 export function summarizeLatency(values: readonly number[], offsetCycles = 0): LatencySummary {
   const kept = dropOutliersIqr(values).map((value) => value - offsetCycles);
-  const sorted = sortedAscending(kept);
+  const sorted = sortedCopy(kept);
   return {
     mean: mean(kept),
     p50: percentileOfSorted(sorted, 50),
