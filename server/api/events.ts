@@ -39,6 +39,8 @@ const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, o
   app.get(
     '/events',
     {
+      // A HEAD would open a stream that never sends anything.
+      exposeHeadRoute: false,
       schema: {
         tags: ['events'],
         operationId: 'streamEvents',
