@@ -60,6 +60,7 @@ export async function discover(channel: ProbeChannel, options: DiscoverOptions =
   }
 
   progress('analysis', 0.97);
+  await new Promise((resolve) => setImmediate(resolve));
   const outcome = reanalyse(session.raw, options.only ?? null);
   outcome.warnings.unshift(...warnings);
   options.logger?.info({ elements: Object.keys(outcome.elements), rawSeries: outcome.raw.length, warnings: outcome.warnings.length }, 'discovery finished');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
+import { ProbeError } from '../../../server/gpu/backend.js';
 import { GPU_MODELS, SimulatedBackend, type GpuModel } from '../../../server/gpu/sim/index.js';
 import type { DiscoveryOutcome } from '../../../server/topology/document.js';
 
@@ -78,5 +79,27 @@ describe('discovery options', () => {
     const [a, b] = await Promise.all([discoverOn(h100, 15, { only: ['l1'] }), discoverOn(h100, 16, { only: ['l1'] })]);
     expect(a.outcome.raw).not.toEqual(b.outcome.raw);
     expectNear(a.outcome.elements.l1?.size?.value, b.outcome.elements.l1!.size!.value, 0.01);
+  });
+});
+
+describe('discovery when the probe refuses a benchmark', () => {
+  it('skips the refused element with a warning and measures the rest', async () => {
+    const model = GPU_MODELS['a100-40gb']!;
+    const backend = new SimulatedBackend({ models: [model.id], seed: 17 });
+    const [gpu] = await backend.listDevices();
+    const sim = await backend.open(gpu!);
+    const refusingBatch: typeof sim = {
+      request: (op, args, options) => (op === 'pchase.batch' ? Promise.reject(new ProbeError('unsupported', 'no batch here')) : sim.request(op, args, options)),
+      close: () => sim.close(),
+    };
+    const outcome = await discover(refusingBatch, {});
+    expect(outcome.elements.l1).toBeUndefined();
+    expect(outcome.elements.l2?.segmentSize).toBeDefined();
+    expect(outcome.warnings.some((warning) => warning.startsWith('l1: skipped') && warning.includes('unsupported'))).toBe(true);
+  });
+
+  it('fails the discovery on a probe fault', async () => {
+    const broken = { request: () => Promise.reject(new ProbeError('kernel_fault', 'illegal address')), close: async () => undefined };
+    await expect(discover(broken, {})).rejects.toMatchObject({ code: 'kernel_fault' });
   });
 });
