@@ -2,8 +2,8 @@
  * `npm run bench:api` — GET /v1/gpus/0/topology on the real daemon (sim
  * backend, one probed GPU) against a bare fastify route sending the same
  * bytes; a third case, our app over an in-memory topology, splits the gap
- * into what the HTTP layer costs and what the daemon around it costs. Each server is a fresh child process; autocannon runs in this one.
- * Prints req/s, p99 latency, RSS after each case, the machine, and last the
+ * into what the HTTP layer costs and what the daemon around it costs. Each
+ * server is a fresh child process; autocannon runs in this one. Prints req/s, p99 latency, RSS after each case, the machine, and last the
  * ratio ours/bare. bench/poll.ts reuses the harness exported here.
  *
  * Environment: BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 100),
@@ -16,7 +16,6 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { TopologyApi } from '../server/topology/contracts.js';
 
 export const TOPOLOGY_PATH = '/v1/gpus/0/topology';
 const WARMUP_S = 2;
@@ -100,20 +99,12 @@ async function documentFromParent(): Promise<ServedDocument> {
 
 async function serveApp(): Promise<void> {
   const { buildApp } = await import('../server/app.js');
+  const { inertTopology } = await import('../server/api/inert-topology.js');
   const { body, etag } = await documentFromParent();
-  const notHere = (): never => {
-    throw new Error('not used by this benchmark');
-  };
-  const topology: TopologyApi = {
-    listGpus: () => [],
-    getGpu: () => null,
+  const topology = inertTopology({
     getTopology: (id) => (id === '0' ? { kind: 'ready', document: { body, etag } } : { kind: 'unknown' }),
-    requestProbe: notHere,
-    getJob: () => null,
-    listJobs: () => [],
-    subscribe: () => () => undefined,
     health: () => ({ ready: true, checks: {} }),
-  };
+  });
   const app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024 }, topology, version: 'bench' });
   answerParent(await app.listen({ host: '127.0.0.1', port: 0 }), () => app.close());
 }

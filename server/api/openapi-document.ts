@@ -4,19 +4,7 @@
  * Keys are sorted so the committed openapi/openapi.json diffs cleanly.
  */
 import { buildApp } from '../app.js';
-import type { TopologyApi } from '../topology/contracts.js';
-
-/** Answers like a daemon with no GPUs; only the schemas matter here. */
-const INERT_TOPOLOGY: TopologyApi = {
-  listGpus: () => [],
-  getGpu: () => null,
-  getTopology: () => ({ kind: 'unknown' }),
-  requestProbe: () => ({ kind: 'unknown' }),
-  getJob: () => null,
-  listJobs: () => [],
-  subscribe: () => () => undefined,
-  health: () => ({ ready: false, checks: {} }),
-};
+import { inertTopology } from './inert-topology.js';
 
 export function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
@@ -27,7 +15,7 @@ export function sortKeysDeep(value: unknown): unknown {
 }
 
 export async function renderOpenApi(version: string): Promise<string> {
-  const app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024 }, topology: INERT_TOPOLOGY, version });
+  const app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024 }, topology: inertTopology(), version });
   try {
     await app.ready();
     return `${JSON.stringify(sortKeysDeep(app.swagger()), null, 2)}\n`;

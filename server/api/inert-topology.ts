@@ -1,0 +1,19 @@
+/**
+ * A TopologyApi that knows no GPUs and never changes: the app built around it
+ * is what the OpenAPI generator reads and what benchmarks override piecewise.
+ */
+import type { TopologyApi } from '../topology/contracts.js';
+
+export function inertTopology(overrides: Partial<TopologyApi> = {}): TopologyApi {
+  return {
+    listGpus: () => [],
+    getGpu: () => null,
+    getTopology: () => ({ kind: 'unknown' }),
+    requestProbe: () => ({ kind: 'unknown' }),
+    getJob: () => null,
+    listJobs: () => [],
+    subscribe: () => () => undefined,
+    health: () => ({ ready: false, checks: {} }),
+    ...overrides,
+  };
+}
