@@ -19,14 +19,7 @@ export interface StoredResult extends ResultKey {
   document: ResultDocument;
 }
 
-export interface NewResult extends ResultKey {
-  analysisVersion: string;
-  configuration: Record<string, unknown>;
-  createdAt: string;
-  durationMs: number;
-  simulated: boolean;
-  jobId: string | null;
-  document: ResultDocument;
+export interface NewResult extends Omit<StoredResult, 'id'> {
   raw: RawSeries[];
 }
 
