@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import adminAuth from './plugins/admin-auth.js';
 import openapi from './plugins/openapi.js';
 import problems, { sendProblem } from './plugins/problems.js';
+import sharedSchemas from './plugins/shared-schemas.js';
 import topologyPlugin from './plugins/topology.js';
 import type { TopologyApi } from './topology/contracts.js';
 import { MAX_PARAM_LENGTH } from './api/schemas/common.js';
@@ -67,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(problems);
   await app.register(topologyPlugin, { topology: deps.topology });
   await app.register(adminAuth, { adminToken: deps.config.adminToken });
+  await app.register(sharedSchemas);
   await app.register(openapi, { version: deps.version });
 
   await app.register(healthRoutes, { version: deps.version });

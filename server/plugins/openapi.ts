@@ -60,6 +60,8 @@ export default fp<OpenApiOptions>(
           },
         },
       },
+      // Shared schemas keep their $id as their name under components/schemas.
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
       transformObject: (documentObject) => {
         const document = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
         applyOptionalBodies(document as Parameters<typeof applyOptionalBodies>[0]);
@@ -69,5 +71,5 @@ export default fp<OpenApiOptions>(
     await app.register(swaggerUi, { routePrefix: '/docs' });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   },
-  { name: 'topod-openapi' },
+  { name: 'topod-openapi', dependencies: ['topod-shared-schemas'] },
 );

@@ -2,7 +2,7 @@
  * Schema building blocks shared by every resource: string enums, the RFC 9457
  * problem document and the response entries that carry it.
  */
-import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { PROBLEM_CODES } from '../../errors.js';
 
 /** A string enum as plain JSON Schema `enum` (reads better in OpenAPI than anyOf of consts). */
@@ -27,17 +27,27 @@ export const ProblemSchema = Type.Object(
     instance: Type.String({ description: 'the request path this problem answers' }),
     code: StringEnum(PROBLEM_CODES, { description: 'stable error code' }),
   },
-  { additionalProperties: true, description: 'RFC 9457 problem details; extension members depend on the code' },
+  { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details; extension members depend on the code' },
 );
+
+/**
+ * A reference to a schema registered once with app.addSchema (server/plugins/
+ * shared-schemas.ts): one definition in OpenAPI components, typed as the schema.
+ */
+export function sharedRef<T extends TSchema>(schema: T): TUnsafe<Static<T>> {
+  if (typeof schema.$id !== 'string') throw new TypeError('sharedRef needs a schema with an $id');
+  return Type.Unsafe<Static<T>>({ $ref: `${schema.$id}#` });
+}
 
 /** A response entry whose body is a problem document. */
 export function problemResponse(description: string) {
-  return { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
+  return { description, content: { 'application/problem+json': { schema: sharedRef(ProblemSchema) } } };
 }
 
-/** A JSON response entry with a description (OpenAPI wants one per status). */
+/** A JSON response entry with a description (OpenAPI wants one per status); shared schemas go by reference. */
 export function jsonResponse<T extends TSchema>(description: string, schema: T) {
-  return { description, content: { 'application/json': { schema } } };
+  const body = typeof schema.$id === 'string' ? sharedRef(schema) : Type.Unsafe<Static<T>>(schema);
+  return { description, content: { 'application/json': { schema: body } } };
 }
 
 export const LinkHeaderSchema = Type.String({ description: 'RFC 8288 link to the related resource' });

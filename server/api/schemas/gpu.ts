@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { GpuSummary } from '../../topology/contracts.js';
 import { ELEMENT_NAMES } from '../../topology/document.js';
-import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum } from './common.js';
+import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, sharedRef } from './common.js';
 import type { Equivalent } from './equivalent.js';
 
 export const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'running', 'probed', 'failed'] as const;
@@ -26,9 +26,9 @@ export const GpuSummarySchema = Type.Object({
     activeJobId: NullableString(),
   }),
   migDeviceUuids: Type.Array(Type.String()),
-});
+}, { $id: 'GpuSummary' });
 
-export const GpuListSchema = Type.Object({ gpus: Type.Array(GpuSummarySchema) });
+export const GpuListSchema = Type.Object({ gpus: Type.Array(sharedRef(GpuSummarySchema)) });
 
 export const GpuParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH, description: 'GPU index, GPU UUID or MIG device UUID' }),

@@ -1,7 +1,7 @@
 /** Schemas of the probe-job resource (ProbeJob in server/topology/contracts.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import { JOB_STATES, type ProbeJob } from '../../topology/contracts.js';
-import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, TimestampSchema } from './common.js';
+import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, TimestampSchema, sharedRef } from './common.js';
 import type { Equivalent } from './equivalent.js';
 import { ElementNameSchema } from './gpu.js';
 
@@ -22,9 +22,9 @@ export const ProbeJobSchema = Type.Object({
   createdAt: TimestampSchema,
   startedAt: NullableTimestamp('when a worker picked it up'),
   finishedAt: NullableTimestamp('when it ended'),
-});
+}, { $id: 'ProbeJob' });
 
-export const JobListSchema = Type.Object({ jobs: Type.Array(ProbeJobSchema) });
+export const JobListSchema = Type.Object({ jobs: Type.Array(sharedRef(ProbeJobSchema)) });
 
 export const JobParamsSchema = Type.Object({ jobId: Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH }) });
 

@@ -5,6 +5,7 @@
  * state, the MIG view) are described loosely so they can grow.
  */
 import { Type } from '@sinclair/typebox';
+import { sharedRef } from './common.js';
 
 const Loose = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
@@ -32,7 +33,7 @@ export const GpuTopologyDocumentSchema = Type.Object(
       description: 'null when NVML is not available',
     }),
   },
-  { additionalProperties: true, title: 'GpuTopologyDocument', description: 'a whole GPU: measured topology merged with live NVML/MIG state' },
+  { $id: 'GpuTopologyDocument', additionalProperties: true, description: 'a whole GPU: measured topology merged with live NVML/MIG state' },
 );
 
 export const MigInstanceTopologyDocumentSchema = Type.Object(
@@ -47,12 +48,12 @@ export const MigInstanceTopologyDocumentSchema = Type.Object(
     dynamic: DynamicSchema,
   },
   {
+    $id: 'MigInstanceTopologyDocument',
     additionalProperties: true,
-    title: 'MigInstanceTopologyDocument',
     description: 'a MIG device: per-SM caches from the parent probe, L2 and memory sized to the instance',
   },
 );
 
-export const TopologyDocumentSchema = Type.Union([GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema], {
+export const TopologyDocumentSchema = Type.Union([sharedRef(GpuTopologyDocumentSchema), sharedRef(MigInstanceTopologyDocumentSchema)], {
   description: 'asked by GPU index or UUID: the GPU document; by MIG device UUID: the MIG instance document',
 });

@@ -1,0 +1,19 @@
+/**
+ * Registers the schemas routes reference with sharedRef(): validation and
+ * serialisation resolve them by $id, and OpenAPI lists each once under
+ * components/schemas. Register before the routes.
+ */
+import fp from 'fastify-plugin';
+import { ProblemSchema } from '../api/schemas/common.js';
+import { GpuSummarySchema } from '../api/schemas/gpu.js';
+import { ProbeJobSchema } from '../api/schemas/job.js';
+import { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema } from '../api/schemas/topology.js';
+
+export const SHARED_SCHEMAS = [ProblemSchema, GpuSummarySchema, ProbeJobSchema, GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema];
+
+export default fp(
+  async (app) => {
+    for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  },
+  { name: 'topod-shared-schemas' },
+);
