@@ -29,11 +29,11 @@ export interface GpuModel {
   constantL15: CacheGeometry & { hitLatencyCycles: number };
   shared: { latencyCycles: number };
   l2: {
-    /** One segment; an SM allocates in its near segment, so it sees one segment's capacity. */
+    /** One segment; an SM's loads fill its near segment, so its near hits are bounded by one segment. */
     segment: CacheGeometry;
     segmentCount: number;
     nearHitLatencyCycles: number;
-    /** A hit served by the other segment (or, see below, on a line homed there). */
+    /** A hit served by a line's far home segment (or, see below, any hit on a line homed there). */
     farHitLatencyCycles: number;
     /** Lines are homed on segments, interleaved at this granularity. */
     homeInterleaveBytes: number;

@@ -13,6 +13,16 @@ export interface CacheGeometry {
   ways: number;
 }
 
+/**
+ * Addresses interleaved over `count` caches in chunks of `chunkBytes` (L2
+ * segments): each cache sees only every count-th chunk, so its set index is
+ * taken with the interleave folded out, or half its sets would stay empty.
+ */
+export interface Interleave {
+  chunkBytes: number;
+  count: number;
+}
+
 const INVALID = -1;
 
 export class SetAssociativeCache {
@@ -23,9 +33,11 @@ export class SetAssociativeCache {
   private readonly tags: Int32Array;
   private readonly sectorMasks: Uint8Array;
   private readonly stamps: Float64Array;
+  private readonly chunkLines: number;
+  private readonly chunkCount: number;
   private tick = 0;
 
-  constructor(geometry: CacheGeometry) {
+  constructor(geometry: CacheGeometry, interleave?: Interleave) {
     const lines = Math.floor(geometry.sizeBytes / geometry.lineBytes);
     if (lines % geometry.ways !== 0) {
       throw new RangeError(`cache of ${lines} lines cannot be split into ${geometry.ways} ways`);
@@ -40,13 +52,21 @@ export class SetAssociativeCache {
     this.tags = new Int32Array(lines).fill(INVALID);
     this.sectorMasks = new Uint8Array(lines);
     this.stamps = new Float64Array(lines);
+    this.chunkLines = interleave ? Math.max(1, Math.floor(interleave.chunkBytes / geometry.lineBytes)) : 1;
+    this.chunkCount = interleave?.count ?? 1;
+  }
+
+  private firstSlot(line: number): number {
+    const chunk = Math.floor(line / this.chunkLines);
+    const folded = Math.floor(chunk / this.chunkCount) * this.chunkLines + (line - chunk * this.chunkLines);
+    return (folded % this.sets) * this.ways;
   }
 
   /** Looks the sector up and fills it when absent (evicting the LRU line). True on a hit. */
   access(address: number): boolean {
     const line = Math.floor(address / this.lineBytes);
     const sectorBit = 1 << Math.floor((address - line * this.lineBytes) / this.sectorBytes);
-    const first = (line % this.sets) * this.ways;
+    const first = this.firstSlot(line);
     const end = first + this.ways;
     this.tick += 1;
     let victim = first;
@@ -70,7 +90,7 @@ export class SetAssociativeCache {
   contains(address: number): boolean {
     const line = Math.floor(address / this.lineBytes);
     const sectorBit = 1 << Math.floor((address - line * this.lineBytes) / this.sectorBytes);
-    const first = (line % this.sets) * this.ways;
+    const first = this.firstSlot(line);
     for (let slot = first; slot < first + this.ways; slot += 1) {
       if (this.tags[slot] === line) return (this.sectorMasks[slot]! & sectorBit) !== 0;
     }

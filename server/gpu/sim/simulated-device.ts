@@ -20,7 +20,8 @@ export class SimulatedDevice {
     readonly model: GpuModel,
     private readonly rng: Prng,
   ) {
-    this.l2Segments = Array.from({ length: model.l2.segmentCount }, () => new SetAssociativeCache(model.l2.segment));
+    const interleave = { chunkBytes: model.l2.homeInterleaveBytes, count: model.l2.segmentCount };
+    this.l2Segments = Array.from({ length: model.l2.segmentCount }, () => new SetAssociativeCache(model.l2.segment, interleave));
   }
 
   /** A fresh, line-aligned device address range (wraps like a reused allocation). */
@@ -71,16 +72,20 @@ export class SimulatedDevice {
     return value * (1 + relativeStdev * this.rng.gaussian());
   }
 
+  /**
+   * Every line has a home segment (addresses interleaved across segments). A
+   * load fills the SM's near segment and, for a far-homed line, its home too:
+   * one SM's near hits are bounded by one segment, while far-homed lines
+   * evicted from it are still far hits until the whole L2 is exceeded.
+   */
   private l2LatencyCycles(smId: number, address: number): number {
     const l2 = this.model.l2;
     const near = this.segmentOfSm(smId);
+    const home = Math.floor(address / l2.homeInterleaveBytes) % l2.segmentCount;
     if (this.l2Segments[near]!.access(address)) {
-      const home = Math.floor(address / l2.homeInterleaveBytes) % l2.segmentCount;
       return l2.farHomedHitsCostFar && home !== near ? l2.farHitLatencyCycles : l2.nearHitLatencyCycles;
     }
-    for (let segment = 0; segment < this.l2Segments.length; segment += 1) {
-      if (segment !== near && this.l2Segments[segment]!.contains(address)) return l2.farHitLatencyCycles;
-    }
+    if (home !== near && this.l2Segments[home]!.access(address)) return l2.farHitLatencyCycles;
     return this.model.deviceMemory.latencyCycles;
   }
 }

@@ -36,3 +36,18 @@ describe('SetAssociativeCache', () => {
     expect(() => new SetAssociativeCache({ ...geometry, sectorBytes: 8 })).toThrow(RangeError);
   });
 });
+
+describe('SetAssociativeCache with an interleave folded out', () => {
+  it('fills every set with the chunks homed on it', () => {
+    const interleave = { chunkBytes: 256, count: 2 };
+    const cache = new SetAssociativeCache(geometry, interleave);
+    // Every other 256 B chunk, twice the cache's size in all: exactly its capacity.
+    const homed: number[] = [];
+    for (let chunk = 0; homed.length * 128 < geometry.sizeBytes; chunk += 2) homed.push(chunk * 256, chunk * 256 + 128);
+    for (const address of homed) cache.access(address);
+    for (const address of homed) expect(cache.contains(address)).toBe(true);
+    const plain = new SetAssociativeCache(geometry);
+    for (const address of homed) plain.access(address);
+    expect(homed.filter((address) => plain.contains(address)).length).toBeLessThan(homed.length);
+  });
+});
