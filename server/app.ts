@@ -9,6 +9,7 @@ import gpuRoutes from './api/gpus.js';
 import healthRoutes from './api/health.js';
 import jobRoutes from './api/jobs.js';
 import { API_PREFIX } from './api/links.js';
+import { MAX_PARAM_LENGTH } from './api/schemas/common.js';
 import topologyRoutes from './api/topology.js';
 import type { Config } from './config.js';
 import adminAuth from './plugins/admin-auth.js';
@@ -17,7 +18,6 @@ import problems, { sendProblem } from './plugins/problems.js';
 import sharedSchemas from './plugins/shared-schemas.js';
 import topologyPlugin from './plugins/topology.js';
 import type { TopologyApi } from './topology/contracts.js';
-import { MAX_PARAM_LENGTH } from './api/schemas/common.js';
 
 export interface AppDeps {
   config: Pick<Config, 'adminToken' | 'bodyLimitBytes'>;

@@ -1,5 +1,6 @@
 /** GET /v1/gpus, GET /v1/gpus/{id}, POST /v1/gpus/{id}/probe. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { ConflictError, NoBackendError, NotFoundError } from '../errors.js';
 import { BEARER_SECURITY } from '../plugins/admin-auth.js';
@@ -8,7 +9,6 @@ import { jobExtensions, jobLinkHeader, jobPath } from './links.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from './schemas/common.js';
 import { GpuListSchema, GpuParamsSchema, GpuSummarySchema, ProbeRequestBodySchema } from './schemas/gpu.js';
 import { ProbeJobSchema } from './schemas/job.js';
-import { Type } from '@sinclair/typebox';
 
 export function unknownGpu(id: string): InstanceType<typeof NotFoundError> {
   return new NotFoundError(`No GPU "${id}": use an index, a GPU UUID or a MIG device UUID listed by GET /v1/gpus.`);
@@ -54,7 +54,8 @@ const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/gpus/:id/probe',
     {
-      preHandler: app.requireAdmin,
+      // Before the body is read: an unauthorised client learns nothing about the body schema.
+      onRequest: app.requireAdmin,
       preValidation: defaultEmptyBody,
       schema: {
         [OPTIONAL_BODY_MARKER]: true,

@@ -1,5 +1,5 @@
 /**
- * Guard for mutating endpoints, used as a route preHandler (`app.requireAdmin`).
+ * Guard for mutating endpoints, used as a route onRequest hook (`app.requireAdmin`).
  * With TOPOD_ADMIN_TOKEN set: `Authorization: Bearer <token>` is required.
  * Without: only loopback clients may mutate, so an unconfigured daemon is not
  * an open door on a cluster network.

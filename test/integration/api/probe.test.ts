@@ -38,6 +38,12 @@ describe('POST /v1/gpus/{id}/probe', () => {
     });
   });
 
+  it('checks credentials before reading the body', async () => {
+    const { app } = await start({ adminToken: TEST_TOKEN });
+    const res = await app.inject({ method: 'POST', url: URL, remoteAddress: REMOTE, headers: { 'content-type': 'application/json' }, payload: '{"only": ["l9"]' });
+    expect(res.statusCode).toBe(401);
+  });
+
   describe('without an admin token', () => {
     it.each([LOOPBACK, '127.8.9.10', '::1', '::ffff:127.0.0.1'])('accepts loopback client %s', async (remoteAddress) => {
       const { app } = await start();
