@@ -27,7 +27,12 @@ export type ProbeErrorCode =
   | 'kernel_fault' // a launch or a kernel failed; the probe exits after answering
   | 'timeout' // the operation overran its deadline
   | 'unsupported' // valid request this device cannot do (e.g. texture on a runtime without it)
-  | 'internal';
+  | 'internal'
+  // Transport-level codes the daemon's channels raise (never sent by a probe):
+  | 'cancelled' // the caller aborted the request
+  | 'closed' // the channel was closed while the request was pending
+  | 'crashed' // the probe process died mid-request
+  | 'spawn_failed';
 
 export interface DeviceProperties {
   index: number;
