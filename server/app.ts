@@ -57,6 +57,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Unknown body fields are an error (a typo like "forse" must not be ignored), not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
     requestIdHeader: 'x-request-id',
+    // The problems plugin answers during shutdown instead, as problem+json.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Errors raised while routing, before any handler exists, take the same problem+json path.
     frameworkErrors: (error, request, reply) => sendProblem(error, request, reply),

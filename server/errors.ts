@@ -66,6 +66,7 @@ export const TopologyPendingError = defineError('TopologyPendingError', 'TOPOD_E
 export const TopologyUnavailableError = defineError('TopologyUnavailableError', 'TOPOD_ERR_TOPOLOGY_UNAVAILABLE', 503, 'Topology unavailable');
 export const NoBackendError = defineError('NoBackendError', 'TOPOD_ERR_NO_BACKEND', 503, 'No measurement backend');
 export const NotReadyError = defineError('NotReadyError', 'TOPOD_ERR_NOT_READY', 503, 'Not ready');
+export const ShuttingDownError = defineError('ShuttingDownError', 'TOPOD_ERR_SHUTTING_DOWN', 503, 'Shutting down');
 
 /** A 4xx raised by fastify itself that has no class of its own; its status is kept. */
 export const OTHER_CLIENT_ERROR_CODE = 'TOPOD_ERR_BAD_REQUEST';
@@ -88,4 +89,5 @@ export const PROBLEM_CODES = [
   TopologyUnavailableError,
   NoBackendError,
   NotReadyError,
+  ShuttingDownError,
 ].map((errorClass) => errorClass.code).concat(OTHER_CLIENT_ERROR_CODE);

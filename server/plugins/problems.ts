@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { MethodNotAllowedError, NotFoundError } from '../errors.js';
+import { MethodNotAllowedError, NotFoundError, ShuttingDownError } from '../errors.js';
 import { PROBLEM_CONTENT_TYPE, renderProblem } from '../api/problem.js';
 import { RouteMethodIndex } from '../api/route-methods.js';
 
@@ -41,6 +41,18 @@ export default fp(
     app.addHook('onRoute', (route) => methods.add(route.url, route.method));
 
     app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
+
+    // Replaces fastify's return503OnClosing (a fixed non-problem body) for
+    // requests still arriving on open keep-alive connections during close.
+    let closing = false;
+    app.addHook('preClose', (done) => {
+      closing = true;
+      done();
+    });
+    app.addHook('onRequest', (_request, _reply, done) => {
+      if (!closing) return done();
+      done(new ShuttingDownError('topod is shutting down; retry shortly or against another instance.', { headers: { connection: 'close', 'retry-after': '1' } }));
+    });
 
     app.setNotFoundHandler((request, reply) => {
       const path = pathOf(request);

@@ -1,4 +1,6 @@
+import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../../server/app.js';
 import { FakeTopology } from './fake-topology.js';
 import { PROBLEM_TYPE, buildTestApp, type TestApp } from './harness.js';
 
@@ -63,6 +65,43 @@ describe('errors are problem+json', () => {
       expect(Object.keys(res.json())).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'instance', 'code']));
       expect(res.json().status).toBe(res.statusCode);
       expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+});
+
+describe('during shutdown (real socket)', () => {
+  it('answers requests on a kept-alive connection with a 503 problem', async () => {
+    const topology = new FakeTopology();
+    const app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 1024 }, topology, version: 'test' });
+    let releaseClose = (): void => undefined;
+    // Holds the shutdown open so a request can arrive while it is under way.
+    app.addHook('preClose', (done) => {
+      releaseClose = done;
+    });
+    const address = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; type: string | undefined; body: string; connection: string | undefined }>((resolve, reject) => {
+        http
+          .get({ host: address.hostname, port: address.port, path: '/healthz', agent }, (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body, connection: res.headers.connection }));
+          })
+          .on('error', reject);
+      });
+    try {
+      expect((await get()).status).toBe(200);
+      const closed = app.close();
+      const during = await get();
+      expect(during.status).toBe(503);
+      expect(during.type).toMatch(PROBLEM_TYPE);
+      expect(during.connection).toBe('close');
+      expect(JSON.parse(during.body)).toMatchObject({ code: 'TOPOD_ERR_SHUTTING_DOWN', status: 503 });
+      releaseClose();
+      await closed;
+    } finally {
+      agent.destroy();
     }
   });
 });
