@@ -16,8 +16,12 @@ export interface DynamicPollerOptions {
   source: DynamicSource;
   /** Period between the end of one read and the start of the next; default TOPOD_POLL_MS or 1000. */
   pollMs?: number;
+  /** While NVML is unavailable the period doubles per read up to this (default 60 s): no driver, no busy retry. */
+  maxBackoffMs?: number;
   logger?: DynamicLogger;
 }
+
+export const DEFAULT_MAX_BACKOFF_MS = 60_000;
 
 export interface PollerStats {
   reads: number;
@@ -39,6 +43,8 @@ function pollMsFromEnv(): number {
 
 export class DynamicPoller extends EventEmitter<DynamicPollerEvents> {
   readonly pollMs: number;
+  readonly maxBackoffMs: number;
+  private unavailableReads = 0;
   private readonly source: DynamicSource;
   private readonly logger: DynamicPollerOptions['logger'];
   private latest: DynamicSnapshot | null = null;
@@ -52,6 +58,7 @@ export class DynamicPoller extends EventEmitter<DynamicPollerEvents> {
     super();
     this.source = options.source;
     this.pollMs = options.pollMs ?? pollMsFromEnv();
+    this.maxBackoffMs = Math.max(this.pollMs, options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
     this.logger = options.logger;
     if (!(this.pollMs > 0)) throw new RangeError(`pollMs must be a positive number of milliseconds, got ${this.pollMs}`);
   }
@@ -102,10 +109,16 @@ export class DynamicPoller extends EventEmitter<DynamicPollerEvents> {
     if (!this.running) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.poll().finally(() => this.schedule(this.pollMs));
+      void this.poll().finally(() => this.schedule(this.nextDelayMs()));
     }, delayMs);
     // Polling alone must not keep the process alive (shutdown waits on nothing).
     this.timer.unref();
+  }
+
+  /** The poll period, stretched exponentially while the source keeps answering unavailable. */
+  nextDelayMs(): number {
+    if (this.unavailableReads === 0) return this.pollMs;
+    return Math.min(this.maxBackoffMs, this.pollMs * 2 ** Math.min(this.unavailableReads, 30));
   }
 
   private async readAndDiff(): Promise<DynamicEvent[]> {
@@ -120,6 +133,7 @@ export class DynamicPoller extends EventEmitter<DynamicPollerEvents> {
     }
     if (this.stopped) return [];
     this.stats.reads += 1;
+    this.unavailableReads = snapshot.available ? 0 : this.unavailableReads + 1;
     this.stats.lastReadAt = snapshot.readAt;
     this.stats.lastReadDurationMs = performance.now() - started;
     const events = diffSnapshots(this.latest, snapshot);

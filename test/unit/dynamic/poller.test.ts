@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_POLL_MS, DynamicPoller } from '../../../server/dynamic/poller.js';
 import type { DynamicEvent } from '../../../server/dynamic/snapshot-diff.js';
-import type { DynamicSnapshot, DynamicSource } from '../../../server/dynamic/types.js';
+import { UNAVAILABLE_SNAPSHOT, type DynamicSnapshot, type DynamicSource } from '../../../server/dynamic/types.js';
 import { deviceState, firstDevice, snapshotOf } from './scenario-device.js';
 
 const a100 = firstDevice('a100-40gb-mig-mixed.json');
@@ -134,5 +134,22 @@ describe('DynamicPoller', () => {
     vi.stubEnv('TOPOD_POLL_MS', '');
     expect(new DynamicPoller({ source: new ScriptedSource() }).pollMs).toBe(DEFAULT_POLL_MS);
     expect(() => new DynamicPoller({ source: new ScriptedSource(), pollMs: 0 })).toThrow(RangeError);
+  });
+
+  it('backs off exponentially while NVML is unavailable and returns to the period once it answers', async () => {
+    const source = new ScriptedSource();
+    source.next = UNAVAILABLE_SNAPSHOT('libnvidia-ml.so.1: cannot open shared object file');
+    const p = new DynamicPoller({ source, pollMs: 10, maxBackoffMs: 35 });
+    pollers.push(p);
+    expect(p.nextDelayMs()).toBe(10);
+    await p.poll();
+    expect(p.nextDelayMs()).toBe(20);
+    await p.poll();
+    expect(p.nextDelayMs()).toBe(35);
+    await p.poll();
+    expect(p.nextDelayMs()).toBe(35);
+    source.next = snapshotOf([deviceState(a100)]);
+    await p.poll();
+    expect(p.nextDelayMs()).toBe(10);
   });
 });
