@@ -20,6 +20,13 @@ class ArgReader {
 
   bool has(const char* name) const { return args_.has(name); }
 
+  // The raw value, for checks the typed reads below do not cover.
+  const json::Value& value(const char* name) const {
+    const json::Value* v = args_.find(name);
+    if (!v) fail(name, "present");
+    return *v;
+  }
+
   // An integral number in [min, max].
   uint64_t integer(const char* name, uint64_t min, uint64_t max) const {
     const json::Value* v = args_.find(name);

@@ -1,6 +1,7 @@
 // bandwidth: argument validation and result shape; the kernels live in bandwidth.cu.
 #include "args.h"
 #include "bandwidth.h"
+#include "limits.h"
 #include "registry.h"
 #include "runtime.h"
 
@@ -8,16 +9,17 @@ namespace topod::probe {
 
 namespace {
 
+// Rules: server/gpu/sim/validate.ts (top comment); numbers in limits.h.
 BandwidthSpec validate_bandwidth(const json::Value& args, const OpContext& ctx) {
   const ArgReader a(args);
-  const hipDeviceProp_t& p = ctx.device();
   BandwidthSpec s{};
   s.mode = a.one_of("mode", {"read", "write"}) == 0 ? BandwidthMode::Read : BandwidthMode::Write;
-  s.arrayBytes = a.integer("arrayBytes", 16, uint64_t{1} << 52);
+  s.arrayBytes = a.integer("arrayBytes", 16, limits::kMaxArrayBytes);
   if (s.arrayBytes % 16) a.fail("arrayBytes", "a multiple of 16 (128-bit accesses)");
-  s.blocks = static_cast<uint32_t>(a.integer("blocks", 1, 1u << 20));
+  s.blocks = static_cast<uint32_t>(a.integer("blocks", 1, limits::kMaxBandwidthBlocks));
+  s.repetitions = static_cast<uint32_t>(a.integer("repetitions", 1, limits::kMaxRepetitions));
+  const hipDeviceProp_t& p = ctx.device();
   s.threadsPerBlock = static_cast<uint32_t>(a.integer("threadsPerBlock", 1, static_cast<uint64_t>(p.maxThreadsPerBlock)));
-  s.repetitions = static_cast<uint32_t>(a.integer("repetitions", 1, 1000));
   ensure_fits(s.arrayBytes + uint64_t{s.blocks} * s.threadsPerBlock * 4, "args.arrayBytes");
   return s;
 }

@@ -1,6 +1,7 @@
 // calibrate: argument validation and result shape; the kernels live in calibrate.cu.
 #include "args.h"
 #include "calibrate.h"
+#include "limits.h"
 #include "registry.h"
 
 namespace topod::probe {
@@ -16,8 +17,9 @@ constexpr uint64_t kClockSpinNs = 20'000'000;
 
 CalibrateSpec validate_calibrate(const json::Value& args, const OpContext& ctx) {
   const ArgReader a(args);
+  const CalibrateSpec s{static_cast<uint32_t>(a.integer_or("samples", 1024, 1, limits::kMaxCalibrateSamples))};
   (void)ctx.device();
-  return CalibrateSpec{static_cast<uint32_t>(a.integer_or("samples", 1024, 1, 1u << 20))};
+  return s;
 }
 
 json::Value run_calibrate_op(const CalibrateSpec& s, const OpContext&) {

@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "chains.h"
+#include "limits.h"
 #include "pchase.h"
 #include "registry.h"
 #include "runtime.h"
@@ -14,57 +15,57 @@ namespace topod::probe {
 
 namespace {
 
-constexpr uint64_t kMaxSamples = 8192;
-constexpr uint64_t kMaxRequestBytes = uint64_t{1} << 52;
-constexpr uint64_t kMaxChainBytes = (uint64_t{1} << 34) - 4;  // element indices are 32-bit
-constexpr uint64_t kMaxSeed = (uint64_t{1} << 53);
+// Every check below follows the rule list at the top of server/gpu/sim/validate.ts
+// (limits.h holds the numbers): device-free fields first, then device limits,
+// memory and capability, so a probe without a GPU still answers bad_request for
+// the former.
 
-uint64_t shared_limit_bytes(const hipDeviceProp_t& p) {
-  const size_t optin = compat::shared_mem_per_block_optin(p);
-  return optin > 0 ? optin : p.sharedMemPerBlock;
+struct ChaseCommon {
+  Space space;
+  ChasePattern pattern;
+  bool warmup;
+  uint32_t samples;
+  uint64_t seed;
+};
+
+ChasePattern read_pattern(const ArgReader& a, bool required) {
+  return static_cast<ChasePattern>(required ? a.one_of("pattern", {"sequential", "random"})
+                                            : a.one_of_or("pattern", 0, {"sequential", "random"}));
 }
 
-// Reads space, arrayBytes, strideBytes and pattern of one chain; checks what
-// the memory space allows.
-ChainSpec read_chain(const ArgReader& a, const OpContext& ctx, uint64_t seed, bool patternRequired) {
-  const hipDeviceProp_t& p = ctx.device();
-  ChainSpec spec{};
-  spec.space = static_cast<Space>(a.one_of("space", {TOPOD_SPACE_NAMES}));
-  spec.arrayBytes = a.integer("arrayBytes", 4, kMaxRequestBytes);
-  if (spec.arrayBytes % 4) a.fail("arrayBytes", "a multiple of 4");
+uint32_t read_samples(const ArgReader& a) { return static_cast<uint32_t>(a.integer("samples", 1, limits::kMaxSamples)); }
+
+uint64_t read_seed(const ArgReader& a) { return a.integer_or("seed", 1, 0, limits::kMaxSeed); }
+
+ChaseCommon read_common(const ArgReader& a) {
+  ChaseCommon c{};
+  c.space = static_cast<Space>(a.one_of("space", {TOPOD_SPACE_NAMES}));
+  c.pattern = read_pattern(a, true);
+  c.warmup = a.boolean("warmup");
+  c.samples = read_samples(a);
+  c.seed = read_seed(a);
+  return c;
+}
+
+// Rule 2 for one chain: arrayBytes (the value `v`, named `name`) and the reader's strideBytes.
+ChainSpec read_shape(const ArgReader& a, Space space, const json::Value& v, const std::string& name, ChasePattern pattern,
+                     uint64_t seed) {
+  ChainSpec spec{space, a.checked_integer(v, name, 4, limits::kMaxArrayBytes), 0, pattern, seed};
+  if (spec.arrayBytes % 4) a.fail(name, "a multiple of 4");
   spec.strideBytes = a.integer("strideBytes", 4, spec.arrayBytes);
   if (spec.strideBytes % 4) a.fail("strideBytes", "a multiple of 4");
-  spec.pattern = static_cast<ChasePattern>(patternRequired ? a.one_of("pattern", {"sequential", "random"})
-                                                           : a.one_of_or("pattern", 0, {"sequential", "random"}));
-  spec.seed = seed;
-  if (spec.space == Space::Constant && spec.arrayBytes > kConstantChainElems * 4)
-    a.fail("arrayBytes", "at most " + std::to_string(kConstantChainElems * 4) + " for the constant space");
-  if (spec.space == Space::Shared && spec.arrayBytes > shared_limit_bytes(p))
-    a.fail("arrayBytes", "at most " + std::to_string(shared_limit_bytes(p)) + " (shared memory per block) for the shared space");
-  if (spec.space == Space::Texture) {
-    int maxTexels = 0;
-    if (hipDeviceGetAttribute(&maxTexels, hipDeviceAttributeMaxTexture1DLinear, 0) == hipSuccess && maxTexels > 0 &&
-        spec.arrayBytes / 4 > static_cast<uint64_t>(maxTexels)) {
-      throw ProbeFailure(ErrorCode::Unsupported, "a linear texture holds at most " + std::to_string(maxTexels) + " elements");
-    }
-  }
   return spec;
 }
 
-// After the free-memory check, so an array larger than the device is out_of_memory, not unsupported.
-void ensure_fits_chains(const std::vector<const ChainSpec*>& chains, const char* what) {
-  uint64_t total = 0;
-  for (const ChainSpec* c : chains) total += c->arrayBytes;
-  ensure_fits(total, what);
-  for (const ChainSpec* c : chains) {
-    if (c->arrayBytes > kMaxChainBytes)
-      throw ProbeFailure(ErrorCode::Unsupported, "chains index with 32 bits: at most " + std::to_string(kMaxChainBytes) + " bytes each");
-  }
+std::vector<limits::ChainSize> sizes(const std::vector<const ChainSpec*>& chains) {
+  std::vector<limits::ChainSize> out;
+  for (const ChainSpec* c : chains) out.push_back({c->space, c->arrayBytes});
+  return out;
 }
 
 ChaseTiming timing_for(const OpContext& ctx, bool warmup, uint32_t samples) {
   const hipDeviceProp_t& p = ctx.device();
-  return ChaseTiming{warmup, samples, ctx.budgetNs, static_cast<uint32_t>(shared_limit_bytes(p)),
+  return ChaseTiming{warmup, samples, ctx.budgetNs, static_cast<uint32_t>(limits::shared_limit_bytes(p)),
                      static_cast<uint32_t>(p.multiProcessorCount)};
 }
 
@@ -86,10 +87,13 @@ struct PchaseSpec {
 
 PchaseSpec validate_pchase(const json::Value& args, const OpContext& ctx) {
   const ArgReader a(args);
-  const uint64_t seed = a.integer_or("seed", 1, 0, kMaxSeed);
-  PchaseSpec s{read_chain(a, ctx, seed, true), a.boolean("warmup"), static_cast<uint32_t>(a.integer("samples", 1, kMaxSamples)), -1};
-  if (a.has("smId")) s.smId = static_cast<int>(a.integer("smId", 0, static_cast<uint64_t>(ctx.device().multiProcessorCount - 1)));
-  ensure_fits_chains({&s.chain}, "args.arrayBytes");
+  const ChaseCommon c = read_common(a);
+  PchaseSpec s{read_shape(a, c.space, a.value("arrayBytes"), "arrayBytes", c.pattern, c.seed), c.warmup, c.samples, -1};
+  const hipDeviceProp_t& p = ctx.device();
+  if (a.has("smId")) s.smId = static_cast<int>(a.integer("smId", 0, static_cast<uint64_t>(p.multiProcessorCount - 1)));
+  const std::vector<limits::ChainSize> chains = sizes({&s.chain});
+  limits::check_space_limits(chains, limits::chaser_shared_bytes(chains[0], s.samples), p);
+  limits::check_chains_fit(chains, "args.arrayBytes");
   return s;
 }
 
@@ -112,21 +116,23 @@ struct BatchSpec {
 
 BatchSpec validate_batch(const json::Value& args, const OpContext& ctx) {
   const ArgReader a(args);
+  const ChaseCommon c = read_common(a);
   const json::Value& list = a.array("arrayBytesList");
-  const size_t maxChasers = static_cast<size_t>(ctx.device().multiProcessorCount);
-  if (list.as_array().empty() || list.as_array().size() > maxChasers)
-    a.fail("arrayBytesList", "a list of 1 to " + std::to_string(maxChasers) + " sizes (one chaser per SM)");
-  const uint64_t seed = a.integer_or("seed", 1, 0, kMaxSeed);
-  BatchSpec s{{}, a.boolean("warmup"), static_cast<uint32_t>(a.integer("samples", 1, kMaxSamples))};
+  if (list.as_array().empty()) a.fail("arrayBytesList", "a non-empty array of sizes");
+  BatchSpec s{{}, c.warmup, c.samples};
   for (size_t i = 0; i < list.as_array().size(); ++i) {
-    // Each entry is read as if it were the request's own arrayBytes, so all checks and messages are shared.
-    json::Value one = args;
-    one.set("arrayBytes", list.as_array()[i]);
-    s.chains.push_back(read_chain(ArgReader(one), ctx, seed, true));
+    s.chains.push_back(read_shape(a, c.space, list.as_array()[i], "arrayBytesList[" + std::to_string(i) + "]", c.pattern, c.seed));
   }
+  const hipDeviceProp_t& p = ctx.device();
+  const size_t maxChasers = static_cast<size_t>(p.multiProcessorCount);
+  if (s.chains.size() > maxChasers) a.fail("arrayBytesList", "at most " + std::to_string(maxChasers) + " sizes (one chaser per SM)");
   std::vector<const ChainSpec*> all;
-  for (const ChainSpec& c : s.chains) all.push_back(&c);
-  ensure_fits_chains(all, "args.arrayBytesList");
+  for (const ChainSpec& chain : s.chains) all.push_back(&chain);
+  const std::vector<limits::ChainSize> chains = sizes(all);
+  uint64_t blockShared = 0;
+  for (const limits::ChainSize& chain : chains) blockShared = std::max(blockShared, limits::chaser_shared_bytes(chain, s.samples));
+  limits::check_space_limits(chains, blockShared, p);
+  limits::check_chains_fit(chains, "args.arrayBytesList");
   return s;
 }
 
@@ -154,15 +160,22 @@ struct PairSpec {
   uint32_t samples;
 };
 
+ChainSpec read_chaser(const ArgReader& c, uint64_t seed) {
+  const Space space = static_cast<Space>(c.one_of("space", {TOPOD_SPACE_NAMES}));
+  ChainSpec spec = read_shape(c, space, c.value("arrayBytes"), "arrayBytes", ChasePattern{}, seed);
+  spec.pattern = read_pattern(c, false);
+  return spec;
+}
+
 PairSpec validate_pair(const json::Value& args, const OpContext& ctx) {
   const ArgReader a(args);
-  const hipDeviceProp_t& p = ctx.device();
-  const uint64_t seed = a.integer_or("seed", 1, 0, kMaxSeed);
+  const uint64_t seed = read_seed(a);
   const ArgReader first = a.object("first");
   const ArgReader second = a.object("second");
-  PairSpec s{read_chain(first, ctx, seed, false), read_chain(second, ctx, seed + 1, false), {}, 0};
+  PairSpec s{read_chaser(first, seed), read_chaser(second, seed + 1), {}, 0};
   s.placement.sameSm = a.one_of("placement", {"same-sm", "different-sm"}) == 0;
-  s.samples = static_cast<uint32_t>(a.integer("samples", 1, kMaxSamples));
+  s.samples = read_samples(a);
+  const hipDeviceProp_t& p = ctx.device();
   const uint64_t maxWarp = static_cast<uint64_t>(p.maxThreadsPerBlock / p.warpSize - 1);
   const uint64_t maxLane = static_cast<uint64_t>(p.warpSize - 1);
   s.placement.firstWarp = static_cast<uint32_t>(first.integer_or("warp", 0, 0, maxWarp));
@@ -171,7 +184,12 @@ PairSpec validate_pair(const json::Value& args, const OpContext& ctx) {
   s.placement.secondLane = static_cast<uint32_t>(second.integer_or("lane", 0, 0, maxLane));
   if (s.placement.sameSm && s.placement.firstWarp == s.placement.secondWarp && s.placement.firstLane == s.placement.secondLane)
     a.fail("second", "on another warp or lane than args.first for same-sm placement");
-  ensure_fits_chains({&s.first, &s.second}, "args.first and args.second");
+  if (!s.placement.sameSm && p.multiProcessorCount < 2) a.fail("placement", "same-sm on a device with one SM");
+  const std::vector<limits::ChainSize> chains = sizes({&s.first, &s.second});
+  const uint64_t firstShared = limits::chaser_shared_bytes(chains[0], s.samples);
+  const uint64_t secondShared = limits::chaser_shared_bytes(chains[1], s.samples);
+  limits::check_space_limits(chains, s.placement.sameSm ? firstShared + secondShared : std::max(firstShared, secondShared), p);
+  limits::check_chains_fit(chains, "args.first and args.second");
   return s;
 }
 

@@ -25,11 +25,14 @@ inline void check_launch(const char* kernel) {
   check(hipDeviceSynchronize(), kernel);
 }
 
+// What the runtime may still need beside a request's buffers (validate.ts, rule 4).
+constexpr size_t kRuntimeMarginBytes = size_t{64} << 20;
+
 // Throws out_of_memory unless `bytes` fit in free device memory, keeping a margin for the runtime.
 inline void ensure_fits(size_t bytes, const char* what) {
   size_t freeBytes = 0, totalBytes = 0;
   check(hipMemGetInfo(&freeBytes, &totalBytes), "hipMemGetInfo");
-  const size_t marginBytes = 64u << 20;
+  const size_t marginBytes = kRuntimeMarginBytes;
   if (bytes + marginBytes > freeBytes) {
     throw ProbeFailure(ErrorCode::OutOfMemory, std::string(what) + " needs " + std::to_string(bytes) +
                                                    " bytes; the device has " + std::to_string(freeBytes) + " free");

@@ -11,7 +11,7 @@ import {
 } from '../protocol.js';
 import { createChaseArray, walk, type WorkSlicer } from './chase.js';
 import type { SimulatedDevice } from './simulated-device.js';
-import { validateBandwidth, validateCalibrate, validatePchase, validatePchaseBatch, validatePchasePair } from './validate.js';
+import { validateBandwidth, validateCalibrate, validateHello, validatePchase, validatePchaseBatch, validatePchasePair } from './validate.js';
 
 export const SIM_PROBE_VERSION = 'sim-1';
 const SIM_RUNTIME_VERSION = 13000;
@@ -44,6 +44,7 @@ export class SimulatedProbe {
     slicer.throwIfAborted();
     switch (op) {
       case 'hello':
+        validateHello(args);
         return this.hello();
       case 'pchase':
         return this.pchase(args, slicer);

@@ -29,10 +29,10 @@ export async function answerLine(probe: SimulatedProbe, line: string): Promise<P
     const request: unknown = JSON.parse(line);
     if (typeof request !== 'object' || request === null) throw new ProbeError('bad_request', 'a request must be a JSON object');
     const fields = request as Record<string, unknown>;
-    if (typeof fields.id === 'number' && Number.isSafeInteger(fields.id)) id = fields.id;
-    else throw new ProbeError('bad_request', 'id must be an integer');
+    if (typeof fields.id === 'number' && Number.isSafeInteger(fields.id) && fields.id >= 0) id = fields.id;
+    else throw new ProbeError('bad_request', 'id must be a non-negative integer');
     if (typeof fields.op !== 'string') throw new ProbeError('bad_request', 'op must be a string');
-    const result = await probe.handle(fields.op, fields.args ?? {}, new WorkSlicer(undefined));
+    const result = await probe.handle(fields.op, fields.args === undefined ? {} : fields.args, new WorkSlicer(undefined));
     return { id, ok: true, result };
   } catch (error) {
     if (error instanceof SyntaxError) return { id, ok: false, error: { code: 'bad_request', message: `malformed JSON: ${error.message}` } };

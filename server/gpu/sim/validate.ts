@@ -1,3 +1,50 @@
+/**
+ * THE request-validation rules of the probe protocol (server/gpu/protocol.ts),
+ * applied identically by the simulated GPU (this file) and the native probe
+ * (native/probe/src/limits.h + *-op.cpp, which point back here). Change a rule
+ * in both places; test/integration/probe/validation-contract.test.ts sends the
+ * same bad requests to both and compares the error codes.
+ *
+ * Order — the first failing rule answers:
+ *  1. Envelope: malformed JSON, a non-object request, an id that is not a
+ *     non-negative safe integer, a non-string op → bad_request; an op not in
+ *     the protocol → unknown_op; `args`, when present, not an object → bad_request.
+ *  2. Fields that need no device → bad_request:
+ *     - space ∈ MEMORY_SPACES; pattern ∈ {sequential, random} (required for
+ *       pchase and pchase.batch, defaults to sequential for a pair's chasers);
+ *       warmup a boolean (pchase, pchase.batch).
+ *     - arrayBytes an integer in [4, 2^52], a multiple of 4.
+ *     - strideBytes an integer in [4, arrayBytes], a multiple of 4.
+ *     - samples (pchase family) an integer in [1, 8192]: the probe buffers
+ *       every timed load in shared memory, 8 bytes each.
+ *     - seed, when present, an integer in [0, 2^32 - 1].
+ *     - pchase.batch: arrayBytesList a non-empty array of arrayBytes values.
+ *     - pchase.pair: first and second objects; placement ∈ {same-sm, different-sm}.
+ *     - bandwidth: mode ∈ {read, write}; arrayBytes an integer in [16, 2^52],
+ *       a multiple of 16 (128-bit accesses); blocks in [1, 2^20];
+ *       repetitions in [1, 1000].
+ *     - calibrate: samples, when present, an integer in [1, 1,000,000].
+ *  3. Device limits → bad_request (a probe that sees no GPU answers
+ *     `unsupported` here, having checked everything above):
+ *     - smId in [0, multiprocessorCount - 1]; at most multiprocessorCount
+ *       sizes in arrayBytesList (one chaser per SM).
+ *     - pair: warp in [0, maxThreadsPerBlock / warpSize - 1], lane in
+ *       [0, warpSize - 1]; second.warp defaults to 1 for same-sm (0 otherwise);
+ *       same-sm chasers must differ in warp or lane; different-sm needs 2 SMs.
+ *     - constant-space arrays of one request together ≤ min(totalConstMemBytes, 64 KiB)
+ *       (the probe's constant table).
+ *     - shared-space arrays ≤ sharedMemPerBlockOptinBytes (else sharedMemPerBlockBytes),
+ *       and one block's need ≤ that limit too: per chaser samples × 8 plus its
+ *       array when it is shared-space; pchase.batch and different-sm take the
+ *       largest chaser, same-sm adds both.
+ *     - bandwidth threadsPerBlock in [1, maxThreadsPerBlock].
+ *  4. Memory → out_of_memory: the request's arrays summed (pchase.batch,
+ *     pchase.pair; bandwidth adds its 4-byte-per-thread sink) plus a 64 MiB
+ *     runtime margin must fit in free device memory (the sim: totalMemoryBytes).
+ *  5. Capability → unsupported: a chain over 2^34 - 4 bytes (32-bit element
+ *     indices); a texture-space array over 2^27 elements (the probe also
+ *     honours a smaller runtime maxTexture1DLinear).
+ */
 import { ProbeError } from '../backend.js';
 import {
   MEMORY_SPACES,
@@ -11,20 +58,24 @@ import {
   type PchasePairArgs,
 } from '../protocol.js';
 
-/**
- * Request validation with the rules the native probe applies too, so a
- * request means the same on both backends. Every failure is a ProbeError
- * `bad_request` (or `out_of_memory` when arrays exceed device memory).
- */
-export const MAX_SAMPLES = 1_000_000;
-export const MAX_REPETITIONS = 10_000;
-const MAX_UINT32 = 0xffff_ffff;
+export const MAX_ARRAY_BYTES = 2 ** 52;
+export const MAX_SAMPLES = 8192;
+export const MAX_CALIBRATE_SAMPLES = 1_000_000;
+export const MAX_SEED = 0xffff_ffff;
+export const MAX_BANDWIDTH_BLOCKS = 2 ** 20;
+export const MAX_REPETITIONS = 1000;
+export const CONSTANT_TABLE_BYTES = 64 * 1024;
+export const SAMPLE_SHARED_BYTES = 8;
+export const RUNTIME_MARGIN_BYTES = 64 * 1024 ** 2;
+export const MAX_CHAIN_BYTES = 2 ** 34 - 4;
+export const MAX_TEXTURE_ELEMENTS = 2 ** 27;
 
 type Limits = Pick<
   DeviceProperties,
   'multiprocessorCount' | 'totalMemoryBytes' | 'totalConstMemBytes' | 'sharedMemPerBlockOptinBytes' | 'sharedMemPerBlockBytes' | 'maxThreadsPerBlock' | 'warpSize'
 >;
 type Fields = Record<string, unknown>;
+type Chain = { space: MemorySpace; arrayBytes: number; strideBytes: number };
 
 function badRequest(message: string): never {
   throw new ProbeError('bad_request', message);
@@ -35,16 +86,24 @@ function fields(value: unknown, what: string): Fields {
   return value as Fields;
 }
 
-function integer(source: Fields, key: string, min: number, max: number): number {
-  const value = source[key];
+function checkInteger(value: unknown, name: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    badRequest(`${key} must be an integer in [${min}, ${max}], got ${JSON.stringify(value)}`);
+    badRequest(`${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(value)}`);
   }
   return value;
 }
 
+function integer(source: Fields, key: string, min: number, max: number): number {
+  return checkInteger(source[key], key, min, max);
+}
+
 function optionalInteger(source: Fields, key: string, min: number, max: number): number | undefined {
   return source[key] === undefined ? undefined : integer(source, key, min, max);
+}
+
+function multipleOf(value: number, name: string, unit: number): number {
+  if (value % unit !== 0) badRequest(`${name} must be a multiple of ${unit}, got ${value}`);
+  return value;
 }
 
 function oneOf<T extends string>(source: Fields, key: string, allowed: readonly T[], fallback?: T): T {
@@ -61,23 +120,57 @@ function boolean(source: Fields, key: string): boolean {
   return value;
 }
 
-function checkFitsMemory(totalBytes: number, limits: Limits): void {
-  if (totalBytes > limits.totalMemoryBytes) {
-    throw new ProbeError('out_of_memory', `arrays of ${totalBytes} bytes exceed device memory of ${limits.totalMemoryBytes} bytes`);
+/** Rule 2: one chain's size and stride. */
+function chainShape(space: MemorySpace, rawArrayBytes: unknown, strideSource: Fields, name = 'arrayBytes'): Chain {
+  const arrayBytes = multipleOf(checkInteger(rawArrayBytes, name, 4, MAX_ARRAY_BYTES), name, 4);
+  const strideBytes = multipleOf(integer(strideSource, 'strideBytes', 4, arrayBytes), 'strideBytes', 4);
+  return { space, arrayBytes, strideBytes };
+}
+
+function sharedLimitBytes(limits: Limits): number {
+  return limits.sharedMemPerBlockOptinBytes ?? limits.sharedMemPerBlockBytes;
+}
+
+/** A chaser's shared-memory need: its sample buffers, plus its array when it lives in shared memory. */
+function chaserSharedBytes(chain: Chain, samples: number): number {
+  return samples * SAMPLE_SHARED_BYTES + (chain.space === 'shared' ? chain.arrayBytes : 0);
+}
+
+/** Rule 3 for memory spaces: constant arrays together, each shared array, and one block's shared need. */
+function checkSpaceLimits(chains: readonly Chain[], blockSharedBytes: number, limits: Limits): void {
+  const constantLimit = Math.min(limits.totalConstMemBytes ?? CONSTANT_TABLE_BYTES, CONSTANT_TABLE_BYTES);
+  const constantBytes = chains.filter((c) => c.space === 'constant').reduce((sum, c) => sum + c.arrayBytes, 0);
+  if (constantBytes > constantLimit) badRequest(`constant-space arrays of ${constantBytes} bytes exceed the constant limit of ${constantLimit} bytes`);
+  const sharedLimit = sharedLimitBytes(limits);
+  for (const chain of chains) {
+    if (chain.space === 'shared' && chain.arrayBytes > sharedLimit) {
+      badRequest(`arrayBytes (${chain.arrayBytes}) exceeds the shared memory limit of ${sharedLimit} bytes`);
+    }
+  }
+  if (blockSharedBytes > sharedLimit) {
+    badRequest(`the chase needs ${blockSharedBytes} bytes of shared memory (samples and shared-space arrays); a block may use ${sharedLimit}`);
   }
 }
 
-/** arrayBytes and strideBytes for one chaser in one space. */
-function arrayShape(source: Fields, arrayBytes: number, space: MemorySpace, limits: Limits): number {
-  const strideBytes = integer(source, 'strideBytes', 4, Number.MAX_SAFE_INTEGER);
-  if (strideBytes % 4 !== 0) badRequest(`strideBytes must be a multiple of 4, got ${strideBytes}`);
-  if (strideBytes > arrayBytes) badRequest(`strideBytes (${strideBytes}) must not exceed arrayBytes (${arrayBytes})`);
-  const spaceLimit =
-    space === 'constant' ? limits.totalConstMemBytes : space === 'shared' ? (limits.sharedMemPerBlockOptinBytes ?? limits.sharedMemPerBlockBytes) : null;
-  if (spaceLimit !== null && arrayBytes > spaceLimit) {
-    badRequest(`arrayBytes (${arrayBytes}) exceeds the ${space} memory limit of ${spaceLimit} bytes`);
+/** Rule 4. */
+function checkFitsMemory(totalBytes: number, limits: Limits): void {
+  if (totalBytes + RUNTIME_MARGIN_BYTES > limits.totalMemoryBytes) {
+    throw new ProbeError('out_of_memory', `${totalBytes} bytes (plus a ${RUNTIME_MARGIN_BYTES}-byte runtime margin) exceed device memory of ${limits.totalMemoryBytes} bytes`);
   }
-  return strideBytes;
+}
+
+/** Rules 4 and 5 for chains. */
+function checkChainsFit(chains: readonly Chain[], limits: Limits): void {
+  checkFitsMemory(
+    chains.reduce((sum, c) => sum + c.arrayBytes, 0),
+    limits,
+  );
+  for (const chain of chains) {
+    if (chain.arrayBytes > MAX_CHAIN_BYTES) throw new ProbeError('unsupported', `chains index with 32 bits: at most ${MAX_CHAIN_BYTES} bytes each`);
+    if (chain.space === 'texture' && chain.arrayBytes / 4 > MAX_TEXTURE_ELEMENTS) {
+      throw new ProbeError('unsupported', `a linear texture holds at most ${MAX_TEXTURE_ELEMENTS} elements`);
+    }
+  }
 }
 
 function chaseCommon(source: Fields) {
@@ -86,85 +179,84 @@ function chaseCommon(source: Fields) {
     pattern: oneOf(source, 'pattern', ['sequential', 'random'] as const),
     warmup: boolean(source, 'warmup'),
     samples: integer(source, 'samples', 1, MAX_SAMPLES),
-    seed: optionalInteger(source, 'seed', 0, MAX_UINT32),
+    seed: optionalInteger(source, 'seed', 0, MAX_SEED),
   };
+}
+
+export function validateHello(raw: unknown): Record<string, never> {
+  fields(raw, 'args');
+  return {};
 }
 
 export function validatePchase(raw: unknown, limits: Limits): PchaseArgs {
   const source = fields(raw, 'args');
   const { space, pattern, warmup, samples, seed } = chaseCommon(source);
-  const arrayBytes = integer(source, 'arrayBytes', 1, Number.MAX_SAFE_INTEGER);
-  const strideBytes = arrayShape(source, arrayBytes, space, limits);
-  checkFitsMemory(arrayBytes, limits);
+  const chain = chainShape(space, source.arrayBytes, source);
   const smId = optionalInteger(source, 'smId', 0, limits.multiprocessorCount - 1);
-  return { space, arrayBytes, strideBytes, pattern, warmup, samples, smId, seed };
+  checkSpaceLimits([chain], chaserSharedBytes(chain, samples), limits);
+  checkChainsFit([chain], limits);
+  return { ...chain, pattern, warmup, samples, smId, seed };
 }
 
 export function validatePchaseBatch(raw: unknown, limits: Limits): PchaseBatchArgs {
   const source = fields(raw, 'args');
   const { space, pattern, warmup, samples, seed } = chaseCommon(source);
   const list = source.arrayBytesList;
-  if (!Array.isArray(list) || list.length === 0 || list.length > limits.multiprocessorCount) {
-    badRequest(`arrayBytesList must be an array of 1 to ${limits.multiprocessorCount} sizes (one per SM)`);
-  }
-  let strideBytes = 0;
-  const arrayBytesList = list.map((value: unknown, index: number) => {
-    const arrayBytes = integer({ [`arrayBytesList[${index}]`]: value }, `arrayBytesList[${index}]`, 1, Number.MAX_SAFE_INTEGER);
-    strideBytes = arrayShape(source, arrayBytes, space, limits);
-    return arrayBytes;
-  });
-  checkFitsMemory(
-    arrayBytesList.reduce((sum, bytes) => sum + bytes, 0),
-    limits,
-  );
-  return { space, arrayBytesList, strideBytes, pattern, warmup, samples, seed };
+  if (!Array.isArray(list) || list.length === 0) badRequest('arrayBytesList must be a non-empty array of sizes');
+  const chains = list.map((value: unknown, index: number) => chainShape(space, value, source, `arrayBytesList[${index}]`));
+  if (list.length > limits.multiprocessorCount) badRequest(`arrayBytesList must hold at most ${limits.multiprocessorCount} sizes (one chaser per SM)`);
+  checkSpaceLimits(chains, Math.max(...chains.map((c) => chaserSharedBytes(c, samples))), limits);
+  checkChainsFit(chains, limits);
+  return { space, arrayBytesList: chains.map((c) => c.arrayBytes), strideBytes: chains[0]!.strideBytes, pattern, warmup, samples, seed };
 }
 
-function chaser(raw: unknown, what: string, limits: Limits): Required<ChaserSpec> {
+function chaserShape(raw: unknown, what: string): Chain & { pattern: 'sequential' | 'random'; source: Fields } {
   const source = fields(raw, what);
   const space = oneOf(source, 'space', MEMORY_SPACES);
-  const arrayBytes = integer(source, 'arrayBytes', 1, Number.MAX_SAFE_INTEGER);
-  const strideBytes = arrayShape(source, arrayBytes, space, limits);
-  const pattern = oneOf(source, 'pattern', ['sequential', 'random'] as const, 'sequential');
-  const warpsPerBlock = Math.floor(limits.maxThreadsPerBlock / limits.warpSize);
-  const warp = optionalInteger(source, 'warp', 0, warpsPerBlock - 1) ?? 0;
-  const lane = optionalInteger(source, 'lane', 0, limits.warpSize - 1) ?? 0;
-  return { space, arrayBytes, strideBytes, pattern, warp, lane };
+  const chain = chainShape(space, source.arrayBytes, source);
+  return { ...chain, pattern: oneOf(source, 'pattern', ['sequential', 'random'] as const, 'sequential'), source };
 }
 
-export function validatePchasePair(raw: unknown, limits: Limits): PchasePairArgs & { first: Required<ChaserSpec>; second: Required<ChaserSpec> } {
+type PlacedChaser = Required<ChaserSpec>;
+
+function placed(chaser: ReturnType<typeof chaserShape>, defaultWarp: number, limits: Limits): PlacedChaser {
+  const warpsPerBlock = Math.floor(limits.maxThreadsPerBlock / limits.warpSize);
+  const { source, ...spec } = chaser;
+  const warp = optionalInteger(source, 'warp', 0, warpsPerBlock - 1) ?? defaultWarp;
+  const lane = optionalInteger(source, 'lane', 0, limits.warpSize - 1) ?? 0;
+  return { ...spec, warp, lane };
+}
+
+export function validatePchasePair(raw: unknown, limits: Limits): PchasePairArgs & { first: PlacedChaser; second: PlacedChaser } {
   const source = fields(raw, 'args');
-  const first = chaser(source.first, 'first', limits);
-  const second = chaser(source.second, 'second', limits);
+  const seed = optionalInteger(source, 'seed', 0, MAX_SEED);
+  const firstShape = chaserShape(source.first, 'first');
+  const secondShape = chaserShape(source.second, 'second');
   const placement = oneOf(source, 'placement', ['same-sm', 'different-sm'] as const);
-  if (placement === 'different-sm' && limits.multiprocessorCount < 2) badRequest('placement different-sm needs at least 2 SMs');
-  checkFitsMemory(first.arrayBytes + second.arrayBytes, limits);
-  return {
-    first,
-    second,
-    placement,
-    samples: integer(source, 'samples', 1, MAX_SAMPLES),
-    seed: optionalInteger(source, 'seed', 0, MAX_UINT32),
-  };
+  const samples = integer(source, 'samples', 1, MAX_SAMPLES);
+  const sameSm = placement === 'same-sm';
+  const first = placed(firstShape, 0, limits);
+  const second = placed(secondShape, sameSm ? 1 : 0, limits);
+  if (sameSm && first.warp === second.warp && first.lane === second.lane) badRequest('second must be on another warp or lane than first for same-sm placement');
+  if (!sameSm && limits.multiprocessorCount < 2) badRequest('placement different-sm needs at least 2 SMs');
+  const needs = [chaserSharedBytes(first, samples), chaserSharedBytes(second, samples)];
+  checkSpaceLimits([first, second], sameSm ? needs[0]! + needs[1]! : Math.max(...needs), limits);
+  checkChainsFit([first, second], limits);
+  return { first, second, placement, samples, seed };
 }
 
 export function validateBandwidth(raw: unknown, limits: Limits): BandwidthArgs {
   const source = fields(raw, 'args');
   const mode = oneOf(source, 'mode', ['read', 'write'] as const);
-  const arrayBytes = integer(source, 'arrayBytes', 4, Number.MAX_SAFE_INTEGER);
-  if (arrayBytes % 4 !== 0) badRequest(`arrayBytes must be a multiple of 4, got ${arrayBytes}`);
-  checkFitsMemory(arrayBytes, limits);
-  return {
-    mode,
-    arrayBytes,
-    blocks: integer(source, 'blocks', 1, 0x7fff_ffff),
-    threadsPerBlock: integer(source, 'threadsPerBlock', 1, limits.maxThreadsPerBlock),
-    repetitions: integer(source, 'repetitions', 1, MAX_REPETITIONS),
-  };
+  const arrayBytes = multipleOf(integer(source, 'arrayBytes', 16, MAX_ARRAY_BYTES), 'arrayBytes', 16);
+  const blocks = integer(source, 'blocks', 1, MAX_BANDWIDTH_BLOCKS);
+  const repetitions = integer(source, 'repetitions', 1, MAX_REPETITIONS);
+  const threadsPerBlock = integer(source, 'threadsPerBlock', 1, limits.maxThreadsPerBlock);
+  checkFitsMemory(arrayBytes + blocks * threadsPerBlock * 4, limits);
+  return { mode, arrayBytes, blocks, threadsPerBlock, repetitions };
 }
 
 export function validateCalibrate(raw: unknown): CalibrateArgs {
-  const source = raw === undefined || raw === null ? {} : fields(raw, 'args');
-  const samples = optionalInteger(source, 'samples', 1, MAX_SAMPLES);
+  const samples = optionalInteger(fields(raw, 'args'), 'samples', 1, MAX_CALIBRATE_SAMPLES);
   return samples === undefined ? {} : { samples };
 }

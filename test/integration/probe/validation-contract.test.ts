@@ -1,0 +1,195 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { DeviceProperties, ProbeErrorCode } from '../../../server/gpu/protocol.js';
+import { GPU_MODELS } from '../../../server/gpu/sim/index.js';
+import { CONSTANT_TABLE_BYTES, MAX_CHAIN_BYTES, MAX_SAMPLES, MAX_TEXTURE_ELEMENTS } from '../../../server/gpu/sim/validate.js';
+import { exchange, PROBE_PATH, probeBuilt, REPO_ROOT } from './raw-probe.js';
+
+// One table of bad requests, answered by the simulated GPU (stdio adapter) and
+// the real topod-probe: both must answer each with the same error code (the
+// rule list at the top of server/gpu/sim/validate.ts) and keep serving.
+// Without a GPU the probe checks every device-free field itself; rows that
+// need a device's limits are answered `unsupported` (no GPU visible) there,
+// and compared in full on a GPU machine.
+
+const SIM_MODEL = 'h100-sxm5-80gb';
+const SIM_ARGS = ['--import', 'tsx', path.join(REPO_ROOT, 'server/gpu/sim/stdio.ts'), '--model', SIM_MODEL, '--seed', '1'];
+const hasGpu = existsSync('/dev/nvidia0');
+
+type Limits = Pick<
+  DeviceProperties,
+  'multiprocessorCount' | 'totalMemoryBytes' | 'totalConstMemBytes' | 'sharedMemPerBlockOptinBytes' | 'sharedMemPerBlockBytes' | 'maxThreadsPerBlock' | 'warpSize'
+>;
+
+interface Row {
+  name: string;
+  /** The request line; `id` is the row's id, or absent where the row is about the id. */
+  line: (d: Limits, id: number) => string;
+  code: ProbeErrorCode;
+  /** The rule needs the device's limits (a probe without a GPU answers `unsupported`). */
+  needsDevice?: boolean;
+  /** The answer carries id null (the request's id could not be read). */
+  nullId?: boolean;
+}
+
+const chase = { space: 'global.ca', arrayBytes: 4096, strideBytes: 64, pattern: 'sequential', warmup: true, samples: 16 };
+const chaser = { space: 'global.ca', arrayBytes: 4096, strideBytes: 64 };
+const bandwidth = { mode: 'read', arrayBytes: 1 << 20, blocks: 8, threadsPerBlock: 128, repetitions: 2 };
+const down = (bytes: number, unit: number) => Math.floor(bytes / unit) * unit;
+const constLimit = (d: Limits) => Math.min(d.totalConstMemBytes ?? CONSTANT_TABLE_BYTES, CONSTANT_TABLE_BYTES);
+const sharedLimit = (d: Limits) => d.sharedMemPerBlockOptinBytes ?? d.sharedMemPerBlockBytes;
+
+function request(op: string, args: (d: Limits) => unknown): (d: Limits, id: number) => string {
+  return (d, id) => JSON.stringify({ id, op, args: args(d) });
+}
+const bad = (name: string, op: string, args: (d: Limits) => unknown, code: ProbeErrorCode = 'bad_request'): Row => ({ name, line: request(op, args), code });
+const device = (name: string, op: string, args: (d: Limits) => unknown, code: ProbeErrorCode = 'bad_request'): Row => ({
+  ...bad(name, op, args, code),
+  needsDevice: true,
+});
+
+const ROWS: Row[] = [
+  // Envelope.
+  { name: 'malformed JSON line', line: () => '{"id":1,"op":"pchase","args":', code: 'bad_request', nullId: true },
+  { name: 'request not an object', line: () => '[1,2,3]', code: 'bad_request', nullId: true },
+  { name: 'negative id', line: () => '{"id":-1,"op":"hello","args":{}}', code: 'bad_request', nullId: true },
+  { name: 'missing op', line: (_, id) => JSON.stringify({ id, args: {} }), code: 'bad_request' },
+  bad('unknown op', 'pchase.triple', () => ({}), 'unknown_op'),
+  bad('args not an object', 'pchase', () => [1, 2]),
+  bad('args null', 'calibrate', () => null),
+  bad('hello args not an object', 'hello', () => []),
+  // Device-free fields.
+  bad('zero array', 'pchase', () => ({ ...chase, arrayBytes: 0 })),
+  bad('negative array', 'pchase', () => ({ ...chase, arrayBytes: -4096 })),
+  bad('non-integer array', 'pchase', () => ({ ...chase, arrayBytes: 4096.5 })),
+  bad('array not a multiple of 4', 'pchase', () => ({ ...chase, arrayBytes: 4098 })),
+  bad('array as a string', 'pchase', () => ({ ...chase, arrayBytes: '4096' })),
+  bad('missing array', 'pchase', () => ({ ...chase, arrayBytes: undefined })),
+  bad('stride 0', 'pchase', () => ({ ...chase, strideBytes: 0 })),
+  bad('stride 3', 'pchase', () => ({ ...chase, strideBytes: 3 })),
+  bad('stride not a multiple of 4', 'pchase', () => ({ ...chase, strideBytes: 66 })),
+  bad('stride larger than the array', 'pchase', () => ({ ...chase, strideBytes: 8192 })),
+  bad('missing stride', 'pchase', () => ({ ...chase, strideBytes: undefined })),
+  bad('samples 0', 'pchase', () => ({ ...chase, samples: 0 })),
+  bad('samples one over the limit', 'pchase', () => ({ ...chase, samples: MAX_SAMPLES + 1 })),
+  bad('samples 1,000,001', 'pchase', () => ({ ...chase, samples: 1_000_001 })),
+  bad('fractional samples', 'pchase', () => ({ ...chase, samples: 1.5 })),
+  bad('missing samples', 'pchase', () => ({ ...chase, samples: undefined })),
+  bad('unknown space', 'pchase', () => ({ ...chase, space: 'global.cs' })),
+  bad('unknown pattern', 'pchase', () => ({ ...chase, pattern: 'zigzag' })),
+  bad('warmup not a boolean', 'pchase', () => ({ ...chase, warmup: 'yes' })),
+  bad('negative seed', 'pchase', () => ({ ...chase, seed: -1 })),
+  bad('seed beyond 32 bits', 'pchase', () => ({ ...chase, seed: 2 ** 32 })),
+  bad('batch without sizes', 'pchase.batch', () => ({ ...chase, arrayBytes: undefined })),
+  bad('empty batch', 'pchase.batch', () => ({ ...chase, arrayBytes: undefined, arrayBytesList: [] })),
+  bad('batch with a negative size', 'pchase.batch', () => ({ ...chase, arrayBytes: undefined, arrayBytesList: [4096, -4] })),
+  bad('batch size below the stride', 'pchase.batch', () => ({ ...chase, arrayBytes: undefined, arrayBytesList: [4096, 32] })),
+  bad('pair without second', 'pchase.pair', () => ({ first: chaser, placement: 'same-sm', samples: 16 })),
+  bad('pair with stride 3', 'pchase.pair', () => ({ first: chaser, second: { ...chaser, strideBytes: 3 }, placement: 'same-sm', samples: 16 })),
+  bad('pair with unknown placement', 'pchase.pair', () => ({ first: chaser, second: chaser, placement: 'far', samples: 16 })),
+  bad('pair with samples 0', 'pchase.pair', () => ({ first: chaser, second: chaser, placement: 'same-sm', samples: 0 })),
+  bad('bandwidth with unknown mode', 'bandwidth', () => ({ ...bandwidth, mode: 'copy' })),
+  bad('bandwidth array not a multiple of 16', 'bandwidth', () => ({ ...bandwidth, arrayBytes: 4100 })),
+  bad('bandwidth with 0 blocks', 'bandwidth', () => ({ ...bandwidth, blocks: 0 })),
+  bad('bandwidth with too many blocks', 'bandwidth', () => ({ ...bandwidth, blocks: 2 ** 20 + 1 })),
+  bad('bandwidth repetitions 0', 'bandwidth', () => ({ ...bandwidth, repetitions: 0 })),
+  bad('bandwidth repetitions 1001', 'bandwidth', () => ({ ...bandwidth, repetitions: 1001 })),
+  bad('calibrate samples 0', 'calibrate', () => ({ samples: 0 })),
+  bad('calibrate samples 1,000,001', 'calibrate', () => ({ samples: 1_000_001 })),
+  // Device limits.
+  device('SM out of range', 'pchase', (d) => ({ ...chase, smId: d.multiprocessorCount })),
+  device('more batch sizes than SMs', 'pchase.batch', (d) => ({ ...chase, arrayBytesList: Array(d.multiprocessorCount + 1).fill(4096) })),
+  device('constant array beyond the constant limit', 'pchase', (d) => ({ ...chase, space: 'constant', arrayBytes: constLimit(d) + 4 })),
+  device('constant arrays of a batch beyond the constant limit together', 'pchase.batch', (d) => ({
+    ...chase,
+    space: 'constant',
+    arrayBytesList: [down(constLimit(d) * 0.6, 4), down(constLimit(d) * 0.6, 4)],
+  })),
+  device('shared array beyond the shared limit', 'pchase', (d) => ({ ...chase, space: 'shared', arrayBytes: sharedLimit(d) + 4 })),
+  device('shared array plus sample buffers beyond the shared limit', 'pchase', (d) => ({
+    ...chase,
+    space: 'shared',
+    arrayBytes: sharedLimit(d) - 1024,
+    samples: MAX_SAMPLES,
+  })),
+  device('pair lane out of range', 'pchase.pair', (d) => ({ first: { ...chaser, lane: d.warpSize }, second: chaser, placement: 'same-sm', samples: 16 })),
+  device('same-sm pair on one warp and lane', 'pchase.pair', () => ({ first: chaser, second: { ...chaser, warp: 0 }, placement: 'same-sm', samples: 16 })),
+  device('bandwidth with too many threads', 'bandwidth', (d) => ({ ...bandwidth, threadsPerBlock: d.maxThreadsPerBlock + 1 })),
+  // Memory and capability.
+  device('array larger than device memory', 'pchase', (d) => ({ ...chase, space: 'global.cg', arrayBytes: down(d.totalMemoryBytes * 2, 4) }), 'out_of_memory'),
+  device('batch arrays larger than device memory together', 'pchase.batch', (d) => ({
+    ...chase,
+    space: 'global.cg',
+    arrayBytesList: [down(d.totalMemoryBytes * 0.6, 4), down(d.totalMemoryBytes * 0.6, 4)],
+  }), 'out_of_memory'),
+  device('pair arrays larger than device memory together', 'pchase.pair', (d) => {
+    const half = { space: 'global.cg', arrayBytes: down(d.totalMemoryBytes * 0.6, 4), strideBytes: 4096 };
+    return { first: half, second: half, placement: 'same-sm', samples: 16 };
+  }, 'out_of_memory'),
+  device('bandwidth array larger than device memory', 'bandwidth', (d) => ({ ...bandwidth, arrayBytes: down(d.totalMemoryBytes * 2, 16) }), 'out_of_memory'),
+  device('chain beyond 32-bit element indices', 'pchase', () => ({ ...chase, space: 'global.cg', arrayBytes: MAX_CHAIN_BYTES + 4, strideBytes: 4096 }), 'unsupported'),
+  device('texture beyond the linear texture limit', 'pchase', () => ({ ...chase, space: 'texture', arrayBytes: (MAX_TEXTURE_ELEMENTS + 1) * 4, strideBytes: 4096 }), 'unsupported'),
+];
+
+const GOOD_CHASE = (id: number) => JSON.stringify({ id, op: 'pchase', args: chase });
+const GOOD_HELLO = (id: number) => JSON.stringify({ id, op: 'hello', args: {} });
+
+interface Answered {
+  name: string;
+  id: unknown;
+  code: string | null;
+}
+
+/** Sends every row, each followed by a good request; returns each row's answer and checks each good request succeeded. */
+async function answerTable(limits: Limits, good: (id: number) => string, send: (lines: string[]) => ReturnType<typeof exchange>): Promise<Answered[]> {
+  const lines = ROWS.flatMap((row, i) => [row.line(limits, 1000 + i), good(2000 + i)]);
+  const { responses, exitCode, stderr } = await send(lines);
+  expect(exitCode, stderr).toBe(0);
+  expect(responses).toHaveLength(lines.length);
+  const goodAnswers = responses.filter((_, k) => k % 2 === 1).map((r) => [r.id, r.ok]);
+  expect(goodAnswers).toEqual(ROWS.map((_, i) => [2000 + i, true]));
+  return ROWS.map((row, i) => {
+    const r = responses[2 * i]!;
+    expect(r.ok, row.name).toBe(false);
+    return { name: row.name, id: r.id, code: (r.error as { code?: string } | undefined)?.code ?? null };
+  });
+}
+
+function expected(answerOf: (row: Row) => ProbeErrorCode): Answered[] {
+  return ROWS.map((row, i) => ({ name: row.name, id: row.nullId ? null : 1000 + i, code: answerOf(row) }));
+}
+
+const simLimits: Limits = GPU_MODELS[SIM_MODEL]!.device;
+const simAnswers = () => answerTable(simLimits, GOOD_CHASE, (lines) => exchange(lines, process.env, process.execPath, SIM_ARGS));
+
+describe('request validation contract: simulated GPU and native probe', () => {
+  it('the simulated GPU answers every bad request with the contract code and keeps serving', async () => {
+    expect(await simAnswers()).toEqual(expected((row) => row.code));
+  }, 60_000);
+
+  describe.skipIf(!probeBuilt)(`native probe (${probeBuilt ? PROBE_PATH : `skipped: ${PROBE_PATH} not built (npm run build:probe)`})`, () => {
+    it(
+      hasGpu
+        ? 'answers every row with the same code as the simulated GPU and keeps serving'
+        : 'without a GPU: same code as the simulated GPU for every device-free row, unsupported for rows needing device limits, and keeps serving',
+      async () => {
+        const hello = await exchange([GOOD_HELLO(1)]);
+        const devices = (hello.responses[0]?.result as { devices?: DeviceProperties[] } | undefined)?.devices ?? [];
+        const probeDevice = devices[0];
+        // On a GPU machine the full comparison must run, not the device-free subset.
+        if (hasGpu) expect(probeDevice, 'a GPU is present (/dev/nvidia0) but the probe sees no device').toBeDefined();
+        const probeAnswers = await answerTable(probeDevice ?? simLimits, probeDevice ? GOOD_CHASE : GOOD_HELLO, (lines) => exchange(lines));
+        const sim = await simAnswers();
+        if (probeDevice) {
+          expect(probeAnswers).toEqual(sim);
+        } else {
+          expect(probeAnswers).toEqual(expected((row) => (row.needsDevice ? 'unsupported' : row.code)));
+          const deviceFree = (answers: Answered[]) => answers.filter((_, i) => !ROWS[i]!.needsDevice);
+          expect(deviceFree(probeAnswers)).toEqual(deviceFree(sim));
+        }
+      },
+      120_000,
+    );
+  });
+});
