@@ -9,6 +9,7 @@
  * and TOPOD_NVML_LIB to a fake libnvidia-ml to make refreshes do real work.
  */
 import { compare, printTable } from './api.js';
+import { nvmlRefreshCost } from './nvml-refresh.js';
 
 const { ours, app, bare, ratio } = await compare(true);
 printTable([ours, app, bare]);
@@ -18,5 +19,14 @@ console.log(
     ? 'NVML refresh: the daemon ran without a poller'
     : `NVML refresh: ${refresh.reads} reads during the run, last took ${refresh.lastReadDurationMs?.toFixed(3) ?? 'n/a'} ms`,
 );
+const cost = await nvmlRefreshCost();
+if (cost.figures) {
+  const f = cost.figures;
+  console.log(
+    `NVML refresh cost, ${cost.label}: ${f.devices} device(s), ${f.reads} reads: whole read median ${f.wholeReadMedianMs.toFixed(3)} ms (p95 ${f.wholeReadP95Ms.toFixed(3)}), per device median ${f.perDeviceMedianMs.toFixed(3)} ms`,
+  );
+} else {
+  console.log(`NVML refresh cost: not measured (${cost.label})`);
+}
 console.log(`goal: ratio >= 0.9; topod p99 ${ours.p99Ms} ms`);
 console.log(`ratio ours/bare: ${ratio.toFixed(3)}`);

@@ -8,14 +8,14 @@
  * simulated GPU's stdio server, and says so in every line it prints.
  * Environment: BENCH_ITERATIONS (default 200), BENCH_WARMUP (default 10).
  */
+import { projectRoot } from '../server/paths.js';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ProbeChannel } from '../server/gpu/backend.js';
 import { JsonLinesChannel, NativeBackend } from '../server/gpu/native.js';
 import type { PchaseArgs } from '../server/gpu/protocol.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = projectRoot();
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const CHASE: PchaseArgs = { space: 'global.ca', arrayBytes: 16384, strideBytes: 128, pattern: 'sequential', warmup: true, samples: 256 };
