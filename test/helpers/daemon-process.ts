@@ -19,7 +19,8 @@ export interface DaemonProcess {
 export async function startDaemon(env: Record<string, string>, args: string[] = []): Promise<DaemonProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/main.ts'), '--port', '0', ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TOPOD_LOG_LEVEL: 'info', ...env },
+    // Hermetic by default: a GPU machine's real NVML must not leak into tests that do not ask for it.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TOPOD_LOG_LEVEL: 'info', TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Array<Record<string, unknown>> = [];
