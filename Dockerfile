@@ -40,4 +40,4 @@ VOLUME /var/lib/topod
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.TOPOD_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 USER 0
-CMD ["node", "dist/server/main.js"]
+CMD ["node", "--max-semi-space-size=4", "dist/server/main.js"]

@@ -11,6 +11,7 @@
  * ~30 MB RSS, so for production memory figures build and run
  * `node dist/bench/api.js`.
  */
+import { DAEMON_NODE_FLAGS } from '../server/node-flags.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
@@ -137,7 +138,8 @@ async function nextMessage<T extends { type: string }>(child: ChildProcess, type
 
 /** Starts one server in a fresh process (this file, re-run with --serve). */
 export async function startServer(kind: ServerKind, document?: ServedDocument): Promise<ServerHandle> {
-  const execArgv = import.meta.url.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  // Every server runs with the daemon's production V8 flags, so the comparison stays like for like.
+  const execArgv = [...(import.meta.url.endsWith('.ts') ? ['--import', 'tsx'] : []), ...DAEMON_NODE_FLAGS];
   const child = fork(fileURLToPath(import.meta.url), ['--serve', kind], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   if (kind !== 'daemon') {
     if (!document) throw new Error(`the ${kind} server needs the document to send`);
