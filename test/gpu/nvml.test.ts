@@ -33,7 +33,7 @@ function nvidiaSmi(): SmiRow[] {
     });
 }
 
-describe.skipIf(!hasGpu)('real NVML (needs an NVIDIA GPU: no /dev/nvidia0 and no nvidia-smi here)', () => {
+describe.skipIf(!hasGpu)(hasGpu ? 'real NVML' : 'real NVML (skipped: no /dev/nvidia0 and no nvidia-smi here)', () => {
   // The system libnvidia-ml, whatever TOPOD_NVML_LIB says elsewhere in the environment.
   const source = new NvmlSource({ libraryPath: 'libnvidia-ml.so.1' });
   let snapshot: DynamicSnapshot;
@@ -87,7 +87,8 @@ describe.skipIf(!hasGpu)('real NVML (needs an NVIDIA GPU: no /dev/nvidia0 and no
   });
 });
 
-describe.skipIf(!hasGpu || !nvmlHeader)('nvml-subset.h against the real nvml.h (needs a GPU machine with nvml.h)', () => {
+describe.skipIf(!hasGpu || !nvmlHeader)(
+  hasGpu && nvmlHeader ? `nvml-subset.h against the real ${nvmlHeader}/nvml.h` : 'nvml-subset.h against the real nvml.h (skipped: needs a GPU machine with nvml.h)', () => {
   it('matches every declared size, offset, version word and constant', () => {
     const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-native.mjs'), 'layout-check'], {
       cwd: ROOT,

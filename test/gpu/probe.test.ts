@@ -18,7 +18,7 @@ const chase = (over: Partial<PchaseArgs>): PchaseArgs => ({
   ...over,
 });
 
-describe.skipIf(!hasGpu)('topod-probe on a real GPU (skipped: no /dev/nvidia0 and no nvidia-smi on this machine)', () => {
+describe.skipIf(!hasGpu)(hasGpu ? 'topod-probe on a real GPU' : 'topod-probe on a real GPU (skipped: no /dev/nvidia0 and no nvidia-smi on this machine)', () => {
   const backend = new NativeBackend({ requestTimeoutMs: 120_000 });
   let channel: ProbeChannel;
   let device: DeviceProperties;
