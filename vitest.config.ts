@@ -7,6 +7,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
+    // CI prints every test, so each skipped GPU test shows the reason in its title.
+    reporters: process.env.CI ? ['verbose'] : ['default'],
   },
 });
