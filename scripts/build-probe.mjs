@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds native/probe/build/topod-probe with CMake: nvcc when found (PATH or
-// /usr/local/cuda/bin), else hipcc (AMD). Without either compiler, or without
+// $CUDA_HOME/bin, default /usr/local/cuda), else hipcc (PATH or $ROCM_PATH/bin). Without either compiler, or without
 // cmake, the probe is skipped with a message and exit 0 so `npm ci` succeeds;
 // TOPOD_REQUIRE_PROBE=1 (or TOPOD_REQUIRE_NATIVE=1) turns a skip into a failure.
 //
@@ -46,8 +46,8 @@ function run(command, args, env = process.env) {
 
 const cmake = findTool('cmake');
 if (!cmake) skip('cmake not found');
-const nvcc = findTool('nvcc', ['/usr/local/cuda/bin/nvcc']);
-const hipcc = findTool('hipcc', ['/opt/rocm/bin/hipcc']);
+const nvcc = findTool('nvcc', [path.join(process.env.CUDA_HOME ?? '/usr/local/cuda', 'bin/nvcc')]);
+const hipcc = findTool('hipcc', [path.join(process.env.ROCM_PATH ?? '/opt/rocm', 'bin/hipcc')]);
 const platform = process.env.TOPOD_GPU_PLATFORM ?? (nvcc ? 'nvidia' : hipcc ? 'amd' : null);
 if (!platform) skip('neither nvcc (CUDA) nor hipcc (ROCm) found');
 if (platform !== 'nvidia' && platform !== 'amd') skip(`TOPOD_GPU_PLATFORM must be nvidia or amd, not "${platform}"`);
