@@ -82,6 +82,15 @@ void refresh(Store& s) {
   }
 }
 
+// Opened per call so a test may truncate or delete the log between reads.
+void logCall(const Scenario& scenario, const char* function) {
+  if (scenario.callLog.empty()) return;
+  if (std::FILE* log = std::fopen(scenario.callLog.c_str(), "a")) {
+    std::fprintf(log, "%s\n", function);
+    std::fclose(log);
+  }
+}
+
 }  // namespace
 
 Scenario* current() { return store().active; }
@@ -91,6 +100,7 @@ nvmlReturn_t enter(const char* function, bool requiresInit) {
   std::unique_lock<std::mutex> lock(s.mutex);
   refresh(s);
   if (!s.active) return s.loadError;
+  logCall(*s.active, function);
   if (unsigned delay = s.active->callDelayMicros) {
     lock.unlock();
     std::this_thread::sleep_for(std::chrono::microseconds(delay));
@@ -118,6 +128,7 @@ nvmlReturn_t initialize() {
 nvmlReturn_t shutdown() {
   Store& s = store();
   std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.active) logCall(*s.active, "nvmlShutdown");
   if (s.initCount == 0) return NVML_ERROR_UNINITIALIZED;
   --s.initCount;
   return NVML_SUCCESS;

@@ -232,6 +232,7 @@ std::unique_ptr<Scenario> parseScenario(const std::string& text) {
   if (const json::Value* devices = member(root, "devices"))
     for (const auto& item : devices->as_array()) scenario->devices.push_back(parseDevice(item));
   scenario->callDelayMicros = optU32(root, "callDelayMicros").value_or(0);
+  scenario->callLog = optString(root, "callLog").value_or("");
   if (const json::Value* failures = member(root, "failures")) {
     if (const json::Value* init = member(*failures, "init")) scenario->initFailure = returnCode(*init);
     scenario->rmVersionMismatch = optU32(*failures, "rmVersionMismatch").value_or(0);

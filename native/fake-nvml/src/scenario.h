@@ -91,6 +91,8 @@ struct Scenario {
   std::map<std::string, nvmlReturn_t> callFailures;
   /** Sleep in every call: a slow driver, to show reads stay off the event loop. */
   unsigned callDelayMicros = 0;
+  /** File every entry point appends its name to, one a line ("" = none): tests count NVML calls. */
+  std::string callLog;
 };
 
 /** Parses and links a scenario (throws std::runtime_error with the reason). */
