@@ -7,7 +7,9 @@
         "src/workers.cc",
         "src/to-js.cc",
         "src/snapshot-reader.cc",
+        "src/device-read.cc",
         "src/device-reader.cc",
+        "src/static-cache.cc",
         "src/mig-reader.cc",
         "src/nvml-library.cc"
       ],

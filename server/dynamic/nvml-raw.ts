@@ -82,6 +82,8 @@ export interface RawDevice {
   gpuInstances: RawGpuInstance[] | null;
   migDevices: RawMigDevice[];
   degraded: string[];
+  /** false when the static fields (identity, limits, MIG profile table) came from the addon's per-UUID cache. */
+  staticRead: boolean;
   readMicros: number;
 }
 
@@ -103,9 +105,20 @@ export interface NvmlAddonStatus {
   reinitCount: number;
 }
 
+export interface NvmlReadOptions {
+  libraryPath?: string;
+  /**
+   * How old the cached static fields of a device may be before they are read
+   * again (default 5 minutes; 0 = read everything). They are re-read anyway
+   * when the device is new, its MIG mode changed, NVML re-initialised or the
+   * driver version changed.
+   */
+  staticMaxAgeMs?: number;
+}
+
 /** The addon's exports (native/nvml/src/workers.h). */
 export interface NvmlAddon {
-  read(options?: { libraryPath?: string }): Promise<RawNvmlSnapshot>;
+  read(options?: NvmlReadOptions): Promise<RawNvmlSnapshot>;
   open(options?: { libraryPath?: string }): Promise<void>;
   close(): Promise<void>;
   status(): NvmlAddonStatus;

@@ -19,6 +19,8 @@ export interface NvmlSourceOptions {
   /** Injected addon (tests); default: the built native/nvml addon. */
   addon?: NvmlAddon | (() => NvmlAddon);
   logger?: DynamicLogger;
+  /** Passed to the addon (NvmlReadOptions): 0 reads the static fields on every poll. */
+  staticMaxAgeMs?: number;
 }
 
 /** Cost of the last successful read, for the poll benchmark and /health. */
@@ -27,7 +29,8 @@ export interface NvmlReadStats {
   durationMs: number;
   /** Time spent inside NVML calls. */
   nativeMs: number;
-  perDevice: Array<{ uuid: string; index: number; ms: number }>;
+  /** staticRead: whether this read queried the device's static fields (else they came from the cache). */
+  perDevice: Array<{ uuid: string; index: number; ms: number; staticRead: boolean }>;
   reinitCount: number;
   libraryPath: string;
 }
@@ -42,6 +45,7 @@ function describe(error: unknown): string {
 
 export class NvmlSource implements DynamicSource {
   private readonly libraryPath: string | undefined;
+  private readonly staticMaxAgeMs: number | undefined;
   private readonly addonFactory: () => NvmlAddon;
   private readonly logger: DynamicLogger | undefined;
   private addon: NvmlAddon | null = null;
@@ -52,6 +56,7 @@ export class NvmlSource implements DynamicSource {
 
   constructor(options: NvmlSourceOptions = {}) {
     this.libraryPath = options.libraryPath ?? undefined;
+    this.staticMaxAgeMs = options.staticMaxAgeMs;
     const addon = options.addon;
     this.addonFactory = typeof addon === 'function' ? addon : addon ? () => addon : () => loadNvmlAddon();
     this.logger = options.logger;
@@ -71,12 +76,12 @@ export class NvmlSource implements DynamicSource {
         await addon.open(options);
         this.sessionOpen = true;
       }
-      const raw = await addon.read(options);
+      const raw = await addon.read(this.staticMaxAgeMs === undefined ? options : { ...options, staticMaxAgeMs: this.staticMaxAgeMs });
       const snapshot = toDynamicSnapshot(raw);
       this.stats = {
         durationMs: performance.now() - started,
         nativeMs: raw.readMicros / 1000,
-        perDevice: raw.devices.map((d, i) => ({ uuid: snapshot.devices[i]?.uuid ?? '', index: d.index, ms: d.readMicros / 1000 })),
+        perDevice: raw.devices.map((d, i) => ({ uuid: snapshot.devices[i]?.uuid ?? '', index: d.index, ms: d.readMicros / 1000, staticRead: d.staticRead })),
         reinitCount: raw.reinitCount,
         libraryPath: raw.libraryPath,
       };

@@ -101,26 +101,39 @@ std::string cpuListFromMask(const unsigned long* mask, unsigned words) {
   return out;
 }
 
-void readDeviceFields(const Api& api, nvmlDevice_t device, DeviceState& out) {
-  FieldLog log(out.degraded);
-  out.uuid = readString(log, "uuid", api.deviceGetUUID, device, NVML_DEVICE_UUID_V2_BUFFER_SIZE);
+Opt<std::string> readUuid(const Api& api, FieldLog& log, nvmlDevice_t device) {
+  return readString(log, "uuid", api.deviceGetUUID, device, NVML_DEVICE_UUID_V2_BUFFER_SIZE);
+}
+
+void readIdentity(const Api& api, FieldLog& log, nvmlDevice_t device, StaticFields& out) {
   out.name = readString(log, "name", api.deviceGetName, device, NVML_DEVICE_NAME_V2_BUFFER_SIZE);
   out.serial = readString(log, "serial", api.deviceGetSerial, device, NVML_DEVICE_SERIAL_BUFFER_SIZE);
   nvmlPciInfo_t pci{};
   if (log.check(invoke(api.deviceGetPciInfo, device, &pci), "pciBusId"))
     out.pciBusId = fromBuffer(pci.busId, sizeof pci.busId);
   out.architecture = readUnsigned(log, "architecture", api.deviceGetArchitecture, device);
+}
+
+// Totals come with the used/free figures in the same call, so they are read here too.
+void readUsage(const Api& api, FieldLog& log, nvmlDevice_t device, DeviceState& out) {
   out.memory = readMemory(api, log, device);
   out.bar1 = readBar1(api, log, device);
+}
+
+void readLimits(const Api& api, FieldLog& log, nvmlDevice_t device, StaticFields& out) {
   out.maxSmClockMHz = readMaxClock(api, log, device, NVML_CLOCK_SM, "maxClocks.sm");
   out.maxMemoryClockMHz = readMaxClock(api, log, device, NVML_CLOCK_MEM, "maxClocks.memory");
   out.memoryBusWidthBits = readUnsigned(log, "memoryBusWidth", api.deviceGetMemoryBusWidth, device);
-  out.pcieCurrentGen = readUnsigned(log, "pcie.currentGen", api.deviceGetCurrPcieLinkGeneration, device);
   out.pcieMaxGen = readUnsigned(log, "pcie.maxGen", api.deviceGetMaxPcieLinkGeneration, device);
-  out.pcieCurrentWidth = readUnsigned(log, "pcie.currentWidth", api.deviceGetCurrPcieLinkWidth, device);
   out.pcieMaxWidth = readUnsigned(log, "pcie.maxWidth", api.deviceGetMaxPcieLinkWidth, device);
   out.numaNode = readUnsigned(log, "numaNode", api.deviceGetNumaNodeId, device);
   out.cpuAffinity = readCpuAffinity(api, log, device);
+}
+
+// The link trains down when idle (power saving) and NVLinks can fail: both live.
+void readLinks(const Api& api, FieldLog& log, nvmlDevice_t device, DeviceState& out) {
+  out.pcieCurrentGen = readUnsigned(log, "pcie.currentGen", api.deviceGetCurrPcieLinkGeneration, device);
+  out.pcieCurrentWidth = readUnsigned(log, "pcie.currentWidth", api.deviceGetCurrPcieLinkWidth, device);
   out.nvlinks = readNvLinks(api, log, device);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "field-log.h"
 
@@ -60,17 +61,10 @@ nvmlReturn_t queryGpuInstanceProfile(const Api& api, nvmlDevice_t device, unsign
   return code;
 }
 
-struct ComputeProfile {
-  unsigned id = 0;
-  unsigned sliceCount = 0;
-  unsigned instanceCount = 0;
-  unsigned multiprocessorCount = 0;
-
-  template <typename Info>
-  static ComputeProfile from(const Info& info) {
-    return {info.id, info.sliceCount, info.instanceCount, info.multiprocessorCount};
-  }
-};
+template <typename Info>
+ComputeProfile computeProfileFrom(const Info& info) {
+  return {info.id, info.sliceCount, info.instanceCount, info.multiprocessorCount};
+}
 
 nvmlReturn_t queryComputeInstanceProfile(const Api& api, nvmlGpuInstance_t gi, unsigned index, ComputeProfile& out) {
   nvmlComputeInstanceProfileInfo_v3_t v3{};
@@ -79,7 +73,7 @@ nvmlReturn_t queryComputeInstanceProfile(const Api& api, nvmlGpuInstance_t gi, u
                              unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED},
                              reinterpret_cast<nvmlComputeInstanceProfileInfo_v2_t*>(&v3));
   if (code == NVML_SUCCESS) {
-    out = ComputeProfile::from(v3);
+    out = computeProfileFrom(v3);
     return code;
   }
   if (!versionRejected(code)) return code;
@@ -88,14 +82,14 @@ nvmlReturn_t queryComputeInstanceProfile(const Api& api, nvmlGpuInstance_t gi, u
   code = invoke(api.gpuInstanceGetComputeInstanceProfileInfoV, gi, index,
                 unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED}, &v2);
   if (code == NVML_SUCCESS) {
-    out = ComputeProfile::from(v2);
+    out = computeProfileFrom(v2);
     return code;
   }
   if (!versionRejected(code)) return code;
   nvmlComputeInstanceProfileInfo_t v1{};
   code = invoke(api.gpuInstanceGetComputeInstanceProfileInfo, gi, index,
                 unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED}, &v1);
-  if (code == NVML_SUCCESS) out = ComputeProfile::from(v1);
+  if (code == NVML_SUCCESS) out = computeProfileFrom(v1);
   return code;
 }
 
@@ -134,35 +128,39 @@ void forEachProfile(FieldLog& log, const char* field, unsigned limit, Query quer
   }
 }
 
-std::vector<GpuInstanceProfile> readProfiles(const Api& api, FieldLog& log, nvmlDevice_t device) {
-  std::vector<GpuInstanceProfile> profiles;
-  forEachProfile<GpuInstanceProfile>(
-      log, "profiles", kGpuProfileIndexLimit,
-      [&](unsigned index, GpuInstanceProfile& profile) { return queryGpuInstanceProfile(api, device, index, profile); },
-      [&](GpuInstanceProfile& profile) {
-        profile.placements = readPlacements(api, log, device, profile);
-        profiles.push_back(std::move(profile));
-      });
-  return profiles;
-}
-
-std::vector<ComputeInstance> readComputeInstances(const Api& api, FieldLog& log, nvmlGpuInstance_t gi) {
-  std::vector<ComputeInstance> out;
+// What a GPU instance of this profile offers; the same for every instance of
+// it, so asked once per profile and cached while the table is (about 16
+// refused or answered queries per instance otherwise).
+const ComputeProfileTable& computeProfilesOf(const Api& api, nvmlGpuInstance_t gi, unsigned gpuProfileId,
+                                             std::map<unsigned, ComputeProfileTable>& tables,
+                                             ComputeProfileTable& uncached) {
+  if (auto found = tables.find(gpuProfileId); found != tables.end()) return found->second;
+  ComputeProfileTable table;
+  FieldLog log(table.degraded);
   forEachProfile<ComputeProfile>(
       log, "computeInstanceProfiles", kComputeProfileIndexLimit,
       [&](unsigned index, ComputeProfile& profile) { return queryComputeInstanceProfile(api, gi, index, profile); },
-      [&](const ComputeProfile& profile) {
-        std::vector<nvmlComputeInstance_t> handles(std::max(profile.instanceCount, 1U));
-        unsigned count = static_cast<unsigned>(handles.size());
-        if (!log.check(invoke(api.gpuInstanceGetComputeInstances, gi, profile.id, handles.data(), &count),
-                       "computeInstances"))
-          return;
-        for (unsigned i = 0; i < count && i < handles.size(); ++i) {
-          nvmlComputeInstanceInfo_t info{};
-          if (!log.check(invoke(api.computeInstanceGetInfo, handles[i], &info), "computeInstanceInfo")) continue;
-          out.push_back({info.id, info.profileId, profile.multiprocessorCount, profile.sliceCount});
-        }
-      });
+      [&](const ComputeProfile& profile) { table.profiles.push_back(profile); });
+  if (log.sawTransient()) return uncached = std::move(table);
+  return tables[gpuProfileId] = std::move(table);
+}
+
+std::vector<ComputeInstance> readComputeInstances(const Api& api, FieldLog& log, nvmlGpuInstance_t gi,
+                                                  const ComputeProfileTable& table) {
+  std::vector<ComputeInstance> out;
+  log.replay(table.degraded);
+  for (const ComputeProfile& profile : table.profiles) {
+    std::vector<nvmlComputeInstance_t> handles(std::max(profile.instanceCount, 1U));
+    unsigned count = static_cast<unsigned>(handles.size());
+    if (!log.check(invoke(api.gpuInstanceGetComputeInstances, gi, profile.id, handles.data(), &count),
+                   "computeInstances"))
+      continue;
+    for (unsigned i = 0; i < count && i < handles.size(); ++i) {
+      nvmlComputeInstanceInfo_t info{};
+      if (!log.check(invoke(api.computeInstanceGetInfo, handles[i], &info), "computeInstanceInfo")) continue;
+      out.push_back({info.id, info.profileId, profile.multiprocessorCount, profile.sliceCount});
+    }
+  }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   return out;
 }
@@ -170,9 +168,9 @@ std::vector<ComputeInstance> readComputeInstances(const Api& api, FieldLog& log,
 // Listing GPU instances is a privileged operation (root, or access to the
 // mig/config capability); unprivileged readers still see the MIG devices below.
 Opt<std::vector<GpuInstance>> readGpuInstances(const Api& api, FieldLog& log, nvmlDevice_t device,
-                                               const std::vector<GpuInstanceProfile>& profiles) {
+                                               StaticFields& fields) {
   std::vector<GpuInstance> out;
-  for (const auto& profile : profiles) {
+  for (const auto& profile : fields.profiles) {
     std::vector<nvmlGpuInstance_t> handles(std::max(profile.instanceCount, 1U));
     unsigned count = static_cast<unsigned>(handles.size());
     if (!log.check(invoke(api.deviceGetGpuInstances, device, profile.id, handles.data(), &count), "gpuInstances"))
@@ -184,7 +182,9 @@ Opt<std::vector<GpuInstance>> readGpuInstances(const Api& api, FieldLog& log, nv
       instance.id = info.id;
       instance.profileId = info.profileId;
       instance.placement = Placement{info.placement.start, info.placement.size};
-      instance.computeInstances = readComputeInstances(api, log, handles[i]);
+      ComputeProfileTable uncached;
+      const ComputeProfileTable& table = computeProfilesOf(api, handles[i], profile.id, fields.computeProfiles, uncached);
+      instance.computeInstances = readComputeInstances(api, log, handles[i], table);
       out.push_back(std::move(instance));
     }
   }
@@ -229,24 +229,30 @@ std::vector<MigDevice> readMigDevices(const Api& api, FieldLog& log, nvmlDevice_
 
 }  // namespace
 
-void readMigState(const Api& api, nvmlDevice_t device, DeviceState& out) {
-  FieldLog log(out.degraded);
-  unsigned current = 0;
-  unsigned pending = 0;
-  nvmlReturn_t code = invoke(api.deviceGetMigMode, device, &current, &pending);
-  // A GPU that cannot do MIG answers NOT_SUPPORTED: no mode, no profiles.
-  if (!log.check(code, "migMode")) {
-    if (code == NVML_ERROR_NOT_SUPPORTED) out.gpuInstances = std::vector<GpuInstance>{};
+std::vector<GpuInstanceProfile> readMigProfiles(const Api& api, FieldLog& log, nvmlDevice_t device) {
+  std::vector<GpuInstanceProfile> profiles;
+  forEachProfile<GpuInstanceProfile>(
+      log, "profiles", kGpuProfileIndexLimit,
+      [&](unsigned index, GpuInstanceProfile& profile) { return queryGpuInstanceProfile(api, device, index, profile); },
+      [&](GpuInstanceProfile& profile) {
+        profile.placements = readPlacements(api, log, device, profile);
+        profiles.push_back(std::move(profile));
+      });
+  return profiles;
+}
+
+void readMigInstances(const Api& api, FieldLog& log, nvmlDevice_t device, nvmlReturn_t modeCode, StaticFields& fields,
+                      DeviceState& out) {
+  // A GPU that cannot do MIG answers NOT_SUPPORTED: no instances, and that is an answer.
+  if (modeCode != NVML_SUCCESS) {
+    if (modeCode == NVML_ERROR_NOT_SUPPORTED) out.gpuInstances = std::vector<GpuInstance>{};
     return;
   }
-  out.migModeCurrent = current;
-  out.migModePending = pending;
-  out.profiles = readProfiles(api, log, device);
-  if (current != NVML_DEVICE_MIG_ENABLE) {
+  if (out.migModeCurrent != NVML_DEVICE_MIG_ENABLE) {
     out.gpuInstances = std::vector<GpuInstance>{};
     return;
   }
-  out.gpuInstances = readGpuInstances(api, log, device, out.profiles);
+  out.gpuInstances = readGpuInstances(api, log, device, fields);
   out.migDevices = readMigDevices(api, log, device);
 }
 

@@ -1,12 +1,26 @@
-// MIG: mode, GPU-instance profiles and placements, GPU and compute instances,
-// and the MIG device handles CUDA enumerates.
+// MIG: GPU-instance profiles and placements (static, cached per MIG mode),
+// GPU and compute instances, and the MIG device handles CUDA enumerates (live).
 #pragma once
 
+#include <vector>
+
+#include "field-log.h"
 #include "nvml-library.h"
 #include "snapshot.h"
+#include "static-cache.h"
 
 namespace topod::nvml {
 
-void readMigState(const Api& api, nvmlDevice_t device, DeviceState& out);
+/** Every GPU-instance profile this GPU offers, with its possible placements where readable. */
+std::vector<GpuInstanceProfile> readMigProfiles(const Api& api, FieldLog& log, nvmlDevice_t device);
+
+/**
+ * Existing GPU and compute instances and MIG devices, enumerated through
+ * fields.profiles; modeCode is what nvmlDeviceGetMigMode answered (out holds
+ * the mode when it succeeded). Compute-instance profile tables are taken from
+ * and added to fields.computeProfiles.
+ */
+void readMigInstances(const Api& api, FieldLog& log, nvmlDevice_t device, nvmlReturn_t modeCode, StaticFields& fields,
+                      DeviceState& out);
 
 }  // namespace topod::nvml

@@ -86,7 +86,10 @@ Outcome Library::loadAndInit() {
     outcome = load();
     if (!outcome.ok) return outcome;
     nvmlReturn_t code = api_.init();
-    if (code == NVML_SUCCESS) return Outcome::success();
+    if (code == NVML_SUCCESS) {
+      loads_.fetch_add(1);
+      return Outcome::success();
+    }
     unload();
     outcome = Outcome::failure(returnFullName(code), "init", "nvmlInit failed: " + returnFullName(code));
     if (!isSessionLost(code) || code == NVML_ERROR_DRIVER_NOT_LOADED) return outcome;

@@ -88,6 +88,8 @@ class Library {
   // Readable without the mutex (cheap status for JS).
   int references() const { return refs_.load(); }
   unsigned reinitCount() const { return reinits_.load(); }
+  /** Successful loads so far: changes on every (re)initialisation, when handles and cached state go stale. */
+  unsigned loadCount() const { return loads_.load(); }
   bool loaded() const { return loaded_.load(); }
 
  private:
@@ -103,6 +105,7 @@ class Library {
   std::string path_;
   std::atomic<int> refs_{0};
   std::atomic<unsigned> reinits_{0};
+  std::atomic<unsigned> loads_{0};
   std::atomic<bool> loaded_{false};
 };
 

@@ -2,9 +2,8 @@
 
 #include <chrono>
 
-#include "device-reader.h"
+#include "device-read.h"
 #include "field-log.h"
-#include "mig-reader.h"
 #include "nvml-return.h"
 
 namespace topod::nvml {
@@ -25,7 +24,8 @@ double microsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
 }
 
-Snapshot readOnce(const Api& api) {
+Snapshot readOnce(const Library& library, std::chrono::milliseconds staticMaxAge) {
+  const Api& api = library.api();
   auto start = std::chrono::steady_clock::now();
   Snapshot snapshot;
   FieldLog log(snapshot.degraded);
@@ -39,35 +39,38 @@ Snapshot readOnce(const Api& api) {
   if (isSessionLost(code)) throw SessionLost{code};
   if (code != NVML_SUCCESS) throw CountFailed{code};
   snapshot.deviceCount = count;
+  StaticPolicy policy{{library.loadCount(), snapshot.driverVersion, std::nullopt, std::nullopt}, staticMaxAge, start};
+  StaticCache& cache = StaticCache::instance();
+  std::vector<std::string> present;
   for (unsigned index = 0; index < count; ++index) {
     auto deviceStart = std::chrono::steady_clock::now();
     DeviceState device;
     device.index = index;
     nvmlDevice_t handle = nullptr;
     FieldLog deviceLog(device.degraded);
-    if (deviceLog.check(api.deviceGetHandleByIndex(index, &handle), "handle")) {
-      readDeviceFields(api, handle, device);
-      readMigState(api, handle, device);
-    }
+    if (deviceLog.check(api.deviceGetHandleByIndex(index, &handle), "handle"))
+      readDevice(api, handle, policy, cache, device);
+    if (device.uuid) present.push_back(*device.uuid);
     device.readMicros = microsSince(deviceStart);
     snapshot.devices.push_back(std::move(device));
   }
+  cache.retainOnly(present);
   snapshot.readMicros = microsSince(start);
   return snapshot;
 }
 
 }  // namespace
 
-ReadResult readSnapshot(const std::string& libraryPath) {
+ReadResult readSnapshot(const ReadOptions& options) {
   Library& library = Library::instance();
   std::lock_guard<std::mutex> lock(library.mutex());
   ReadResult result;
-  result.outcome = library.acquire(libraryPath);
+  result.outcome = library.acquire(options.libraryPath);
   result.snapshot.libraryPath = library.path();
   if (!result.outcome.ok) return result;
   for (int attempt = 1;; ++attempt) {
     try {
-      result.snapshot = readOnce(library.api());
+      result.snapshot = readOnce(library, options.staticMaxAge);
       break;
     } catch (const SessionLost& lost) {
       if (attempt >= kReadAttempts) {

@@ -92,6 +92,8 @@ struct DeviceState {
   Opt<std::vector<GpuInstance>> gpuInstances;  // empty = none; nullopt = not readable
   std::vector<MigDevice> migDevices;
   std::vector<std::string> degraded;  // "placements: NO_PERMISSION"
+  /** false when the static fields came from the StaticCache. */
+  bool staticRead = true;
   double readMicros = 0;
 };
 

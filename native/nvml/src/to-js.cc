@@ -128,6 +128,7 @@ Napi::Object device(Napi::Env env, const DeviceState& d) {
   out.Set("gpuInstances", d.gpuInstances ? Napi::Value(list(env, *d.gpuInstances, gpuInstance)) : env.Null());
   out.Set("migDevices", list(env, d.migDevices, migDevice));
   out.Set("degraded", strings(env, d.degraded));
+  out.Set("staticRead", d.staticRead);
   out.Set("readMicros", d.readMicros);
   return out;
 }

@@ -1,5 +1,6 @@
 #include "workers.h"
 
+#include <algorithm>
 #include <string>
 
 #include "snapshot-reader.h"
@@ -38,10 +39,10 @@ class PromiseWorker : public Napi::AsyncWorker {
 
 class ReadWorker final : public PromiseWorker {
  public:
-  ReadWorker(Napi::Env env, std::string path) : PromiseWorker(env), path_(std::move(path)) {}
+  ReadWorker(Napi::Env env, ReadOptions options) : PromiseWorker(env), options_(std::move(options)) {}
   void Execute() override {
-    result_ = readSnapshot(path_);
-    libraryPathUsed_ = result_.snapshot.libraryPath.empty() ? path_ : result_.snapshot.libraryPath;
+    result_ = readSnapshot(options_);
+    libraryPathUsed_ = result_.snapshot.libraryPath.empty() ? options_.libraryPath : result_.snapshot.libraryPath;
   }
   void OnOK() override {
     Napi::HandleScope scope(Env());
@@ -49,7 +50,7 @@ class ReadWorker final : public PromiseWorker {
   }
 
  private:
-  std::string path_;
+  ReadOptions options_;
   ReadResult result_;
 };
 
@@ -89,10 +90,23 @@ std::string libraryPathArgument(const Napi::CallbackInfo& info) {
   return path.As<Napi::String>().Utf8Value();
 }
 
+ReadOptions readOptionsArgument(const Napi::CallbackInfo& info) {
+  ReadOptions options;
+  options.libraryPath = libraryPathArgument(info);
+  if (info.Length() < 1 || !info[0].IsObject()) return options;
+  Napi::Value maxAge = info[0].As<Napi::Object>().Get("staticMaxAgeMs");
+  if (maxAge.IsUndefined() || maxAge.IsNull()) return options;
+  const double ms = maxAge.IsNumber() ? maxAge.As<Napi::Number>().DoubleValue() : -1;
+  if (!(ms >= 0)) throw Napi::TypeError::New(info.Env(), "staticMaxAgeMs must be a number >= 0");
+  // Clamped so the conversion cannot overflow; a day is "cache for as long as the key holds".
+  options.staticMaxAge = std::chrono::milliseconds(static_cast<long long>(std::min(ms, 86400000.0)));
+  return options;
+}
+
 }  // namespace
 
 Napi::Value Read(const Napi::CallbackInfo& info) {
-  return (new ReadWorker(info.Env(), libraryPathArgument(info)))->Queue();
+  return (new ReadWorker(info.Env(), readOptionsArgument(info)))->Queue();
 }
 
 Napi::Value Open(const Napi::CallbackInfo& info) {

@@ -6,7 +6,10 @@
 
 namespace topod::nvml {
 
-/** read({ libraryPath? }) → Promise<RawSnapshot>; rejects with .code/.stage on load/init failure. */
+/**
+ * read({ libraryPath?, staticMaxAgeMs? }) → Promise<RawSnapshot>; rejects with .code/.stage on load/init
+ * failure. staticMaxAgeMs: how old cached static fields may be (default 5 min; 0 = full read).
+ */
 Napi::Value Read(const Napi::CallbackInfo& info);
 /** open({ libraryPath? }) → Promise<void>: keeps NVML initialised until close(). */
 Napi::Value Open(const Napi::CallbackInfo& info);

@@ -50,6 +50,7 @@ function rawDevice(fields: Partial<RawDevice> = {}): RawDevice {
     gpuInstances: [],
     migDevices: [],
     degraded: [],
+    staticRead: true,
     readMicros: 10,
     ...fields,
   };
