@@ -6,25 +6,6 @@
 
 namespace topod::nvml {
 
-namespace {
-
-void applyStatic(const StaticFields& fields, DeviceState& out) {
-  out.name = fields.name;
-  out.serial = fields.serial;
-  out.pciBusId = fields.pciBusId;
-  out.architecture = fields.architecture;
-  out.maxSmClockMHz = fields.maxSmClockMHz;
-  out.maxMemoryClockMHz = fields.maxMemoryClockMHz;
-  out.memoryBusWidthBits = fields.memoryBusWidthBits;
-  out.pcieMaxGen = fields.pcieMaxGen;
-  out.pcieMaxWidth = fields.pcieMaxWidth;
-  out.numaNode = fields.numaNode;
-  out.cpuAffinity = fields.cpuAffinity;
-  out.profiles = fields.profiles;
-}
-
-}  // namespace
-
 // The groups run in one fixed order whether the static ones are read or
 // cached, and a cached group replays the degraded entries it recorded at the
 // same place: a cached snapshot equals a full read of the same state.
@@ -55,19 +36,21 @@ void readDevice(const Api& api, nvmlDevice_t handle, const StaticPolicy& policy,
     recorded.assign(device.degraded.begin() + static_cast<std::ptrdiff_t>(before), device.degraded.end());
   };
 
-  group(fields.identityDegraded, [&] { readIdentity(api, staticLog, handle, fields); });
+  group(fields.identityDegraded, [&] { readIdentity(api, staticLog, handle, device); });
   readUsage(api, log, handle, device);
-  group(fields.limitsDegraded, [&] { readLimits(api, staticLog, handle, fields); });
+  group(fields.limitsDegraded, [&] { readLimits(api, staticLog, handle, device); });
   readLinks(api, log, handle, device);
   if (log.check(modeCode, "migMode")) {
     device.migModeCurrent = current;
     device.migModePending = pending;
-    group(fields.profilesDegraded, [&] { fields.profiles = readMigProfiles(api, staticLog, handle); });
+    group(fields.profilesDegraded, [&] { device.profiles = readMigProfiles(api, staticLog, handle); });
   }
-  applyStatic(fields, device);
-  readMigInstances(api, log, handle, modeCode, fields, device);
+  if (cached) copyStatic(cached->values, device);
+  readMigInstances(api, log, handle, modeCode, fields.computeProfiles, device);
   // A field refused for a passing reason (TIMEOUT, UNKNOWN) is asked again next poll.
-  if (!cached && device.uuid && !staticLog.sawTransient()) cache.store(*device.uuid, key, std::move(fresh), policy.now);
+  if (cached || !device.uuid || staticLog.sawTransient()) return;
+  copyStatic(device, fresh.values);
+  cache.store(*device.uuid, key, std::move(fresh), policy.now);
 }
 
 }  // namespace topod::nvml

@@ -105,7 +105,7 @@ Opt<std::string> readUuid(const Api& api, FieldLog& log, nvmlDevice_t device) {
   return readString(log, "uuid", api.deviceGetUUID, device, NVML_DEVICE_UUID_V2_BUFFER_SIZE);
 }
 
-void readIdentity(const Api& api, FieldLog& log, nvmlDevice_t device, StaticFields& out) {
+void readIdentity(const Api& api, FieldLog& log, nvmlDevice_t device, DeviceState& out) {
   out.name = readString(log, "name", api.deviceGetName, device, NVML_DEVICE_NAME_V2_BUFFER_SIZE);
   out.serial = readString(log, "serial", api.deviceGetSerial, device, NVML_DEVICE_SERIAL_BUFFER_SIZE);
   nvmlPciInfo_t pci{};
@@ -120,7 +120,7 @@ void readUsage(const Api& api, FieldLog& log, nvmlDevice_t device, DeviceState& 
   out.bar1 = readBar1(api, log, device);
 }
 
-void readLimits(const Api& api, FieldLog& log, nvmlDevice_t device, StaticFields& out) {
+void readLimits(const Api& api, FieldLog& log, nvmlDevice_t device, DeviceState& out) {
   out.maxSmClockMHz = readMaxClock(api, log, device, NVML_CLOCK_SM, "maxClocks.sm");
   out.maxMemoryClockMHz = readMaxClock(api, log, device, NVML_CLOCK_MEM, "maxClocks.memory");
   out.memoryBusWidthBits = readUnsigned(log, "memoryBusWidth", api.deviceGetMemoryBusWidth, device);

@@ -168,9 +168,10 @@ std::vector<ComputeInstance> readComputeInstances(const Api& api, FieldLog& log,
 // Listing GPU instances is a privileged operation (root, or access to the
 // mig/config capability); unprivileged readers still see the MIG devices below.
 Opt<std::vector<GpuInstance>> readGpuInstances(const Api& api, FieldLog& log, nvmlDevice_t device,
-                                               StaticFields& fields) {
+                                               const std::vector<GpuInstanceProfile>& profiles,
+                                               std::map<unsigned, ComputeProfileTable>& computeProfiles) {
   std::vector<GpuInstance> out;
-  for (const auto& profile : fields.profiles) {
+  for (const auto& profile : profiles) {
     std::vector<nvmlGpuInstance_t> handles(std::max(profile.instanceCount, 1U));
     unsigned count = static_cast<unsigned>(handles.size());
     if (!log.check(invoke(api.deviceGetGpuInstances, device, profile.id, handles.data(), &count), "gpuInstances"))
@@ -183,7 +184,7 @@ Opt<std::vector<GpuInstance>> readGpuInstances(const Api& api, FieldLog& log, nv
       instance.profileId = info.profileId;
       instance.placement = Placement{info.placement.start, info.placement.size};
       ComputeProfileTable uncached;
-      const ComputeProfileTable& table = computeProfilesOf(api, handles[i], profile.id, fields.computeProfiles, uncached);
+      const ComputeProfileTable& table = computeProfilesOf(api, handles[i], profile.id, computeProfiles, uncached);
       instance.computeInstances = readComputeInstances(api, log, handles[i], table);
       out.push_back(std::move(instance));
     }
@@ -241,8 +242,8 @@ std::vector<GpuInstanceProfile> readMigProfiles(const Api& api, FieldLog& log, n
   return profiles;
 }
 
-void readMigInstances(const Api& api, FieldLog& log, nvmlDevice_t device, nvmlReturn_t modeCode, StaticFields& fields,
-                      DeviceState& out) {
+void readMigInstances(const Api& api, FieldLog& log, nvmlDevice_t device, nvmlReturn_t modeCode,
+                      std::map<unsigned, ComputeProfileTable>& computeProfiles, DeviceState& out) {
   // A GPU that cannot do MIG answers NOT_SUPPORTED: no instances, and that is an answer.
   if (modeCode != NVML_SUCCESS) {
     if (modeCode == NVML_ERROR_NOT_SUPPORTED) out.gpuInstances = std::vector<GpuInstance>{};
@@ -252,7 +253,7 @@ void readMigInstances(const Api& api, FieldLog& log, nvmlDevice_t device, nvmlRe
     out.gpuInstances = std::vector<GpuInstance>{};
     return;
   }
-  out.gpuInstances = readGpuInstances(api, log, device, fields);
+  out.gpuInstances = readGpuInstances(api, log, device, out.profiles, computeProfiles);
   out.migDevices = readMigDevices(api, log, device);
 }
 

@@ -2,6 +2,7 @@
 // GPU and compute instances, and the MIG device handles CUDA enumerates (live).
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "field-log.h"
@@ -16,11 +17,11 @@ std::vector<GpuInstanceProfile> readMigProfiles(const Api& api, FieldLog& log, n
 
 /**
  * Existing GPU and compute instances and MIG devices, enumerated through
- * fields.profiles; modeCode is what nvmlDeviceGetMigMode answered (out holds
- * the mode when it succeeded). Compute-instance profile tables are taken from
- * and added to fields.computeProfiles.
+ * out.profiles; modeCode is what nvmlDeviceGetMigMode answered (out holds the
+ * mode when it succeeded). Compute-instance profile tables, by GPU-instance
+ * profile id, are taken from and added to computeProfiles.
  */
-void readMigInstances(const Api& api, FieldLog& log, nvmlDevice_t device, nvmlReturn_t modeCode, StaticFields& fields,
-                      DeviceState& out);
+void readMigInstances(const Api& api, FieldLog& log, nvmlDevice_t device, nvmlReturn_t modeCode,
+                      std::map<unsigned, ComputeProfileTable>& computeProfiles, DeviceState& out);
 
 }  // namespace topod::nvml

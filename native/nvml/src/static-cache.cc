@@ -4,6 +4,16 @@
 
 namespace topod::nvml {
 
+void copyStatic(const DeviceState& from, DeviceState& to) {
+  for (auto member : {&DeviceState::name, &DeviceState::serial, &DeviceState::pciBusId, &DeviceState::cpuAffinity})
+    to.*member = from.*member;
+  for (auto member : {&DeviceState::architecture, &DeviceState::maxSmClockMHz, &DeviceState::maxMemoryClockMHz,
+                      &DeviceState::memoryBusWidthBits, &DeviceState::pcieMaxGen, &DeviceState::pcieMaxWidth,
+                      &DeviceState::numaNode})
+    to.*member = from.*member;
+  to.profiles = from.profiles;
+}
+
 StaticCache& StaticCache::instance() {
   static StaticCache cache;
   return cache;

@@ -34,18 +34,8 @@ struct ComputeProfileTable {
 };
 
 struct StaticFields {
-  Opt<std::string> name;
-  Opt<std::string> serial;
-  Opt<std::string> pciBusId;
-  Opt<unsigned> architecture;
-  Opt<unsigned> maxSmClockMHz;
-  Opt<unsigned> maxMemoryClockMHz;
-  Opt<unsigned> memoryBusWidthBits;
-  Opt<unsigned> pcieMaxGen;
-  Opt<unsigned> pcieMaxWidth;
-  Opt<unsigned> numaNode;
-  Opt<std::string> cpuAffinity;
-  std::vector<GpuInstanceProfile> profiles;
+  /** Holds the static members only (copyStatic); the rest stays default. */
+  DeviceState values;
   // The degraded entries each group of reads recorded, replayed at the same
   // place by a cached read so its snapshot equals a full one.
   std::vector<std::string> identityDegraded;
@@ -54,6 +44,13 @@ struct StaticFields {
   /** By GPU-instance profile id; filled as instances of a profile show up. */
   std::map<unsigned, ComputeProfileTable> computeProfiles;
 };
+
+/**
+ * Copies the static members of a DeviceState: name, serial, PCI bus id,
+ * architecture, max clocks, bus width, max PCIe gen/width, NUMA node, CPU
+ * affinity and the GPU-instance profile table.
+ */
+void copyStatic(const DeviceState& from, DeviceState& to);
 
 /** What must be unchanged for cached static fields to hold. */
 struct StaticKey {

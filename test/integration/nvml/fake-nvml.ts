@@ -48,11 +48,37 @@ export class ScenarioFile {
     renameSync(temp, this.path);
   }
 
+  /** Makes the fake log every NVML call from now on (scenario `callLog`). */
+  logCalls(): CallLog {
+    const log = new CallLog(path.join(this.dir, 'calls.log'));
+    this.edit((s) => {
+      s.callLog = log.path;
+    });
+    return log;
+  }
+
   remove(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
-export function fakeSource(): NvmlSource {
-  return new NvmlSource({ libraryPath: FAKE_LIBRARY });
+/** The fake's call log: one entry-point name a line. */
+export class CallLog {
+  constructor(readonly path: string) {
+    writeFileSync(path, '');
+  }
+
+  /** Calls since the last take(), counted by entry point; empties the log. */
+  take(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const name of readFileSync(this.path, 'utf8').split('\n')) {
+      if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+    writeFileSync(this.path, '');
+    return counts;
+  }
+}
+
+export function fakeSource(options: { staticMaxAgeMs?: number } = {}): NvmlSource {
+  return new NvmlSource({ libraryPath: FAKE_LIBRARY, ...options });
 }
