@@ -138,8 +138,9 @@ async function nextMessage<T extends { type: string }>(child: ChildProcess, type
 
 /** Starts one server in a fresh process (this file, re-run with --serve). */
 export async function startServer(kind: ServerKind, document?: ServedDocument): Promise<ServerHandle> {
-  // Every server runs with the daemon's production V8 flags, so the comparison stays like for like.
-  const execArgv = [...(import.meta.url.endsWith('.ts') ? ['--import', 'tsx'] : []), ...DAEMON_NODE_FLAGS];
+  // Every server runs with the daemon's production V8 flags (BENCH_NODE_FLAGS overrides, space-separated), like for like.
+  const nodeFlags = process.env.BENCH_NODE_FLAGS !== undefined ? process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean) : DAEMON_NODE_FLAGS;
+  const execArgv = [...(import.meta.url.endsWith('.ts') ? ['--import', 'tsx'] : []), ...nodeFlags];
   const child = fork(fileURLToPath(import.meta.url), ['--serve', kind], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   if (kind !== 'daemon') {
     if (!document) throw new Error(`the ${kind} server needs the document to send`);
