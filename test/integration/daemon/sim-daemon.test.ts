@@ -59,7 +59,9 @@ describe('daemon on the simulated GPU', () => {
     expect(topology.elements.l1.size).toMatchObject({ unit: 'bytes', source: 'microbenchmark' });
     expect(topology.elements.l1.latency.mean).toBeGreaterThan(0);
     expect(topology.elements.l2.latency.mean).toBeGreaterThan(topology.elements.l1.latency.mean);
-    await first.stop();
+    // SIGTERM: graceful close, exit 0, and the shutdown is logged.
+    expect(await first.stop('SIGTERM')).toBe(0);
+    expect(first.logs.some((l) => l.msg === 'stopped')).toBe(true);
 
     const second = await start({ TOPOD_BACKEND: 'sim', TOPOD_DB: db });
     const cached = await getJson(`${second.baseUrl}/v1/gpus/0/topology`);
