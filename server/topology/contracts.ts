@@ -2,6 +2,7 @@
  * What the HTTP layer may ask of the rest of the daemon. Routes never touch
  * SQLite, NVML or a probe directly (DESIGN.md: clean seams); they read these.
  */
+import type { GpuIdentity } from '../gpu/backend.js';
 import type { ElementName } from './document.js';
 
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
@@ -26,13 +27,8 @@ export interface ProbeJob {
 
 export type GpuProbeStatus = 'unprobed' | 'queued' | 'running' | 'probed' | 'failed';
 
-export interface GpuSummary {
-  uuid: string;
-  index: number;
-  name: string;
-  vendor: 'nvidia' | 'amd';
-  pciBusId: string | null;
-  driverVersion: string;
+/** A GPU as the API lists it: its identity (driver version included) plus what topod knows of it. */
+export interface GpuSummary extends GpuIdentity {
   simulated: boolean;
   /** Still visible to NVML / the backend right now. */
   present: boolean;

@@ -276,12 +276,7 @@ export class TopologyService implements TopologyApi {
     const status = active ? (active.state === 'running' ? 'running' : 'queued') : entry.result ? 'probed' : last?.state === 'failed' ? 'failed' : 'unprobed';
     const device = this.snapshot?.devices.find((d) => d.uuid === entry.identity.uuid);
     return {
-      uuid: entry.identity.uuid,
-      index: entry.identity.index,
-      name: entry.identity.name,
-      vendor: entry.identity.vendor,
-      pciBusId: entry.identity.pciBusId,
-      driverVersion: entry.identity.driverVersion,
+      ...entry.identity,
       simulated: entry.result?.simulated ?? this.options.scheduler?.backend.simulated ?? false,
       present: entry.present,
       probe: {
