@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { ProbeError, type ProbeChannel, type RequestOptions } from './backend.js';
 import type { ProbeOp, ProbeOps } from './protocol.js';
+import { SerialQueue } from './serial-queue.js';
 
 /** The subset of a pino logger the channel uses. */
 export interface LoggerLike {
@@ -47,7 +48,7 @@ interface InFlight {
 export class JsonLinesChannel implements ProbeChannel {
   private child: ChildProcessWithoutNullStreams | null = null;
   private inFlight: InFlight | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   private nextId = 1;
   private closed = false;
   private stderrTail = '';
@@ -92,10 +93,7 @@ export class JsonLinesChannel implements ProbeChannel {
   }
 
   request<O extends ProbeOp>(op: O, args: ProbeOps[O]['args'], options: RequestOptions = {}): Promise<ProbeOps[O]['result']> {
-    const run = () => this.send(op, args, options) as Promise<ProbeOps[O]['result']>;
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => undefined);
-    return result;
+    return this.queue.run(() => this.send(op, args, options) as Promise<ProbeOps[O]['result']>);
   }
 
   /** Stops the process (SIGTERM, then SIGKILL) and fails anything still waiting. */

@@ -1,5 +1,6 @@
 import { ProbeError, type ProbeChannel, type RequestOptions } from '../backend.js';
 import type { ProbeOp, ProbeOps } from '../protocol.js';
+import { SerialQueue } from '../serial-queue.js';
 import { WorkSlicer } from './chase.js';
 import type { SimulatedProbe } from './simulated-probe.js';
 
@@ -9,16 +10,13 @@ import type { SimulatedProbe } from './simulated-probe.js';
  * the next slice boundary.
  */
 export class SimulatedChannel implements ProbeChannel {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   private closed = false;
 
   constructor(private readonly probe: SimulatedProbe) {}
 
   request<O extends ProbeOp>(op: O, args: ProbeOps[O]['args'], options: RequestOptions = {}): Promise<ProbeOps[O]['result']> {
-    const run = () => this.run(op, args, options) as Promise<ProbeOps[O]['result']>;
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => undefined);
-    return result;
+    return this.queue.run(() => this.run(op, args, options) as Promise<ProbeOps[O]['result']>);
   }
 
   async close(): Promise<void> {
