@@ -239,7 +239,7 @@ export class TopologyService implements TopologyApi {
       return;
     }
     const active = this.options.jobs.activeFor(uuid);
-    const status: StatusPart = { summary: this.summary(entry), jobUrl: active ? jobUrl(active.id) : null };
+    const status: StatusPart = { summary: this.summary(entry, active), jobUrl: active ? jobUrl(active.id) : null };
     const dynamic = this.dynamicPart(uuid);
     const next = prepareDocument(mergeTopology(entry.result.document, status, dynamic));
     if (next.etag !== entry.document?.etag) {
@@ -270,8 +270,8 @@ export class TopologyService implements TopologyApi {
     };
   }
 
-  private summary(entry: GpuEntry): GpuSummary {
-    const active = this.options.jobs.activeFor(entry.identity.uuid);
+  /** `active`: the GPU's queued or running job, when the caller has already looked it up. */
+  private summary(entry: GpuEntry, active = this.options.jobs.activeFor(entry.identity.uuid)): GpuSummary {
     const last = entry.lastFinishedJob;
     const status = active ? (active.state === 'running' ? 'running' : 'queued') : entry.result ? 'probed' : last?.state === 'failed' ? 'failed' : 'unprobed';
     const device = this.snapshot?.devices.find((d) => d.uuid === entry.identity.uuid);
