@@ -54,7 +54,14 @@ export interface StatusPart {
   jobUrl: string | null;
 }
 
-export function mergeTopology(result: ResultDocument, status: StatusPart, dynamic: DynamicPart): Record<string, unknown> {
+/** The whole-GPU document: the stored result plus status, stable live state and the MIG view. */
+export type MergedTopology = ResultDocument & {
+  status: Record<string, unknown>;
+  dynamic: Record<string, unknown>;
+  mig: MigView | null;
+};
+
+export function mergeTopology(result: ResultDocument, status: StatusPart, dynamic: DynamicPart): MergedTopology {
   return {
     ...result,
     status: {
@@ -72,22 +79,20 @@ export function mergeTopology(result: ResultDocument, status: StatusPart, dynami
 /** Per-SM caches an instance keeps whole: a MIG slice gets whole SMs, so these come from the parent's probe. */
 const PER_SM_ELEMENTS: ElementName[] = ['l1', 'texture', 'readOnly', 'constantL1', 'constantL15', 'shared', 'vL1', 'sL1d', 'lds'];
 
-/** The view of one MIG device: its SMs, memory and L2 share, per-SM caches from the parent's probe. */
-export function mergeMigInstance(
-  result: ResultDocument,
-  status: StatusPart,
-  dynamic: DynamicPart,
-  migDeviceUuid: string,
-): Record<string, unknown> | null {
-  const view = migViewFor(result, dynamic.device);
-  const instance = view?.instances.find((i) => i.migDeviceUuid === migDeviceUuid);
-  if (!view || !instance) return null;
+/**
+ * The view of one MIG device: its SMs, memory and L2 share, per-SM caches from
+ * the parent's probe. Built from the parent's merged document, whose MIG view,
+ * status and live state it shares.
+ */
+export function mergeMigInstance(parent: MergedTopology, migDeviceUuid: string): Record<string, unknown> | null {
+  const instance = parent.mig?.instances.find((i) => i.migDeviceUuid === migDeviceUuid);
+  if (!instance) return null;
   const elements: Partial<Record<ElementName, ElementTopology>> = {};
   for (const name of PER_SM_ELEMENTS) {
-    const element = result.elements[name];
+    const element = parent.elements[name];
     if (element) elements[name] = element;
   }
-  const parentL2 = result.elements.l2;
+  const parentL2 = parent.elements.l2;
   const l2Size: MeasuredValue | undefined =
     instance.l2.bytes === null ? undefined : { value: instance.l2.bytes, unit: 'bytes', source: 'derived' };
   elements.l2 = {
@@ -95,19 +100,19 @@ export function mergeMigInstance(
     ...(parentL2?.lineSize ? { lineSize: parentL2.lineSize } : {}),
     ...(l2Size ? { size: l2Size } : {}),
   };
-  const parentMemory = result.elements.deviceMemory;
+  const parentMemory = parent.elements.deviceMemory;
   elements.deviceMemory = {
     ...(parentMemory?.latency ? { latency: parentMemory.latency } : {}),
     ...(instance.memorySizeBytes !== null ? { size: { value: instance.memorySizeBytes, unit: 'bytes', source: 'nvml' } } : {}),
   };
   return {
-    schemaVersion: result.schemaVersion,
+    schemaVersion: parent.schemaVersion,
     kind: 'mig-instance',
     migDeviceUuid,
-    parent: { uuid: result.gpu.uuid, name: result.gpu.name, probe: result.probe, status: mergeTopology(result, status, dynamic).status },
-    simulated: result.simulated,
+    parent: { uuid: parent.gpu.uuid, name: parent.gpu.name, probe: parent.probe, status: parent.status },
+    simulated: parent.simulated,
     instance,
     elements,
-    dynamic: stableDynamic(dynamic),
+    dynamic: parent.dynamic,
   };
 }

@@ -241,7 +241,8 @@ export class TopologyService implements TopologyApi {
     const active = this.options.jobs.activeFor(uuid);
     const status: StatusPart = { summary: this.summary(entry, active), jobUrl: active ? jobUrl(active.id) : null };
     const dynamic = this.dynamicPart(uuid);
-    const next = prepareDocument(mergeTopology(entry.result.document, status, dynamic));
+    const merged = mergeTopology(entry.result.document, status, dynamic);
+    const next = prepareDocument(merged);
     if (next.etag !== entry.document?.etag) {
       entry.document = next;
       this.emit({ type: 'topology.changed', gpuUuid: uuid, etag: next.etag, at: now() });
@@ -249,7 +250,7 @@ export class TopologyService implements TopologyApi {
     const migDocuments = new Map<string, PreparedDocument>();
     for (const instance of dynamic.device?.mig.instances ?? []) {
       if (!instance.migDeviceUuid) continue;
-      const view = mergeMigInstance(entry.result.document, status, dynamic, instance.migDeviceUuid);
+      const view = mergeMigInstance(merged, instance.migDeviceUuid);
       if (!view) continue;
       const key = instance.migDeviceUuid.toLowerCase();
       const previous = entry.migDocuments.get(key);
