@@ -71,10 +71,10 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   const poller = new DynamicPoller({ source: dynamicSource, pollMs: config.pollMs, logger });
   const app = await buildApp({ config, topology, logger, version: TOPOD_VERSION });
 
+  /** The GPUs of an NVML snapshot the topology service already has (applySnapshot). */
   async function enumerate(snapshot: DynamicSnapshot, requestedBy: string): Promise<void> {
     const identities = snapshot.available ? identitiesFromSnapshot(snapshot) : ((await backend?.listDevices()) ?? []);
     for (const identity of identities) gpuStore.seen(identity);
-    topology.applySnapshot(snapshot);
     topology.syncGpus(identities, requestedBy);
   }
 
@@ -90,14 +90,15 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
       }
       const snapshot = await dynamicSource.read();
       if (!snapshot.available) logger.info({ reason: snapshot.reason }, 'NVML unavailable: serving measured data without live partition state');
+      topology.applySnapshot(snapshot);
       await enumerate(snapshot, 'boot');
       if (topology.listGpus().length === 0) logger.warn({ backend: selection.reason, nvml: snapshot.reason }, 'no GPUs found: serving an empty list');
       poller.on('change', (next, events) => {
         const migChanged = events.filter((e) => e.type === 'mig.changed').map((e) => e.gpuUuid);
+        topology.applySnapshot(next, migChanged);
         if (events.some((e) => e.type !== 'mig.changed')) {
           void enumerate(next, 'gpu-added').catch((error: unknown) => logger.error({ err: error }, 'updating GPUs after an NVML change failed'));
         }
-        topology.applySnapshot(next, migChanged);
       });
       poller.start(snapshot);
     },
