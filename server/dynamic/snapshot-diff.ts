@@ -40,6 +40,11 @@ function placementKey(p: { start: number; size: number } | null): string {
   return p ? `${p.start}+${p.size}` : '?';
 }
 
+/** How many placements each profile offers (or that they could not be read). */
+function placementCountsKey(device: NvmlDeviceState): string {
+  return device.mig.profiles.map((p) => `${p.id}:${p.placements === null ? 'unreadable' : p.placements.length}`).join(',');
+}
+
 function instanceKey(i: MigInstanceInfo): string {
   const cis = i.computeInstances.map((c) => `${c.id}:${c.profileId ?? '?'}:${c.multiprocessorCount}:${c.migDeviceUuid ?? ''}`);
   return `${i.profileId}@${placementKey(i.placement)}/${i.migDeviceUuid ?? ''}/${cis.join(',')}`;
@@ -60,9 +65,7 @@ export function migChanges(before: NvmlDeviceState, after: NvmlDeviceState): str
     else if (instanceKey(previous) !== instanceKey(instance)) changes.push(`instance ${id} changed`);
   }
   for (const [id, instance] of old) if (!next.has(id)) changes.push(`instance ${id} (profile ${instance.profileId}) removed`);
-  const placementsBefore = before.mig.profiles.map((p) => `${p.id}:${p.placements === null ? 'unreadable' : p.placements.length}`).join(',');
-  const placementsAfter = after.mig.profiles.map((p) => `${p.id}:${p.placements === null ? 'unreadable' : p.placements.length}`).join(',');
-  if (placementsBefore !== placementsAfter) changes.push('profiles changed');
+  if (placementCountsKey(before) !== placementCountsKey(after)) changes.push('profiles changed');
   return changes;
 }
 
