@@ -11,11 +11,3 @@ export class NvmlAddonLoadError extends Error {
     this.attempts = attempts;
   }
 }
-
-export class PollerStoppedError extends Error {
-  readonly code = 'TOPOD_ERR_POLLER_STOPPED';
-  constructor() {
-    super('the dynamic-state poller is stopped');
-    this.name = 'PollerStoppedError';
-  }
-}
