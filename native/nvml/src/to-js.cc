@@ -1,28 +1,27 @@
 #include "to-js.h"
 
+#include <type_traits>
+
 namespace topod::nvml {
 
 namespace {
 
-// Optional values become null, so every key is always present on the JS side.
-Napi::Value value(Napi::Env env, const Opt<std::string>& v) {
-  return v ? Napi::String::New(env, *v) : env.Null();
-}
-Napi::Value value(Napi::Env env, const Opt<unsigned>& v) {
-  return v ? Napi::Number::New(env, *v) : env.Null();
-}
-Napi::Value value(Napi::Env env, const Opt<int>& v) {
-  return v ? Napi::Number::New(env, *v) : env.Null();
-}
-// Byte counts stay below 2^53 for any memory that exists, so a double is exact.
-Napi::Value value(Napi::Env env, const Opt<unsigned long long>& v) {
-  return v ? Napi::Number::New(env, static_cast<double>(*v)) : env.Null();
+// A string or a number. Byte counts stay below 2^53 for any memory that exists, so a double is exact.
+template <typename T>
+Napi::Value value(Napi::Env env, const T& v) {
+  if constexpr (std::is_same_v<T, std::string>) return Napi::String::New(env, v);
+  else return Napi::Number::New(env, static_cast<double>(v));
 }
 
-Napi::Array strings(Napi::Env env, const std::vector<std::string>& items) {
-  Napi::Array out = Napi::Array::New(env, items.size());
-  for (size_t i = 0; i < items.size(); ++i) out.Set(i, Napi::String::New(env, items[i]));
-  return out;
+// Optional values become null, so every key is always present on the JS side.
+template <typename T, typename Convert>
+Napi::Value orNull(Napi::Env env, const Opt<T>& v, Convert convert) {
+  return v ? Napi::Value(convert(env, *v)) : env.Null();
+}
+
+template <typename T>
+Napi::Value value(Napi::Env env, const Opt<T>& v) {
+  return orNull(env, v, [](Napi::Env e, const T& x) { return value(e, x); });
 }
 
 template <typename T, typename Convert>
@@ -32,6 +31,15 @@ Napi::Array list(Napi::Env env, const std::vector<T>& items, Convert convert) {
   return out;
 }
 
+template <typename T, typename Convert>
+Napi::Value listOrNull(Napi::Env env, const Opt<std::vector<T>>& items, Convert convert) {
+  return orNull(env, items, [&](Napi::Env e, const std::vector<T>& v) { return list(e, v, convert); });
+}
+
+Napi::Array strings(Napi::Env env, const std::vector<std::string>& items) {
+  return list(env, items, [](Napi::Env e, const std::string& s) { return value(e, s); });
+}
+
 Napi::Object placement(Napi::Env env, const Placement& p) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("start", p.start);
@@ -39,12 +47,11 @@ Napi::Object placement(Napi::Env env, const Placement& p) {
   return out;
 }
 
-Napi::Value memory(Napi::Env env, const Opt<MemoryInfo>& m) {
-  if (!m) return env.Null();
+Napi::Object memory(Napi::Env env, const MemoryInfo& m) {
   Napi::Object out = Napi::Object::New(env);
-  out.Set("totalBytes", static_cast<double>(m->totalBytes));
-  out.Set("usedBytes", static_cast<double>(m->usedBytes));
-  out.Set("freeBytes", static_cast<double>(m->freeBytes));
+  out.Set("totalBytes", value(env, m.totalBytes));
+  out.Set("usedBytes", value(env, m.usedBytes));
+  out.Set("freeBytes", value(env, m.freeBytes));
   return out;
 }
 
@@ -57,8 +64,8 @@ Napi::Object profile(Napi::Env env, const GpuInstanceProfile& p) {
   out.Set("instanceCount", p.instanceCount);
   out.Set("multiprocessorCount", p.multiprocessorCount);
   out.Set("copyEngineCount", p.copyEngineCount);
-  out.Set("memorySizeMB", static_cast<double>(p.memorySizeMB));
-  out.Set("placements", p.placements ? Napi::Value(list(env, *p.placements, placement)) : env.Null());
+  out.Set("memorySizeMB", value(env, p.memorySizeMB));
+  out.Set("placements", listOrNull(env, p.placements, placement));
   return out;
 }
 
@@ -75,7 +82,7 @@ Napi::Object gpuInstance(Napi::Env env, const GpuInstance& g) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("id", g.id);
   out.Set("profileId", g.profileId);
-  out.Set("placement", g.placement ? Napi::Value(placement(env, *g.placement)) : env.Null());
+  out.Set("placement", orNull(env, g.placement, placement));
   out.Set("computeInstances", list(env, g.computeInstances, computeInstance));
   return out;
 }
@@ -110,8 +117,8 @@ Napi::Object device(Napi::Env env, const DeviceState& d) {
   out.Set("serial", value(env, d.serial));
   out.Set("pciBusId", value(env, d.pciBusId));
   out.Set("architecture", value(env, d.architecture));
-  out.Set("memory", memory(env, d.memory));
-  out.Set("bar1", memory(env, d.bar1));
+  out.Set("memory", orNull(env, d.memory, memory));
+  out.Set("bar1", orNull(env, d.bar1, memory));
   out.Set("maxSmClockMHz", value(env, d.maxSmClockMHz));
   out.Set("maxMemoryClockMHz", value(env, d.maxMemoryClockMHz));
   out.Set("memoryBusWidthBits", value(env, d.memoryBusWidthBits));
@@ -125,7 +132,7 @@ Napi::Object device(Napi::Env env, const DeviceState& d) {
   out.Set("migModeCurrent", value(env, d.migModeCurrent));
   out.Set("migModePending", value(env, d.migModePending));
   out.Set("profiles", list(env, d.profiles, profile));
-  out.Set("gpuInstances", d.gpuInstances ? Napi::Value(list(env, *d.gpuInstances, gpuInstance)) : env.Null());
+  out.Set("gpuInstances", listOrNull(env, d.gpuInstances, gpuInstance));
   out.Set("migDevices", list(env, d.migDevices, migDevice));
   out.Set("degraded", strings(env, d.degraded));
   out.Set("staticRead", d.staticRead);
