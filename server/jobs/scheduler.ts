@@ -139,10 +139,8 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     jobs.start(job.id, startedAt.toISOString());
     this.emit('started', jobs.get(job.id) as ProbeJob);
     logger.info({ jobId: job.id, gpu: gpu.uuid, backend: backend.kind }, 'probe job started');
-    const timeout = setTimeout(
-      () => abort.abort(new JobTimeoutError(this.options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS)),
-      this.options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS,
-    );
+    const timeoutMs = this.options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
+    const timeout = setTimeout(() => abort.abort(new JobTimeoutError(timeoutMs)), timeoutMs);
     let channel: Awaited<ReturnType<MeasurementBackend['open']>> | null = null;
     try {
       channel = await backend.open(gpu);
@@ -214,14 +212,16 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
   }
 
   private finishCancelled(jobId: string, why: string): void {
-    this.options.jobs.finish(jobId, { state: 'cancelled', error: { code: 'TOPOD_ERR_PROBE_CANCELLED', message: why } });
+    this.options.jobs.finish(jobId, { state: 'cancelled', error: { code: CANCELLED_CODE, message: why } });
     this.options.logger.info({ jobId, why }, 'probe job cancelled');
     this.emit('cancelled', this.options.jobs.get(jobId) as ProbeJob);
   }
 }
 
+const CANCELLED_CODE = 'TOPOD_ERR_PROBE_CANCELLED';
+
 export class CancelledError extends Error {
-  readonly code = 'TOPOD_ERR_PROBE_CANCELLED';
+  readonly code = CANCELLED_CODE;
 }
 
 export class JobTimeoutError extends Error {
