@@ -7,30 +7,19 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot } from '../paths.js';
 import { NvmlAddonLoadError } from './errors.js';
 import type { NvmlAddon } from './nvml-raw.js';
 
 const ADDON_FILE = 'topod_nvml.node';
 const FIX = 'Build it with `npm run build:native` (needs g++, make and python3), or set TOPOD_NVML_ADDON to a built topod_nvml.node.';
 
-/** The package root: the nearest ancestor with package.json and native/, from server/ (tsx) or dist/server/ (built). */
-function packageRoot(): string | null {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'native'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
-}
-
 export function addonCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
-  const root = packageRoot();
+  const root = projectRoot();
   const candidates = [
     env.TOPOD_NVML_ADDON,
-    root && path.join(root, 'native/nvml/build/Release', ADDON_FILE),
-    root && path.join(root, 'native/nvml/build/Debug', ADDON_FILE),
+    path.join(root, 'native/nvml/build/Release', ADDON_FILE),
+    path.join(root, 'native/nvml/build/Debug', ADDON_FILE),
   ];
   return candidates.filter((c): c is string => typeof c === 'string' && c.length > 0);
 }

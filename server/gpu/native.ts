@@ -1,23 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot } from '../paths.js';
 import { ProbeError, type GpuIdentity, type MeasurementBackend, type ProbeChannel } from './backend.js';
 import { JsonLinesChannel, type LoggerLike } from './native-channel.js';
 import type { HelloResult } from './protocol.js';
 
 export { JsonLinesChannel, parseResponse, type JsonLinesChannelOptions, type LoggerLike } from './native-channel.js';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** Where scripts/build-probe.mjs puts the probe (also right for dist/server/gpu, two levels further down). */
-export const DEFAULT_PROBE_PATH = resolveDefaultProbePath();
+/** Where scripts/build-probe.mjs puts the probe, from the package root (source or dist alike). */
+export const DEFAULT_PROBE_PATH = path.join(projectRoot(), 'native/probe/build/topod-probe');
 const HELLO_TIMEOUT_MS = 30_000;
-
-function resolveDefaultProbePath(): string {
-  const fromSource = path.join(REPO_ROOT, 'native/probe/build/topod-probe');
-  const fromDist = path.resolve(REPO_ROOT, '..', 'native/probe/build/topod-probe');
-  return path.basename(REPO_ROOT) === 'dist' ? fromDist : fromSource;
-}
 
 export interface NativeBackendOptions {
   /** Default: TOPOD_PROBE_PATH, else native/probe/build/topod-probe. */
