@@ -14,6 +14,14 @@ enum class Space : uint32_t { GlobalCa, GlobalCg, Readonly, Texture, Constant, S
 // The constant bank a __constant__ array may use: 64 KiB.
 constexpr uint32_t kConstantChainElems = 16384;
 
+// A chaser's shared memory besides a shared-space chain (pchase.cu): a latency
+// word per timed sample and one sink word that every timed load's index is
+// stored to. The per-sample share is what an L1 size sweep's samples take from
+// the L1 through the carveout, so it is kept to the latency alone.
+constexpr uint32_t kSinkWords = 1;
+constexpr uint64_t kSampleSharedBytes = 4;
+inline constexpr uint64_t samples_shared_bytes(uint64_t samples) { return samples * kSampleSharedBytes + kSinkWords * 4; }
+
 // One chain as a kernel sees it. Element values are the index of the next
 // element: within the chaser's own buffer (global, readonly, texture), within
 // the shared constant table (constant, offset by its slot), or within the

@@ -18,9 +18,8 @@
 namespace topod::probe::limits {
 
 constexpr uint64_t kMaxArrayBytes = uint64_t{1} << 52;
-// Every timed load is buffered in shared memory (latency + sink word).
+// Every timed load's latency is buffered in shared memory (samples_shared_bytes).
 constexpr uint64_t kMaxSamples = 8192;
-constexpr uint64_t kSampleSharedBytes = 8;
 constexpr uint64_t kMaxCalibrateSamples = 1'000'000;
 constexpr uint64_t kMaxSeed = 0xffffffffull;
 constexpr uint64_t kMaxBandwidthBlocks = uint64_t{1} << 20;
@@ -41,7 +40,7 @@ inline uint64_t shared_limit_bytes(const hipDeviceProp_t& p) {
 }
 
 inline uint64_t chaser_shared_bytes(const ChainSize& c, uint64_t samples) {
-  return samples * kSampleSharedBytes + (c.space == Space::Shared ? c.arrayBytes : 0);
+  return samples_shared_bytes(samples) + (c.space == Space::Shared ? c.arrayBytes : 0);
 }
 
 inline void bad_request(const std::string& message) { throw ProbeFailure(ErrorCode::BadRequest, message); }

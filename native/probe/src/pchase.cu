@@ -1,6 +1,9 @@
 // Pointer-chase kernels (thesis §4). Each timed load sits between two clock
 // reads; the loaded index is stored to shared memory before the second read,
-// so in-order issue makes that read wait for the load to complete.
+// so in-order issue makes that read wait for the load to complete. The store
+// goes to one sink word per chaser, overwritten each step: a sink per sample
+// would double the shared memory a sweep takes, and the carveout it forces
+// comes out of the L1 being measured.
 #include "pchase.h"
 
 #include <algorithm>
@@ -38,7 +41,7 @@ struct WalkPlan {
 
 struct WalkOut {
   uint32_t* latencies;  // shared memory, plan.timed entries
-  uint32_t* sink;       // shared memory, plan.timed entries
+  uint32_t* sink;       // shared memory, one word
   uint64_t deadlineNs;
   uint32_t* timedOut;   // global flag
 };
@@ -62,14 +65,15 @@ __device__ uint32_t walk_space(const ChaserView& c, const uint32_t* sc, const Wa
   for (uint32_t k = 0; k < plan.timed; ++k) {
     const uint32_t t0 = ops::clock32();
     j = step<S>(c, sc, j);
-    out.sink[k] = j;
+    // volatile: a plain store to the same word every step could be merged into the last one.
+    *reinterpret_cast<volatile uint32_t*>(out.sink) = j;
     const uint32_t t1 = ops::clock32();
     out.latencies[k] = t1 - t0;
   }
   j = walk_untimed<S>(c, sc, j, plan.untimedAfter, out);
   // ptxas drops loads whose results are unused, asm volatile or not: without
   // this store an untimed walk that ends a step (pair step 1) would vanish.
-  out.sink[0] = j;
+  *out.sink = j;
   return j;
 }
 
@@ -85,14 +89,14 @@ __device__ uint32_t walk(const ChaserView& c, const uint32_t* sc, const WalkPlan
   return 0;
 }
 
-// A chaser's region of dynamic shared memory: latencies, sink, then its chain when it lives there.
+// A chaser's region of dynamic shared memory (chaser_shared_bytes): latencies, the sink word, then its chain when it lives there.
 struct Slot {
   uint32_t* latencies;
   uint32_t* sink;
   uint32_t* chain;
 };
 
-__device__ Slot slot_at(uint32_t* base, uint32_t samples) { return Slot{base, base + samples, base + 2 * samples}; }
+__device__ Slot slot_at(uint32_t* base, uint32_t samples) { return Slot{base, base + samples, base + samples + kSinkWords}; }
 
 // All threads of the block copy a shared-space chain into its slot.
 __device__ void stage_chain(const ChaserView& c, const Slot& s) {

@@ -42,9 +42,9 @@ PairRun run_pair(const ChaserView& first, const ChaserView& second, const PairPl
 // Copies `elems` chain elements from device memory into the constant table at `offsetElems`.
 void upload_constant_chain(const uint32_t* deviceChain, uint32_t elems, uint32_t offsetElems);
 
-// Dynamic shared memory a chaser needs: its sample buffers, plus its chain when it lives in shared memory.
+// Dynamic shared memory a chaser needs: its latencies and sink, plus its chain when it lives in shared memory.
 inline uint64_t chaser_shared_bytes(const ChaserView& c, uint32_t samples) {
-  return uint64_t{samples} * 8 + (c.space == Space::Shared ? uint64_t{c.elems} * 4 : 0);
+  return samples_shared_bytes(samples) + (c.space == Space::Shared ? uint64_t{c.elems} * 4 : 0);
 }
 
 }  // namespace topod::probe

@@ -16,7 +16,7 @@
  *     - arrayBytes an integer in [4, 2^52], a multiple of 4.
  *     - strideBytes an integer in [4, arrayBytes], a multiple of 4.
  *     - samples (pchase family) an integer in [1, 8192]: the probe buffers
- *       every timed load in shared memory, 8 bytes each.
+ *       every timed load's latency in shared memory, 4 bytes each.
  *     - seed, when present, an integer in [0, 2^32 - 1].
  *     - pchase.batch: arrayBytesList a non-empty array of arrayBytes values.
  *     - pchase.pair: first and second objects; placement ∈ {same-sm, different-sm}.
@@ -34,8 +34,8 @@
  *     - constant-space arrays of one request together ≤ min(totalConstMemBytes, 64 KiB)
  *       (the probe's constant table).
  *     - shared-space arrays ≤ sharedMemPerBlockOptinBytes (else sharedMemPerBlockBytes),
- *       and one block's need ≤ that limit too: per chaser samples × 8 plus its
- *       array when it is shared-space; pchase.batch and different-sm take the
+ *       and one block's need ≤ that limit too: per chaser samples × 4 plus a
+ *       4-byte sink word, plus its array when it is shared-space; pchase.batch and different-sm take the
  *       largest chaser, same-sm adds both.
  *     - bandwidth threadsPerBlock in [1, maxThreadsPerBlock].
  *  4. Memory → out_of_memory: the request's arrays summed (pchase.batch,
@@ -65,7 +65,8 @@ export const MAX_SEED = 0xffff_ffff;
 export const MAX_BANDWIDTH_BLOCKS = 2 ** 20;
 export const MAX_REPETITIONS = 1000;
 export const CONSTANT_TABLE_BYTES = 64 * 1024;
-export const SAMPLE_SHARED_BYTES = 8;
+export const SAMPLE_SHARED_BYTES = 4;
+export const SINK_SHARED_BYTES = 4;
 export const RUNTIME_MARGIN_BYTES = 64 * 1024 ** 2;
 export const MAX_CHAIN_BYTES = 2 ** 34 - 4;
 export const MAX_TEXTURE_ELEMENTS = 2 ** 27;
@@ -131,9 +132,9 @@ function sharedLimitBytes(limits: Limits): number {
   return limits.sharedMemPerBlockOptinBytes ?? limits.sharedMemPerBlockBytes;
 }
 
-/** A chaser's shared-memory need: its sample buffers, plus its array when it lives in shared memory. */
+/** A chaser's shared-memory need: its latency buffer and sink word, plus its array when it lives in shared memory. */
 function chaserSharedBytes(chain: Chain, samples: number): number {
-  return samples * SAMPLE_SHARED_BYTES + (chain.space === 'shared' ? chain.arrayBytes : 0);
+  return samples * SAMPLE_SHARED_BYTES + SINK_SHARED_BYTES + (chain.space === 'shared' ? chain.arrayBytes : 0);
 }
 
 /** Rule 3 for memory spaces: constant arrays together, each shared array, and one block's shared need. */
