@@ -97,7 +97,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
         const migChanged = events.filter((e) => e.type === 'mig.changed').map((e) => e.gpuUuid);
         topology.applySnapshot(next, migChanged);
         if (events.some((e) => e.type !== 'mig.changed')) {
-          void enumerate(next, 'gpu-added').catch((error: unknown) => logger.error({ err: error }, 'updating GPUs after an NVML change failed'));
+          void enumerate(next, 'nvml-change').catch((error: unknown) => logger.error({ err: error }, 'updating GPUs after an NVML change failed'));
         }
       });
       poller.start(snapshot);

@@ -16,7 +16,7 @@ export interface ProbeJob {
   progress: number; // 0..1
   error: { code: string; message: string } | null;
   reason: string; // why it was queued: "first-probe", "driver-changed", "requested", ...
-  requestedBy: string; // "boot", "gpu-added", "api:<client address>"
+  requestedBy: string; // "boot", "nvml-change" (a GPU appeared or its driver changed), "api:<client address>"
   only: ElementName[] | null;
   force: boolean;
   resultId: number | null;
