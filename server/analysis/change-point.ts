@@ -125,7 +125,7 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
  * come at two latencies, A100 L2 hits at near and far ones) and below the
  * rare disturbances.
  */
-function slowThreshold(points: readonly SweepPoint[]): number {
+export function slowThreshold(points: readonly SweepPoint[]): number {
   const baselineCount = Math.max(2, Math.ceil(points.length / BASELINE_SHARE_DIVISOR));
   const baseline = sortedCopy(pooled(points, 0, baselineCount));
   const iqr = percentileOfSorted(baseline, 75) - percentileOfSorted(baseline, 25);

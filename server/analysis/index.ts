@@ -3,6 +3,7 @@ export { dropOutliersIqr, dropOutliersMad, mad, summarizeLatency, trimmedMean, t
 export { ksCriticalValue, ksPValue, ksStatistic, ksTest, type KsTest } from './kolmogorov-smirnov.js';
 export {
   detectSizeChangePoint,
+  slowThreshold,
   stepFitIndex,
   type ChangePointFound,
   type ChangePointMissing,
@@ -11,3 +12,4 @@ export {
   type SweepPoint,
 } from './change-point.js';
 export { changePointConfidence, combineConfidences, latencyConfidence, type ChangePointEvidence } from './confidence.js';
+export { fewestSlowPlacement, type PlacedSweepPoint } from './placements.js';

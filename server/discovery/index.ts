@@ -10,7 +10,7 @@ export { l2SearchPlan } from './l2.js';
 export type { DiscoveryLogger } from './probe-session.js';
 
 /** Bumped whenever the analysis of the same raw series may give a different document. */
-export const ANALYSIS_VERSION = 'cpd-ks-2';
+export const ANALYSIS_VERSION = 'cpd-ks-3';
 
 export interface DiscoverOptions {
   only?: ElementName[] | null;

@@ -46,16 +46,19 @@ const L2_SHARE_PER_LAUNCH = 0.25;
 
 export async function measureL1(session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
   const bytesPerLaunch = Math.max(L1_SEARCH_PLAN.highBytes, device.l2CacheSizeBytes * L2_SHARE_PER_LAUNCH);
+  // Each size twice: the reversed list allocates every array elsewhere, and sweepPoints keeps the placement with fewer misses.
   const run = async (name: string, sizes: number[]) => {
-    for (const arrayBytesList of chunkSizes(sizes, Math.max(1, device.multiprocessorCount), bytesPerLaunch)) {
-      await session.request(name, 'pchase.batch', {
-        space: 'global.ca',
-        arrayBytesList,
-        strideBytes: STRIDE_BYTES,
-        pattern: 'sequential',
-        warmup: true,
-        samples: SAMPLES,
-      });
+    for (const order of [sizes, [...sizes].reverse()]) {
+      for (const arrayBytesList of chunkSizes(order, Math.max(1, device.multiprocessorCount), bytesPerLaunch)) {
+        await session.request(name, 'pchase.batch', {
+          space: 'global.ca',
+          arrayBytesList,
+          strideBytes: STRIDE_BYTES,
+          pattern: 'sequential',
+          warmup: true,
+          samples: SAMPLES,
+        });
+      }
     }
     return sweepPoints(session.raw, name);
   };

@@ -1,17 +1,19 @@
-import { detectSizeChangePoint, type ChangePointResult, type SweepPoint } from '../analysis/index.js';
+import { detectSizeChangePoint, fewestSlowPlacement, type ChangePointResult, type SweepPoint } from '../analysis/index.js';
 import type { PchaseArgs, PchaseBatchResult, PchaseResult } from '../gpu/protocol.js';
 import type { RawSeries } from '../topology/document.js';
 
 /**
  * Turns recorded raw series back into size-sweep points. Pure: discovery and
- * re-analysis of stored raw data read measurements the same way.
+ * re-analysis of stored raw data read measurements the same way. A size
+ * measured more than once in one round was measured at several placements of
+ * its array (l1.ts); the placement with the fewest slow loads stands for it.
  */
 export function sweepPoints(raw: readonly RawSeries[], name: string): SweepPoint[] {
-  const bySize = new Map<number, number[]>();
+  const bySize = new Map<number, number[][]>();
   const add = (sizeBytes: number, samples: readonly number[]) => {
     const existing = bySize.get(sizeBytes);
-    if (existing) existing.push(...samples);
-    else bySize.set(sizeBytes, [...samples]);
+    if (existing) existing.push([...samples]);
+    else bySize.set(sizeBytes, [[...samples]]);
   };
   for (const series of raw) {
     if (series.name !== name) continue;
@@ -21,7 +23,8 @@ export function sweepPoints(raw: readonly RawSeries[], name: string): SweepPoint
       add((series.args as PchaseArgs).arrayBytes, (series.result as PchaseResult).latenciesCycles);
     }
   }
-  return [...bySize.entries()].sort(([a], [b]) => a - b).map(([sizeBytes, samples]) => ({ sizeBytes, samples }));
+  const placed = [...bySize.entries()].sort(([a], [b]) => a - b).map(([sizeBytes, placements]) => ({ sizeBytes, placements }));
+  return fewestSlowPlacement(placed);
 }
 
 /** Names of the recorded series that start with `prefix`, in recording order, without repeats. */

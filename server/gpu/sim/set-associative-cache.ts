@@ -1,3 +1,5 @@
+import { mixSeed } from './prng.js';
+
 /**
  * One set-associative, sectored, LRU cache. Tags, valid-sector masks and LRU
  * stamps live in typed arrays so a 25 MiB L2 segment walk stays cheap in JS.
@@ -11,6 +13,15 @@ export interface CacheGeometry {
   /** Equal to lineBytes for unsectored caches. */
   sectorBytes: number;
   ways: number;
+  /**
+   * Optional set-index hashing that makes some misses depend on where an
+   * array sits (a real L1 hashes addresses to sets): every page of
+   * `pageBytes` gets its own seeded rotation of the set index. An array
+   * inside one page fills the sets evenly; one that straddles a page boundary
+   * may put more lines than ways into some sets and thrash them, at some
+   * placements only, even below the capacity.
+   */
+  pageSetRotation?: { pageBytes: number; seed: number };
 }
 
 /**
@@ -35,6 +46,8 @@ export class SetAssociativeCache {
   private readonly stamps: Float64Array;
   private readonly chunkLines: number;
   private readonly chunkCount: number;
+  private readonly rotationPageLines: number;
+  private readonly rotationSeed: number;
   private tick = 0;
 
   constructor(geometry: CacheGeometry, interleave?: Interleave) {
@@ -54,12 +67,20 @@ export class SetAssociativeCache {
     this.stamps = new Float64Array(lines);
     this.chunkLines = interleave ? Math.max(1, Math.floor(interleave.chunkBytes / geometry.lineBytes)) : 1;
     this.chunkCount = interleave?.count ?? 1;
+    const rotation = geometry.pageSetRotation;
+    this.rotationPageLines = rotation ? Math.max(1, Math.floor(rotation.pageBytes / geometry.lineBytes)) : 0;
+    this.rotationSeed = rotation?.seed ?? 0;
   }
 
   private firstSlot(line: number): number {
     const chunk = Math.floor(line / this.chunkLines);
     const folded = Math.floor(chunk / this.chunkCount) * this.chunkLines + (line - chunk * this.chunkLines);
-    return (folded % this.sets) * this.ways;
+    return ((folded + this.pageRotation(line)) % this.sets) * this.ways;
+  }
+
+  private pageRotation(line: number): number {
+    if (this.rotationPageLines === 0) return 0;
+    return mixSeed(this.rotationSeed, Math.floor(line / this.rotationPageLines)) % this.sets;
   }
 
   /** Looks the sector up and fills it when absent (evicting the LRU line). True on a hit. */

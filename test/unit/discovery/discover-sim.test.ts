@@ -52,7 +52,8 @@ describe.each(Object.values(GPU_MODELS))('discovery on the simulated $id', (mode
     const { outcome } = await discoverOn(model, 12);
     expect(reanalyse(outcome.raw).elements).toEqual(outcome.elements);
     expect(outcome.raw.map((series) => series.name)).toContain('l2.size.coarse');
-    expect(JSON.stringify(outcome.raw).length).toBeLessThan(1_000_000);
+    // Samples only, no index arrays: about 1.4 MB with every L1 size measured at two placements.
+    expect(JSON.stringify(outcome.raw).length).toBeLessThan(1_600_000);
   });
 });
 

@@ -51,3 +51,25 @@ describe('SetAssociativeCache with an interleave folded out', () => {
     expect(homed.filter((address) => plain.contains(address)).length).toBeLessThan(homed.length);
   });
 });
+
+describe('SetAssociativeCache with a per-page set rotation', () => {
+  const rotated = { ...geometry, pageSetRotation: { pageBytes: 2048, seed: 5 } };
+  /** Lines of a capacity-sized sequential array starting at `base` that a second walk still finds. */
+  const keptLines = (cache: SetAssociativeCache, base: number) => {
+    for (let address = base; address < base + geometry.sizeBytes; address += 128) cache.access(address);
+    let kept = 0;
+    for (let address = base; address < base + geometry.sizeBytes; address += 128) kept += cache.contains(address) ? 1 : 0;
+    return kept;
+  };
+  const lines = geometry.sizeBytes / 128;
+
+  it('keeps a capacity-sized array that lies inside one page', () => {
+    expect(keptLines(new SetAssociativeCache(rotated), 0)).toBe(lines);
+  });
+
+  it('loses lines of the same array at some placements across a page boundary only', () => {
+    const kept = Array.from({ length: 16 }, (_, i) => keptLines(new SetAssociativeCache(rotated), 1024 + i * 128));
+    expect(Math.min(...kept)).toBeLessThan(lines);
+    expect(Math.max(...kept)).toBe(lines);
+  });
+});
