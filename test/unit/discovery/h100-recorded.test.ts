@@ -5,13 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { reanalyse } from '../../../server/discovery/index.js';
+import { ANALYSIS_VERSION, reanalyse } from '../../../server/discovery/index.js';
 import type { RawSeries } from '../../../server/topology/document.js';
 
 const fixture = JSON.parse(readFileSync('test/fixtures/h100/discovery-run.json', 'utf8')) as {
   metadata: Record<string, string>;
   raw: RawSeries[];
-  document: { device: Record<string, number> };
+  document: { device: Record<string, number>; elements: unknown };
 };
 
 describe(`re-analysing the recorded ${fixture.metadata.gpu} probe (${fixture.metadata.recordedAt}, driver ${fixture.metadata.driverVersion})`, () => {
@@ -44,5 +44,10 @@ describe(`re-analysing the recorded ${fixture.metadata.gpu} probe (${fixture.met
     const hz = outcome.clock?.smClockHz as number;
     expect(hz).toBeGreaterThan(0);
     expect(l1?.latency?.meanNs).toBeCloseTo(((l1?.latency?.mean as number) / hz) * 1e9, 1);
+  });
+
+  // The stored document came from the live run through the same analysis: an analysis change must bump ANALYSIS_VERSION.
+  it.skipIf(fixture.metadata.analysisVersion !== ANALYSIS_VERSION)(`reproduces the stored document (analysis ${fixture.metadata.analysisVersion})`, () => {
+    expect(outcome.elements).toEqual(fixture.document.elements);
   });
 });
