@@ -17,7 +17,7 @@ import openapi from './plugins/openapi.js';
 import problems, { sendProblem } from './plugins/problems.js';
 import sharedSchemas from './plugins/shared-schemas.js';
 import topologyPlugin from './plugins/topology.js';
-import type { TopologyApi } from './topology/contracts.js';
+import type { TopologyApi } from './model/topology-api.js';
 
 export interface AppDeps {
   config: Pick<Config, 'adminToken' | 'bodyLimitBytes'>;

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { ServerResponse } from 'node:http';
-import type { TopodEvent } from '../topology/contracts.js';
+import type { TopodEvent } from '../model/topology-api.js';
 
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 /** A client this far behind is not reading; drop it. */

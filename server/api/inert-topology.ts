@@ -2,7 +2,7 @@
  * A TopologyApi that knows no GPUs and never changes: the app built around it
  * is what the OpenAPI generator reads and what benchmarks override piecewise.
  */
-import type { TopologyApi } from '../topology/contracts.js';
+import type { TopologyApi } from '../model/topology-api.js';
 
 export function inertTopology(overrides: Partial<TopologyApi> = {}): TopologyApi {
   return {

@@ -1,5 +1,5 @@
 /** URLs the API hands out, built in one place so routes and problems agree. */
-import type { ProbeJob } from '../topology/contracts.js';
+import type { ProbeJob } from '../model/job.js';
 
 export const API_PREFIX = '/v1';
 

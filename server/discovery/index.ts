@@ -1,6 +1,6 @@
 import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
 import type { CalibrateResult, DeviceProperties, HelloResult } from '../gpu/protocol.js';
-import type { DiscoveryOutcome, ElementName, RawSeries } from '../topology/document.js';
+import type { DiscoveryOutcome, ElementName, RawSeries } from '../model/document.js';
 import { buildL1, measureL1 } from './l1.js';
 import { buildL2, measureL2 } from './l2.js';
 import { ProbeSession, type DiscoveryLogger } from './probe-session.js';

@@ -1,6 +1,6 @@
 import { combineConfidences } from '../analysis/index.js';
 import type { CalibrateResult, DeviceProperties } from '../gpu/protocol.js';
-import type { ElementTopology, RawSeries } from '../topology/document.js';
+import type { ElementTopology, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
 import type { ProbeSession } from './probe-session.js';
 import { searchSize, type SizeSearchPlan } from './size-search.js';

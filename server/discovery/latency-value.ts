@@ -1,6 +1,6 @@
 import { latencyConfidence, summarizeLatency } from '../analysis/index.js';
 import type { CalibrateResult } from '../gpu/protocol.js';
-import type { LatencyValue } from '../topology/document.js';
+import type { LatencyValue } from '../model/document.js';
 
 /** A latency attribute from raw samples: outliers dropped, clock-read overhead subtracted, ns at the measured clock. */
 export function toLatencyValue(samples: readonly number[], calibration: CalibrateResult | null): LatencyValue {

@@ -1,6 +1,6 @@
 import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
 import type { ProbeOp, ProbeOps } from '../gpu/protocol.js';
-import type { RawSeries } from '../topology/document.js';
+import type { RawSeries } from '../model/document.js';
 
 export interface DiscoveryLogger {
   info(o: object, m?: string): void;

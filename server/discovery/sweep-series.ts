@@ -1,6 +1,6 @@
 import { detectSizeChangePoint, fewestSlowPlacement, type ChangePointResult, type SweepPoint } from '../analysis/index.js';
 import type { PchaseArgs, PchaseBatchResult, PchaseResult } from '../gpu/protocol.js';
-import type { RawSeries } from '../topology/document.js';
+import type { RawSeries } from '../model/document.js';
 
 /**
  * Turns recorded raw series back into size-sweep points. Pure: discovery and

@@ -1,15 +1,5 @@
+import type { GpuIdentity } from '../model/gpu.js';
 import type { ProbeOp, ProbeOps } from './protocol.js';
-
-/** Who a GPU is, as far as caching and the API are concerned. */
-export interface GpuIdentity {
-  uuid: string;
-  index: number;
-  name: string;
-  vendor: 'nvidia' | 'amd';
-  pciBusId: string | null;
-  /** Driver release (NVML: "580.95.05"); cache key together with uuid and probe version. */
-  driverVersion: string;
-}
 
 export interface RequestOptions {
   timeoutMs?: number;

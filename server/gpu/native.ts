@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../paths.js';
-import { ProbeError, type GpuIdentity, type MeasurementBackend, type ProbeChannel } from './backend.js';
+import type { GpuIdentity } from '../model/gpu.js';
+import { ProbeError, type MeasurementBackend, type ProbeChannel } from './backend.js';
 import { JsonLinesChannel, type LoggerLike } from './native-channel.js';
 import type { HelloResult } from './protocol.js';
 

@@ -1,5 +1,5 @@
-import type { GpuIdentity } from '../gpu/backend.js';
-import type { DiscoveryOutcome, ElementName, ResultDocument } from '../topology/document.js';
+import type { GpuIdentity } from '../model/gpu.js';
+import type { DiscoveryOutcome, ElementName, ResultDocument } from '../model/document.js';
 
 export interface ResultMeta {
   gpu: GpuIdentity;

@@ -1,11 +1,12 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { GpuIdentity, MeasurementBackend } from '../gpu/backend.js';
+import type { MeasurementBackend } from '../gpu/backend.js';
+import type { GpuIdentity } from '../model/gpu.js';
 import type { Db } from '../store/database.js';
 import type { JobStore, NewJob } from '../store/jobs.js';
 import type { ResultStore, StoredResult } from '../store/results.js';
-import type { ProbeJob } from '../topology/contracts.js';
-import type { DiscoveryOutcome, ElementName } from '../topology/document.js';
+import type { ProbeJob } from '../model/job.js';
+import type { DiscoveryOutcome, ElementName } from '../model/document.js';
 import { buildResultDocument } from './result-document.js';
 
 export type Discover = (

@@ -1,6 +1,6 @@
 /** Makes the topology service reachable from routes as `app.topology`. */
 import fp from 'fastify-plugin';
-import type { TopologyApi } from '../topology/contracts.js';
+import type { TopologyApi } from '../model/topology-api.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

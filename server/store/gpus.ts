@@ -1,4 +1,4 @@
-import type { GpuIdentity } from '../gpu/backend.js';
+import type { GpuIdentity } from '../model/gpu.js';
 import type { Db } from './database.js';
 
 /** Every GPU ever seen, so results and jobs keep a name after the GPU is gone. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ElementName } from '../topology/document.js';
-import type { JobQuery, JobState, ProbeJob } from '../topology/contracts.js';
+import type { ElementName } from '../model/document.js';
+import type { JobQuery, JobState, ProbeJob } from '../model/job.js';
 import type { Db } from './database.js';
 
 interface JobRow {

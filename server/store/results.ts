@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { RawSeries, ResultDocument } from '../topology/document.js';
+import type { RawSeries, ResultDocument } from '../model/document.js';
 import type { Db } from './database.js';
 
 export interface ResultKey {

@@ -5,8 +5,8 @@
  * changes only when something a scheduler cares about changes.
  */
 import type { NvmlDeviceState } from '../dynamic/types.js';
-import type { GpuSummary } from './contracts.js';
-import type { ElementName, ElementTopology, MeasuredValue, ResultDocument } from './document.js';
+import type { GpuSummary } from './../model/gpu.js';
+import type { ElementName, ElementTopology, MeasuredValue, ResultDocument } from '../model/document.js';
 import { buildMigView, type MigView } from './mig.js';
 
 export interface DynamicPart {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PreparedDocument } from './contracts.js';
+import type { PreparedDocument } from './../model/topology-api.js';
 
 /** Serialises once and derives a strong ETag from the bytes, so equal documents share a tag. */
 export function prepareDocument(document: unknown): PreparedDocument {

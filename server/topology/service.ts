@@ -1,21 +1,13 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { DynamicSnapshot, NvmlDeviceState } from '../dynamic/types.js';
-import type { GpuIdentity } from '../gpu/backend.js';
+import type { GpuIdentity } from '../model/gpu.js';
 import { EnqueueConflict, type ProbeScheduler } from '../jobs/scheduler.js';
 import type { JobStore } from '../store/jobs.js';
 import type { ResultStore, StoredResult } from '../store/results.js';
-import type {
-  GpuSummary,
-  JobQuery,
-  PreparedDocument,
-  ProbeJob,
-  ProbeRequestOptions,
-  ProbeRequestOutcome,
-  TopodEvent,
-  TopologyApi,
-  TopologyLookup,
-} from './contracts.js';
+import type { JobQuery, ProbeJob } from './../model/job.js';
+import type { GpuSummary } from './../model/gpu.js';
+import type { PreparedDocument, ProbeRequestOptions, ProbeRequestOutcome, TopodEvent, TopologyApi, TopologyLookup } from './../model/topology-api.js';
 import { mergeMigInstance, mergeTopology, type DynamicPart, type StatusPart } from './merge.js';
 import { prepareDocument } from './prepare.js';
 

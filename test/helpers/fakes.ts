@@ -1,7 +1,8 @@
 import pino from 'pino';
-import type { GpuIdentity, MeasurementBackend, ProbeChannel } from '../../server/gpu/backend.js';
+import type { MeasurementBackend, ProbeChannel } from '../../server/gpu/backend.js';
+import type { GpuIdentity } from '../../server/model/gpu.js';
 import type { Discover } from '../../server/jobs/scheduler.js';
-import type { DiscoveryOutcome } from '../../server/topology/document.js';
+import type { DiscoveryOutcome } from '../../server/model/document.js';
 
 export const silentLogger = pino({ level: 'silent' });
 

@@ -1,7 +1,7 @@
 /** Schemas of the GPU resource (GpuSummary in server/topology/contracts.ts). */
 import { Type, type Static } from '@sinclair/typebox';
-import type { GpuSummary } from '../../topology/contracts.js';
-import { ELEMENT_NAMES } from '../../topology/document.js';
+import type { GpuSummary } from '../../model/gpu.js';
+import { ELEMENT_NAMES } from '../../model/document.js';
 import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, sharedRef } from './common.js';
 import type { Equivalent } from './equivalent.js';
 

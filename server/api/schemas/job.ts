@@ -1,6 +1,6 @@
 /** Schemas of the probe-job resource (ProbeJob in server/topology/contracts.ts). */
 import { Type, type Static } from '@sinclair/typebox';
-import { JOB_STATES, type ProbeJob } from '../../topology/contracts.js';
+import { JOB_STATES, type ProbeJob } from '../../model/job.js';
 import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, TimestampSchema, sharedRef } from './common.js';
 import type { Equivalent } from './equivalent.js';
 import { ElementNameSchema } from './gpu.js';

@@ -1,4 +1,5 @@
-import { ProbeError, type GpuIdentity, type MeasurementBackend, type ProbeChannel } from '../backend.js';
+import type { GpuIdentity } from '../../model/gpu.js';
+import { ProbeError, type MeasurementBackend, type ProbeChannel } from '../backend.js';
 import type { GpuModel } from './model.js';
 import { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';
 import { mixSeed, Prng, randomSeed } from './prng.js';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TopodEvent } from '../../../server/topology/contracts.js';
+import type { TopodEvent } from '../../../server/model/topology-api.js';
 import { makeJob } from './fake-topology.js';
 import { buildTestApp, type TestApp } from './harness.js';
 

@@ -2,16 +2,9 @@
  * In-memory TopologyApi for the HTTP tests: no store, no GPU, no daemon.
  * Tests set what it answers and read back what routes asked of it.
  */
-import type {
-  GpuSummary,
-  JobQuery,
-  ProbeJob,
-  ProbeRequestOptions,
-  ProbeRequestOutcome,
-  TopodEvent,
-  TopologyApi,
-  TopologyLookup,
-} from '../../../server/topology/contracts.js';
+import type { JobQuery, ProbeJob } from '../../../server/model/job.js';
+import type { GpuSummary } from '../../../server/model/gpu.js';
+import type { ProbeRequestOptions, ProbeRequestOutcome, TopodEvent, TopologyApi, TopologyLookup } from '../../../server/model/topology-api.js';
 
 export function makeGpu(overrides: Partial<GpuSummary> = {}): GpuSummary {
   const index = overrides.index ?? 0;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
 import { ProbeError } from '../../../server/gpu/backend.js';
 import { GPU_MODELS, SimulatedBackend, type GpuModel } from '../../../server/gpu/sim/index.js';
-import type { DiscoveryOutcome } from '../../../server/topology/document.js';
+import type { DiscoveryOutcome } from '../../../server/model/document.js';
 
 /** The oracle is the model the sim runs: what discovery finds must be its ground truth. */
 const TOLERANCE = 0.02;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ANALYSIS_VERSION, reanalyse } from '../../../server/discovery/index.js';
-import type { RawSeries } from '../../../server/topology/document.js';
+import type { RawSeries } from '../../../server/model/document.js';
 
 const fixture = JSON.parse(readFileSync('test/fixtures/h100/discovery-run.json', 'utf8')) as {
   metadata: Record<string, string>;

@@ -5,7 +5,7 @@ import { linearSizes } from '../../../server/discovery/sizes.js';
 import { sweepPoints } from '../../../server/discovery/sweep-series.js';
 import { GPU_MODELS, SimulatedChannel, SimulatedDevice, SimulatedProbe, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { Prng } from '../../../server/gpu/sim/prng.js';
-import type { RawSeries } from '../../../server/topology/document.js';
+import type { RawSeries } from '../../../server/model/document.js';
 
 /**
  * An L1 whose set index is rotated per 256 KiB page (the sim's optional

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { reanalyse } from '../../../server/discovery/index.js';
-import type { DiscoveryOutcome } from '../../../server/topology/document.js';
+import type { DiscoveryOutcome } from '../../../server/model/document.js';
 
 /**
  * Raw series a discovery recorded on a real H100 80GB HBM3 (driver 580.159.04,

@@ -4,7 +4,7 @@ import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
 import { JobStore } from '../../../server/store/jobs.js';
 import { ResultStore } from '../../../server/store/results.js';
-import type { ProbeJob } from '../../../server/topology/contracts.js';
+import type { ProbeJob } from '../../../server/model/job.js';
 import { controlledDiscover, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
 
 const gpuA = gpuIdentity();

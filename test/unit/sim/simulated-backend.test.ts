@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProbeError, type GpuIdentity, type ProbeChannel } from '../../../server/gpu/backend.js';
+import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
+import type { GpuIdentity } from '../../../server/model/gpu.js';
 import type { PchaseArgs } from '../../../server/gpu/protocol.js';
 import { GPU_MODELS, SimulatedBackend, SimulatorConfigError, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { median } from '../../../server/analysis/index.js';

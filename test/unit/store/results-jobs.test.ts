@@ -3,7 +3,7 @@ import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
 import { INTERRUPTED_CODE, JobStore } from '../../../server/store/jobs.js';
 import { ResultStore, type NewResult } from '../../../server/store/results.js';
-import type { ResultDocument } from '../../../server/topology/document.js';
+import type { ResultDocument } from '../../../server/model/document.js';
 import { gpuIdentity } from '../../helpers/fakes.js';
 
 function setup() {

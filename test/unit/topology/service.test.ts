@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { GpuIdentity } from '../../../server/gpu/backend.js';
+import type { GpuIdentity } from '../../../server/model/gpu.js';
 import { ProbeScheduler } from '../../../server/jobs/scheduler.js';
 import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
 import { JobStore } from '../../../server/store/jobs.js';
 import { ResultStore } from '../../../server/store/results.js';
-import type { TopodEvent } from '../../../server/topology/contracts.js';
+import type { TopodEvent } from '../../../server/model/topology-api.js';
 import { TopologyService } from '../../../server/topology/service.js';
 import { controlledDiscover, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
 

@@ -2,46 +2,9 @@
  * What the HTTP layer may ask of the rest of the daemon. Routes never touch
  * SQLite, NVML or a probe directly (DESIGN.md: clean seams); they read these.
  */
-import type { GpuIdentity } from '../gpu/backend.js';
 import type { ElementName } from './document.js';
-
-export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
-export type JobState = (typeof JOB_STATES)[number];
-
-export interface ProbeJob {
-  id: string;
-  gpuUuid: string;
-  state: JobState;
-  phase: string | null;
-  progress: number; // 0..1
-  error: { code: string; message: string } | null;
-  reason: string; // why it was queued: "first-probe", "driver-changed", "requested", ...
-  requestedBy: string; // "boot", "nvml-change" (a GPU appeared or its driver changed), "api:<client address>"
-  only: ElementName[] | null;
-  force: boolean;
-  resultId: number | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
-export type GpuProbeStatus = 'unprobed' | 'queued' | 'running' | 'probed' | 'failed';
-
-/** A GPU as the API lists it: its identity (driver version included) plus what topod knows of it. */
-export interface GpuSummary extends GpuIdentity {
-  simulated: boolean;
-  /** Still visible to NVML / the backend right now. */
-  present: boolean;
-  probe: {
-    status: GpuProbeStatus;
-    /** The result served is for another driver or probe version: re-probe queued. */
-    stale: boolean;
-    staleReason: string | null;
-    lastResultAt: string | null;
-    activeJobId: string | null;
-  };
-  migDeviceUuids: string[];
-}
+import type { GpuSummary } from './gpu.js';
+import type { JobQuery, ProbeJob } from './job.js';
 
 /** A document ready to send: serialised once per change, never per request. */
 export interface PreparedDocument {
@@ -62,12 +25,6 @@ export interface ProbeRequestOptions {
 }
 
 export type ProbeRequestOutcome = { kind: 'queued'; job: ProbeJob } | { kind: 'conflict'; job: ProbeJob } | { kind: 'unknown' } | { kind: 'no-backend'; reason: string };
-
-export interface JobQuery {
-  gpu?: string;
-  state?: JobState;
-  limit?: number;
-}
 
 export type TopodEvent =
   | { type: 'gpu.added' | 'gpu.removed'; gpuUuid: string; at: string }

@@ -1,0 +1,28 @@
+/** Who a GPU is, as far as caching and the API are concerned. */
+export interface GpuIdentity {
+  uuid: string;
+  index: number;
+  name: string;
+  vendor: 'nvidia' | 'amd';
+  pciBusId: string | null;
+  /** Driver release (NVML: "580.95.05"); cache key together with uuid and probe version. */
+  driverVersion: string;
+}
+
+export type GpuProbeStatus = 'unprobed' | 'queued' | 'running' | 'probed' | 'failed';
+
+/** A GPU as the API lists it: its identity (driver version included) plus what topod knows of it. */
+export interface GpuSummary extends GpuIdentity {
+  simulated: boolean;
+  /** Still visible to NVML / the backend right now. */
+  present: boolean;
+  probe: {
+    status: GpuProbeStatus;
+    /** The result served is for another driver or probe version: re-probe queued. */
+    stale: boolean;
+    staleReason: string | null;
+    lastResultAt: string | null;
+    activeJobId: string | null;
+  };
+  migDeviceUuids: string[];
+}
