@@ -71,6 +71,13 @@ export interface HelloResult {
   runtimeVersion: number;
   /** Driver API version the runtime reports (CUDA: 13000). NVML gives the driver *release* string. */
   driverVersion: number;
+  /**
+   * The operations this probe answers, read from its own op registry (hello
+   * included). Discovery skips a benchmark whose ops are missing instead of
+   * trying it. Probes before this field was added (and raw series they
+   * recorded) leave it out: read its absence as "every op" (supportedOps).
+   */
+  ops: string[];
   devices: DeviceProperties[];
 }
 
@@ -173,6 +180,11 @@ export interface ProbeOps {
 }
 export type ProbeOp = keyof ProbeOps;
 export const PROBE_OPS: readonly ProbeOp[] = ['hello', 'pchase', 'pchase.batch', 'pchase.pair', 'bandwidth', 'calibrate'];
+
+/** What a hello says the probe can do; a hello without `ops` (an older probe, a recorded series) supports every protocol op. */
+export function supportedOps(hello: Partial<Pick<HelloResult, 'ops'>>): ReadonlySet<string> {
+  return new Set(Array.isArray(hello.ops) ? hello.ops : PROBE_OPS);
+}
 
 export interface ProbeRequest<O extends ProbeOp = ProbeOp> {
   id: number;

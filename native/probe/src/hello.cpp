@@ -1,4 +1,5 @@
-// hello: versions and every device the runtime sees, all DeviceProperties fields.
+// hello: versions, the ops this probe answers (the registry's keys) and every
+// device the runtime sees, all DeviceProperties fields.
 #include <cctype>
 #include <cstdio>
 #include <string>
@@ -102,12 +103,15 @@ json::Value run_hello(const HelloSpec&, const OpContext& ctx) {
   (void)hipDriverGetVersion(&driverVersion);
   json::Value devices = json::Value::array();
   for (int i = 0; i < ctx.deviceCount; ++i) devices.push(describe_device(i));
+  json::Value ops = json::Value::array();
+  for (const std::string& key : ctx.ops) ops.push(json::Value(key));
   json::Value out = json::Value::object();
   out.set("probeVersion", TOPOD_PROBE_VERSION)
       .set("protocolVersion", TOPOD_PROTOCOL_VERSION)
       .set("vendor", TOPOD_VENDOR_NAME)
       .set("runtimeVersion", runtimeVersion)
       .set("driverVersion", driverVersion)
+      .set("ops", ops)
       .set("devices", devices);
   return out;
 }

@@ -81,9 +81,10 @@ class Watchdog {
   std::thread thread_;
 };
 
-probe::OpContext open_context(uint64_t deadlineMs) {
+probe::OpContext open_context(uint64_t deadlineMs, const probe::Registry& registry) {
   probe::OpContext ctx;
   ctx.budgetNs = deadlineMs * 1'000'000ull;
+  ctx.ops = registry.keys();
   int count = 0;
   const hipError_t err = hipGetDeviceCount(&count);
   if (err != hipSuccess) {
@@ -115,7 +116,7 @@ int main(int argc, char** argv) {
   }
   if (deadlineMs == 0) deadlineMs = 120000;
   const probe::Registry registry = probe::make_registry();
-  const probe::OpContext ctx = open_context(deadlineMs);
+  const probe::OpContext ctx = open_context(deadlineMs, registry);
   std::fprintf(stderr, "topod-probe %s: %d device(s), deadline %llu ms\n", TOPOD_PROBE_VERSION, ctx.deviceCount,
                static_cast<unsigned long long>(deadlineMs));
   // The device-side budget ends first; the watchdog only catches what cannot stop itself.

@@ -19,6 +19,7 @@ struct OpContext {
   int deviceCount = 0;
   hipDeviceProp_t prop{};  // device 0, valid when deviceCount > 0
   uint64_t budgetNs = 0;   // the operation's device-side deadline
+  std::vector<std::string> ops;  // the registry's keys, in registration order (hello lists them)
 
   // Operations other than hello need a device; throws unsupported otherwise.
   const hipDeviceProp_t& device() const {
@@ -40,6 +41,14 @@ class Registry {
            json::Value (*run)(const Spec&, const OpContext&)) {
     ops_.push_back(Operation{std::move(key), [validate](const json::Value& a, const OpContext& c) { return std::any(validate(a, c)); },
                              [run](const std::any& s, const OpContext& c) { return run(std::any_cast<const Spec&>(s), c); }});
+  }
+
+  // Every registered key: what hello tells the daemon this probe can do.
+  std::vector<std::string> keys() const {
+    std::vector<std::string> out;
+    out.reserve(ops_.size());
+    for (const Operation& op : ops_) out.push_back(op.key);
+    return out;
   }
 
   const Operation* find(const std::string& key) const {

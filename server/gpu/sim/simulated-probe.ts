@@ -8,6 +8,7 @@ import {
   type PchaseBatchResult,
   type PchasePairResult,
   type PchaseResult,
+  type ProbeOp,
 } from '../protocol.js';
 import { createChaseArray, walk, type WorkSlicer } from './chase.js';
 import type { SimulatedDevice } from './simulated-device.js';
@@ -40,25 +41,23 @@ export class SimulatedProbe {
     this.properties = { ...identity, ...device.model.device };
   }
 
+  /** The op table: `handle` dispatches through it and `hello` lists its keys, so the two cannot disagree. */
+  private readonly ops: Readonly<Record<ProbeOp, (args: unknown, slicer: WorkSlicer) => unknown>> = {
+    hello: (args) => {
+      validateHello(args);
+      return this.hello();
+    },
+    pchase: (args, slicer) => this.pchase(args, slicer),
+    'pchase.batch': (args, slicer) => this.pchaseBatch(args, slicer),
+    'pchase.pair': (args, slicer) => this.pchasePair(args, slicer),
+    bandwidth: (args) => this.bandwidth(args),
+    calibrate: (args) => this.calibrate(args),
+  };
+
   async handle(op: string, args: unknown, slicer: WorkSlicer): Promise<unknown> {
     slicer.throwIfAborted();
-    switch (op) {
-      case 'hello':
-        validateHello(args);
-        return this.hello();
-      case 'pchase':
-        return this.pchase(args, slicer);
-      case 'pchase.batch':
-        return this.pchaseBatch(args, slicer);
-      case 'pchase.pair':
-        return this.pchasePair(args, slicer);
-      case 'bandwidth':
-        return this.bandwidth(args);
-      case 'calibrate':
-        return this.calibrate(args);
-      default:
-        throw new ProbeError('unknown_op', `unknown op ${JSON.stringify(op)}`);
-    }
+    if (!Object.hasOwn(this.ops, op)) throw new ProbeError('unknown_op', `unknown op ${JSON.stringify(op)}`);
+    return this.ops[op as ProbeOp](args, slicer);
   }
 
   private hello(): HelloResult {
@@ -68,6 +67,7 @@ export class SimulatedProbe {
       vendor: 'nvidia',
       runtimeVersion: SIM_RUNTIME_VERSION,
       driverVersion: SIM_RUNTIME_VERSION,
+      ops: Object.keys(this.ops),
       devices: [{ ...this.properties }],
     };
   }

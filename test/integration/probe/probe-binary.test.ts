@@ -42,6 +42,14 @@ describe.skipIf(!probeBuilt)(`topod-probe binary protocol (${probeBuilt ? PROBE_
     expect(result.probeVersion).toMatch(/^\d+\.\d+\.\d+/);
   });
 
+  it('lists in hello exactly the protocol ops, each of which it answers', async () => {
+    const { responses } = await exchange(['{"id":1,"op":"hello","args":{}}', '{"id":2,"op":"teleport","args":{}}']);
+    const ops = (responses[0]!.result as { ops: string[] }).ops;
+    expect([...ops].sort()).toEqual([...PROBE_OPS].sort());
+    expect(ops).not.toContain('teleport');
+    expect((responses[1]!.error as { code: string }).code).toBe('unknown_op');
+  });
+
   it('knows every protocol op (each answers something other than unknown_op)', async () => {
     const { responses } = await exchange(PROBE_OPS.map((op, i) => JSON.stringify({ id: i + 1, op, args: {} })));
     expect(responses).toHaveLength(PROBE_OPS.length);

@@ -23,6 +23,9 @@ const all = Array.from({ length: count }, (_, i) => ({
 const pinned = process.env.CUDA_VISIBLE_DEVICES;
 const devices = pinned ? all.filter((d) => d.uuid === pinned).map((d) => ({ ...d, index: 0 })) : all;
 
+// What this stub answers (besides the misbehaviours): hello lists it, as the real probe lists its registry.
+const STUB_OPS = ['hello', 'echo', 'pchase'];
+
 const send = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
 process.stderr.write(`stub probe ${process.pid} started\n`);
 
@@ -52,7 +55,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       return;
   }
   if (req.op === 'hello') {
-    send({ id: req.id, ok: true, result: { probeVersion: '9.9.9-stub', protocolVersion: 1, vendor: 'nvidia', runtimeVersion: 13000, driverVersion: 13000, devices } });
+    send({ id: req.id, ok: true, result: { probeVersion: '9.9.9-stub', protocolVersion: 1, vendor: 'nvidia', runtimeVersion: 13000, driverVersion: 13000, ops: STUB_OPS, devices } });
   } else if (req.op === 'echo' || req.op === 'pchase') {
     send({ id: req.id, ok: true, result: { pid: process.pid, args } });
   } else {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DeviceProperties, ProbeErrorCode } from '../../../server/gpu/protocol.js';
+import { PROBE_OPS, type DeviceProperties, type ProbeErrorCode } from '../../../server/gpu/protocol.js';
 import { GPU_MODELS } from '../../../server/gpu/sim/index.js';
 import { CONSTANT_TABLE_BYTES, MAX_CHAIN_BYTES, MAX_SAMPLES, MAX_TEXTURE_ELEMENTS } from '../../../server/gpu/sim/validate.js';
 import { exchange, PROBE_PATH, probeBuilt, REPO_ROOT } from './raw-probe.js';
@@ -162,6 +162,21 @@ function expected(answerOf: (row: Row) => ProbeErrorCode): Answered[] {
 
 const simLimits: Limits = GPU_MODELS[SIM_MODEL]!.device;
 const simAnswers = () => answerTable(simLimits, GOOD_CHASE, (lines) => exchange(lines, process.env, process.execPath, SIM_ARGS));
+
+describe('hello ops contract: simulated GPU and native probe', () => {
+  const helloOps = async (send: (lines: string[]) => ReturnType<typeof exchange>) =>
+    ((await send([GOOD_HELLO(1)])).responses[0]?.result as { ops?: string[] } | undefined)?.ops;
+
+  it('the simulated GPU lists every protocol op', async () => {
+    expect([...((await helloOps((lines) => exchange(lines, process.env, process.execPath, SIM_ARGS))) ?? [])].sort()).toEqual([...PROBE_OPS].sort());
+  }, 60_000);
+
+  it.skipIf(!probeBuilt)(`the native probe lists the same ops as the simulated GPU (${probeBuilt ? PROBE_PATH : 'skipped: probe not built'})`, async () => {
+    const [native, sim] = await Promise.all([helloOps((lines) => exchange(lines)), helloOps((lines) => exchange(lines, process.env, process.execPath, SIM_ARGS))]);
+    expect(native).toBeDefined();
+    expect([...native!].sort()).toEqual([...sim!].sort());
+  }, 60_000);
+});
 
 describe('request validation contract: simulated GPU and native probe', () => {
   it('the simulated GPU answers every bad request with the contract code and keeps serving', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
-import type { ProbeOp } from '../../../server/gpu/protocol.js';
+import { PROBE_OPS, type ProbeOp } from '../../../server/gpu/protocol.js';
 import { GPU_MODELS, SimulatedBackend } from '../../../server/gpu/sim/index.js';
 
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;
@@ -41,9 +41,20 @@ const refused: Array<[string, string, unknown, string]> = [
   ['bandwidth with too many threads', 'bandwidth', { mode: 'read', arrayBytes: 4096, blocks: 1, threadsPerBlock: 2048, repetitions: 1 }, 'bad_request'],
   ['calibrate with zero samples', 'calibrate', { samples: 0 }, 'bad_request'],
   ['unknown op', 'pchase.triple', {}, 'unknown_op'],
+  ['an op name only the op table object knows', 'toString', {}, 'unknown_op'],
 ];
 
 describe('simulated probe requests', () => {
+  it('lists its op table in hello: every protocol op, each answered', async () => {
+    const channel = await openH100();
+    const { ops } = await channel.request('hello', {});
+    expect([...ops].sort()).toEqual([...PROBE_OPS].sort());
+    for (const op of ops) {
+      const error = await channel.request(op as ProbeOp, {} as never).catch((caught: unknown) => caught);
+      expect((error as ProbeError | undefined)?.code, op).not.toBe('unknown_op');
+    }
+  });
+
   it.each(refused)('refuses %s', async (_, op, args, code) => {
     const channel = await openH100();
     const error = await channel.request(op as ProbeOp, args as never).catch((caught: unknown) => caught);
