@@ -1,13 +1,13 @@
 import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
-import type { CalibrateResult, DeviceProperties, HelloResult } from '../gpu/protocol.js';
+import { supportedOps, type CalibrateResult, type DeviceProperties, type HelloResult } from '../gpu/protocol.js';
 import type { DiscoveryOutcome, ElementName, RawSeries } from '../model/document.js';
-import { buildL1, measureL1 } from './l1.js';
-import { buildL2, measureL2 } from './l2.js';
 import { ProbeSession, type DiscoveryLogger } from './probe-session.js';
+import { MEASURABLE_ELEMENTS, missingOps, strategiesFor, type Strategy } from './registry.js';
 
 export { L1_SEARCH_PLAN } from './l1.js';
 export { l2SearchPlan } from './l2.js';
 export type { DiscoveryLogger } from './probe-session.js';
+export { MEASURABLE_ELEMENTS, STRATEGIES, carryOverRaw, missingOps, strategiesFor, strategyOwning, type Strategy, type StrategyBuild } from './registry.js';
 
 /** Bumped whenever the analysis of the same raw series may give a different document. */
 export const ANALYSIS_VERSION = 'cpd-ks-3';
@@ -22,55 +22,81 @@ export interface DiscoverOptions {
 /** Errors that stop one benchmark, not the discovery: the device cannot do it, or refused the request. */
 const SKIPPABLE_CODES = new Set(['unsupported', 'bad_request', 'out_of_memory']);
 
+/** Progress fractions: hello and calibrate before the strategies, analysis after; the strategies share the span between by weight. */
+const STRATEGIES_FROM = 0.05;
+const STRATEGIES_TO = 0.95;
+const ANALYSIS_AT = 0.97;
+
 /**
  * Measures one GPU through its channel (DESIGN.md: backend → strategy →
- * change-point analysis → document). The strategies only measure and record
- * raw series; the document is then built from those series alone, exactly
- * as `reanalyse` would build it from stored data.
+ * change-point analysis → document). Each strategy of the registry that
+ * `only` asks for and the probe's ops allow measures and records raw series;
+ * the document is then built from those series alone, exactly as `reanalyse`
+ * would build it from stored data.
  */
 export async function discover(channel: ProbeChannel, options: DiscoverOptions = {}): Promise<DiscoveryOutcome> {
   const session = new ProbeSession(channel, options.signal, options.logger);
   const progress = options.onProgress ?? (() => undefined);
-  const wants = (element: ElementName) => !options.only || options.only.includes(element);
+  const only = options.only ?? null;
   const warnings: string[] = [];
+  const warn = (warning: string, detail: object) => {
+    warnings.push(warning);
+    options.logger?.warn(detail, warning);
+  };
 
   progress('hello', 0);
   const hello = await session.request('hello', 'hello', {});
   const device = firstDevice(hello);
+  const supported = supportedOps(hello);
   progress('calibrate', 0.02);
-  await session.request('calibrate', 'calibrate', { samples: 1024 });
+  if (supported.has('calibrate')) await session.request('calibrate', 'calibrate', { samples: 1024 });
+  else warn('calibrate: skipped, the probe does not support calibrate: latencies keep the clock-read overhead and have no ns', {});
 
-  const guarded = async (element: string, measure: () => Promise<void>) => {
+  for (const element of only ?? []) {
+    if (!MEASURABLE_ELEMENTS.includes(element)) warn(`${element}: not measured, no strategy measures it (measurable: ${MEASURABLE_ELEMENTS.join(', ')})`, { element });
+  }
+  const runnable: Strategy[] = [];
+  for (const strategy of strategiesFor(only)) {
+    const missing = missingOps(strategy, hello);
+    if (missing.length === 0) runnable.push(strategy);
+    else warn(`${strategy.name}: skipped, the probe does not support ${missing.join(', ')} (${strategy.elements.join(', ')} not measured)`, { strategy: strategy.name, missing });
+  }
+
+  const totalWeight = runnable.reduce((sum, strategy) => sum + strategy.progressWeight, 0);
+  let from = STRATEGIES_FROM;
+  for (const strategy of runnable) {
+    const span = totalWeight > 0 ? ((STRATEGIES_TO - STRATEGIES_FROM) * strategy.progressWeight) / totalWeight : 0;
+    progress(strategy.name, from);
+    // Rounds are not known in advance: each closes half of what is left of the strategy's span.
+    let rounds = 0;
+    const onRound = (round: string) => progress(round, from + span * (1 - 0.5 ** ++rounds));
     try {
-      await measure();
+      await strategy.measure(session, device, onRound);
     } catch (error) {
       if (!(error instanceof ProbeError) || !SKIPPABLE_CODES.has(error.code)) throw error;
-      warnings.push(`${element}: skipped, the probe answered ${error.code}: ${error.message}`);
-      options.logger?.warn({ element, code: error.code, err: error.message }, 'benchmark skipped');
+      // A benchmark cut short leaves a partial sweep: drop it, so the document holds no element built from half a measurement.
+      session.discard((series) => strategy.ownsSeries(series.name));
+      warn(`${strategy.name}: skipped, the probe answered ${error.code}: ${error.message}`, { strategy: strategy.name, code: error.code, err: error.message });
     }
-  };
-  if (wants('l1')) {
-    progress('l1.size', 0.05);
-    await guarded('l1', () => measureL1(session, device, (round) => progress(round, 0.1)));
-  }
-  if (wants('l2') || wants('deviceMemory')) {
-    progress('l2.size', 0.2);
-    let rounds = 0;
-    await guarded('l2', () => measureL2(session, device, (round) => progress(round, Math.min(0.95, 0.2 + 0.2 * ++rounds))));
+    from += span;
   }
 
-  progress('analysis', 0.97);
+  progress('analysis', ANALYSIS_AT);
   await new Promise((resolve) => setImmediate(resolve));
-  const outcome = reanalyse(session.raw, options.only ?? null);
+  const outcome = reanalyse(session.raw, only);
   outcome.warnings.unshift(...warnings);
   options.logger?.info({ elements: Object.keys(outcome.elements), rawSeries: outcome.raw.length, warnings: outcome.warnings.length }, 'discovery finished');
   progress('done', 1);
   return outcome;
 }
 
-/** Builds the outcome from recorded raw series only (no GPU): stored probes can be re-evaluated by a newer analysis. */
+/**
+ * Builds the outcome from recorded raw series only (no GPU): stored probes can
+ * be re-evaluated by a newer analysis. Every strategy of the registry that
+ * `only` asks for (all for null) and that recorded series here builds its
+ * elements; with `only`, only the elements asked for are kept.
+ */
 export function reanalyse(raw: RawSeries[], only: ElementName[] | null = null): DiscoveryOutcome {
-  const wants = (element: ElementName) => !only || only.includes(element);
   const hello = raw.find((series) => series.op === 'hello');
   const device = hello ? firstDevice(hello.result as HelloResult) : null;
   const calibration = (raw.find((series) => series.op === 'calibrate')?.result as CalibrateResult | undefined) ?? null;
@@ -80,16 +106,14 @@ export function reanalyse(raw: RawSeries[], only: ElementName[] | null = null): 
     outcome.warnings.push('no hello series recorded: device properties unknown');
     return outcome;
   }
-  if (wants('l1')) {
-    const l1 = buildL1(raw, calibration);
-    if (l1.element) outcome.elements.l1 = l1.element;
-    outcome.warnings.push(...l1.warnings);
-  }
-  if (wants('l2') || wants('deviceMemory')) {
-    const l2 = buildL2(raw, device, calibration);
-    if (l2.l2 && wants('l2')) outcome.elements.l2 = l2.l2;
-    if (l2.deviceMemory && wants('deviceMemory')) outcome.elements.deviceMemory = l2.deviceMemory;
-    outcome.warnings.push(...l2.warnings);
+  const recorded = (strategy: Strategy) => raw.some((series) => strategy.ownsSeries(series.name));
+  for (const strategy of strategiesFor(only).filter(recorded)) {
+    const built = strategy.build(raw, device, calibration);
+    for (const element of strategy.elements) {
+      const topology = built.elements[element];
+      if (topology && (only === null || only.includes(element))) outcome.elements[element] = topology;
+    }
+    outcome.warnings.push(...built.warnings);
   }
   return outcome;
 }

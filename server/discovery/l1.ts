@@ -5,6 +5,7 @@ import { toLatencyValue } from './latency-value.js';
 import type { ProbeSession } from './probe-session.js';
 import { searchSize, type SizeSearchPlan } from './size-search.js';
 import { chunkSizes } from './sizes.js';
+import { seriesUnder, type Strategy } from './strategy.js';
 import { recordedSearch, residentSamples, sweepPoints } from './sweep-series.js';
 
 /**
@@ -84,3 +85,17 @@ export function buildL1(raw: readonly RawSeries[], calibration: CalibrateResult 
   const warnings = result.edge ? [`l1: the size change point lies at the ${result.edge} edge of the sweep`] : [];
   return { element, warnings };
 }
+
+export const L1_STRATEGY: Strategy = {
+  name: 'l1',
+  elements: ['l1'],
+  requiredOps: ['pchase.batch'],
+  // A few batched launches (every SM at once), even at two placements: a small share of a discovery.
+  progressWeight: 1,
+  measure: measureL1,
+  build(raw, _device, calibration) {
+    const { element, warnings } = buildL1(raw, calibration);
+    return { elements: element ? { l1: element } : {}, warnings };
+  },
+  ownsSeries: seriesUnder(SERIES),
+};

@@ -4,6 +4,7 @@ import type { ElementTopology, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
 import type { ProbeSession } from './probe-session.js';
 import { searchSize, type SizeSearchPlan } from './size-search.js';
+import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
 import { recordedSearch, residentSamples, sweepPoints } from './sweep-series.js';
 
 /**
@@ -102,3 +103,20 @@ export function buildL2(raw: readonly RawSeries[], device: DeviceProperties, cal
   }
   return { l2, deviceMemory, warnings };
 }
+
+export const L2_STRATEGY: Strategy = {
+  name: 'l2',
+  elements: ['l2', 'deviceMemory'],
+  requiredOps: ['pchase'],
+  // One chaser per request, arrays up to twice the L2 (or past it when widened) walked in full: most of a discovery.
+  progressWeight: 4,
+  measure: measureL2,
+  build(raw, device, calibration) {
+    const { l2, deviceMemory, warnings } = buildL2(raw, device, calibration);
+    const elements: StrategyBuild['elements'] = {};
+    if (l2) elements.l2 = l2;
+    if (deviceMemory) elements.deviceMemory = deviceMemory;
+    return { elements, warnings };
+  },
+  ownsSeries: seriesUnder(SERIES),
+};

@@ -28,6 +28,12 @@ export class ProbeSession {
     return result;
   }
 
+  /** Forgets recorded series (a benchmark the probe refused part-way). */
+  discard(predicate: (series: RawSeries) => boolean): void {
+    const kept = this.raw.filter((series) => !predicate(series));
+    this.raw.splice(0, this.raw.length, ...kept);
+  }
+
   throwIfAborted(): void {
     if (!this.signal?.aborted) return;
     const reason: unknown = this.signal.reason;

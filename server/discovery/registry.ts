@@ -1,0 +1,50 @@
+import { supportedOps, type HelloResult, type ProbeOp } from '../gpu/protocol.js';
+import { ELEMENT_NAMES, type ElementName, type RawSeries } from '../model/document.js';
+import { L1_STRATEGY } from './l1.js';
+import { L2_STRATEGY } from './l2.js';
+import type { Strategy } from './strategy.js';
+
+export type { Strategy, StrategyBuild } from './strategy.js';
+
+/**
+ * Every benchmark family discovery knows, in the order they run (and their
+ * elements and warnings appear). Adding one is a module exporting a Strategy
+ * and a line here: see README.md, "Adding a benchmark".
+ */
+export const STRATEGIES: readonly Strategy[] = [L1_STRATEGY, L2_STRATEGY];
+
+/** The elements some strategy measures, in ELEMENT_NAMES order: what a probe request's `only` may name. */
+export const MEASURABLE_ELEMENTS: readonly ElementName[] = ELEMENT_NAMES.filter((element) => STRATEGIES.some((strategy) => strategy.elements.includes(element)));
+
+/** The strategies that measure any of `only` (all of them for null), in registry order. */
+export function strategiesFor(only: readonly ElementName[] | null): Strategy[] {
+  if (only === null) return [...STRATEGIES];
+  return STRATEGIES.filter((strategy) => strategy.elements.some((element) => only.includes(element)));
+}
+
+/** The strategy that recorded a series; undefined for the session's own series (hello, calibrate). */
+export function strategyOwning(seriesName: string): Strategy | undefined {
+  return STRATEGIES.find((strategy) => strategy.ownsSeries(seriesName));
+}
+
+/** The strategy's required ops that a probe's hello does not list (none when the hello lists no ops: an older probe). */
+export function missingOps(strategy: Strategy, hello: Partial<Pick<HelloResult, 'ops'>>): ProbeOp[] {
+  const supported = supportedOps(hello);
+  return strategy.requiredOps.filter((op) => !supported.has(op));
+}
+
+/**
+ * The raw series of a partial probe's result: every fresh series, plus the
+ * previous result's series of the strategies this probe did not re-measure,
+ * so the new result can be rebuilt (re-analysed) from its own raw data alone.
+ * Series of the whole session (hello, calibrate) come from the fresh run.
+ */
+export function carryOverRaw(previous: readonly RawSeries[], fresh: readonly RawSeries[], only: readonly ElementName[] | null): RawSeries[] {
+  if (only === null) return [...fresh];
+  const remeasured = new Set(strategiesFor(only));
+  const carried = previous.filter((series) => {
+    const owner = strategyOwning(series.name);
+    return owner !== undefined && !remeasured.has(owner);
+  });
+  return [...fresh, ...carried];
+}

@@ -1,0 +1,36 @@
+import type { CalibrateResult, DeviceProperties, ProbeOp } from '../gpu/protocol.js';
+import type { ElementName, ElementTopology, RawSeries } from '../model/document.js';
+import type { ProbeSession } from './probe-session.js';
+
+/** What a strategy's build makes of recorded series. */
+export interface StrategyBuild {
+  elements: Partial<Record<ElementName, ElementTopology>>;
+  warnings: string[];
+}
+
+/**
+ * One benchmark family (DESIGN.md: a registry of strategies, one module per
+ * family). `measure` talks to the probe and only records raw series through
+ * the session; `build` reads those series back and is pure, so a stored probe
+ * can be re-analysed without a GPU. Registered in registry.ts: discovery,
+ * re-analysis, progress and the API's accepted `only` values follow from it.
+ */
+export interface Strategy {
+  /** Short and stable: it prefixes the strategy's warnings and names its progress phase. */
+  name: string;
+  /** The document elements `build` can produce. */
+  elements: readonly ElementName[];
+  /** Probe ops `measure` sends; a probe whose hello lacks one skips this strategy with a warning. */
+  requiredOps: readonly ProbeOp[];
+  /** This strategy's share of a full discovery's time, relative to the others' (progress fractions follow from it). */
+  progressWeight: number;
+  measure(session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void>;
+  build(raw: readonly RawSeries[], device: DeviceProperties, calibration: CalibrateResult | null): StrategyBuild;
+  /** Whether `measure` records series under this name (series of the whole session, hello and calibrate, belong to none). */
+  ownsSeries(seriesName: string): boolean;
+}
+
+/** `ownsSeries` for a strategy that names its series "<prefix>" or "<prefix>.<round>". */
+export function seriesUnder(prefix: string): (seriesName: string) => boolean {
+  return (seriesName) => seriesName === prefix || seriesName.startsWith(`${prefix}.`);
+}
