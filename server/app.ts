@@ -8,6 +8,7 @@ import eventRoutes from './api/events.js';
 import gpuRoutes from './api/gpus.js';
 import healthRoutes from './api/health.js';
 import jobRoutes from './api/jobs.js';
+import reanalysisRoutes from './api/reanalysis.js';
 import { API_PREFIX } from './api/links.js';
 import { MAX_PARAM_LENGTH } from './api/schemas/common.js';
 import topologyRoutes from './api/topology.js';
@@ -77,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (v1) => {
       await v1.register(gpuRoutes);
+      await v1.register(reanalysisRoutes);
       await v1.register(topologyRoutes);
       await v1.register(jobRoutes);
       await v1.register(eventRoutes, deps.sseHeartbeatMs === undefined ? {} : { heartbeatMs: deps.sseHeartbeatMs });

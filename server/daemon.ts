@@ -2,18 +2,23 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { ANALYSIS_VERSION, discover } from './discovery/index.js';
+import { ANALYSIS_VERSION, carryOverRaw, discover, reanalyse } from './discovery/index.js';
 import { createDynamicSource } from './dynamic/source.js';
 import { DynamicPoller } from './dynamic/poller.js';
 import type { DynamicSnapshot, DynamicSource } from './dynamic/types.js';
 import type { MeasurementBackend } from './gpu/backend.js';
 import type { GpuIdentity } from './model/gpu.js';
 import { selectBackend } from './gpu/select-backend.js';
+import type { Analysis } from './jobs/analysis.js';
+import { ResultReanalyser } from './jobs/reanalyser.js';
 import { ProbeScheduler } from './jobs/scheduler.js';
 import { openDatabase, type Db } from './store/database.js';
 import { GpuStore } from './store/gpus.js';
 import { JobStore } from './store/jobs.js';
+import { StoreHealth } from './store/health.js';
 import { ResultStore } from './store/results.js';
+import { readKernelModuleVersion, resolveDriverIdentity } from './topology/driver-identity.js';
+import { ProbePolicy } from './topology/probe-policy.js';
 import { TopologyService } from './topology/service.js';
 import { TOPOD_VERSION } from './version.js';
 
@@ -35,7 +40,12 @@ export interface DaemonOptions {
   /** Tests inject backends and dynamic sources; production builds them from the config. */
   backend?: MeasurementBackend | null;
   dynamicSource?: DynamicSource;
+  /** The kernel module's driver version when NVML is absent (tests inject it; default: /proc/driver/nvidia/version). */
+  kernelDriverVersion?: () => string | null;
 }
+
+/** The analysis the jobs and the re-analyser use: server/discovery's, at its current version. */
+export const DISCOVERY_ANALYSIS: Analysis = { version: ANALYSIS_VERSION, reanalyse: (raw) => reanalyse(raw), carryOverRaw };
 
 /** NVML is the authority for which GPUs exist when it answers; otherwise the backend's own list. */
 function identitiesFromSnapshot(snapshot: DynamicSnapshot): GpuIdentity[] {
@@ -46,6 +56,7 @@ function identitiesFromSnapshot(snapshot: DynamicSnapshot): GpuIdentity[] {
     vendor: 'nvidia',
     pciBusId: device.pciBusId,
     driverVersion: snapshot.driverVersion ?? 'unknown',
+    driverSource: 'nvml',
   }));
 }
 
@@ -64,17 +75,43 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   if (backend) logger.info({ backend: backend.kind, probeVersion: backend.probeVersion }, `measurement backend: ${selection.reason}`);
   else logger.warn({ reason: selection.reason }, 'no measurement backend: GPUs are listed but not probed');
 
-  const scheduler = backend
-    ? new ProbeScheduler({ db, jobs, results, backend, discover, analysisVersion: ANALYSIS_VERSION, concurrency: config.probeConcurrency, logger })
-    : null;
-  const topology = new TopologyService({ results, jobs, scheduler, noBackendReason: backend ? null : selection.reason, logger });
+  const analysis = DISCOVERY_ANALYSIS;
+  const scheduler = backend ? new ProbeScheduler({ db, jobs, results, backend, discover, analysis, concurrency: config.probeConcurrency, logger }) : null;
+  const reanalyser = backend ? new ResultReanalyser({ db, results, analysis, logger }) : null;
+  const policy = new ProbePolicy({ results, probeVersion: backend?.probeVersion ?? null, reanalyser, logger });
+  const store = new StoreHealth(db, config.dbPath);
+  const topology = new TopologyService({ jobs, scheduler, policy, store, noBackendReason: backend ? null : selection.reason, logger });
+  const kernelDriverVersion = options.kernelDriverVersion ?? (() => readKernelModuleVersion());
   const dynamicSource = options.dynamicSource ?? createDynamicSource({ libraryPath: config.nvmlLib, logger });
   const poller = new DynamicPoller({ source: dynamicSource, pollMs: config.pollMs, logger });
   const app = await buildApp({ config, topology, logger, version: TOPOD_VERSION });
 
+  /**
+   * The backend's own GPU list (no NVML), with each driver version made
+   * canonical: the kernel module's release, else the one remembered for that
+   * GPU, else the runtime's — so the cache key does not depend on which source is up.
+   */
+  async function backendIdentities(): Promise<GpuIdentity[]> {
+    const listed = (await backend?.listDevices()) ?? [];
+    const kernelModule = listed.some((gpu) => gpu.vendor === 'nvidia') ? kernelDriverVersion() : null;
+    return listed.map((gpu) => {
+      const driver = resolveDriverIdentity({
+        kernelModule: gpu.vendor === 'nvidia' ? kernelModule : null,
+        lastKnown: gpuStore.lastKnownDriver(gpu.uuid),
+        runtime: gpu.driverVersion,
+      });
+      return driver ? { ...gpu, driverVersion: driver.version, driverSource: driver.source } : gpu;
+    });
+  }
+
   /** The GPUs of an NVML snapshot the topology service already has (applySnapshot). */
   async function enumerate(snapshot: DynamicSnapshot, requestedBy: string): Promise<void> {
-    const identities = snapshot.available ? identitiesFromSnapshot(snapshot) : ((await backend?.listDevices()) ?? []);
+    if (!snapshot.available && topology.nvmlWasAvailable) {
+      // An NVML outage says nothing about which GPUs exist or which driver runs: keep what NVML last said.
+      logger.warn({ reason: snapshot.reason }, 'NVML stopped answering: keeping the GPUs and driver version it last reported');
+      return;
+    }
+    const identities = snapshot.available ? identitiesFromSnapshot(snapshot) : await backendIdentities();
     for (const identity of identities) gpuStore.seen(identity);
     topology.syncGpus(identities, requestedBy);
   }

@@ -10,6 +10,7 @@ export function inertTopology(overrides: Partial<TopologyApi> = {}): TopologyApi
     getGpu: () => null,
     getTopology: () => ({ kind: 'unknown' }),
     requestProbe: () => ({ kind: 'unknown' }),
+    reanalyse: () => ({ kind: 'unknown' }),
     getJob: () => null,
     listJobs: () => [],
     subscribe: () => () => undefined,

@@ -25,6 +25,8 @@ export interface MeasurementBackend {
   listDevices(): Promise<GpuIdentity[]>;
   /** A channel pinned to one GPU. */
   open(gpu: GpuIdentity): Promise<ProbeChannel>;
+  /** Whether it can still measure (the native probe executable is still there); absent: always. */
+  health?(): { ok: boolean; detail: string };
   close(): Promise<void>;
 }
 

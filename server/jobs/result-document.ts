@@ -10,17 +10,20 @@ export interface ResultMeta {
   only: ElementName[] | null;
   startedAt: Date;
   finishedAt: Date;
+  /** Set when a newer analysis rebuilt the result from a stored one's raw series. */
+  reanalysedFrom?: { resultId: number; analysisVersion: string };
 }
 
 /**
- * The immutable document stored for one probe. A partial probe (`only`)
- * carries the other elements over from the previous result for the same key,
- * so a re-probe of L1 does not forget L2.
+ * The immutable document stored for one probe. A partial probe's outcome
+ * already covers the elements it did not re-measure (completeOutcome); only
+ * results stored before raw series were carried over lack their series, and
+ * for those the previous document's elements are kept as they were.
  */
 export function buildResultDocument(outcome: DiscoveryOutcome, meta: ResultMeta, previous: ResultDocument | null): ResultDocument {
   const carried = meta.only && previous ? previous.elements : {};
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     gpu: { uuid: meta.gpu.uuid, name: meta.gpu.name, vendor: meta.gpu.vendor, pciBusId: meta.gpu.pciBusId },
     simulated: meta.simulated,
     probe: {
@@ -32,6 +35,7 @@ export function buildResultDocument(outcome: DiscoveryOutcome, meta: ResultMeta,
       durationMs: meta.finishedAt.getTime() - meta.startedAt.getTime(),
       jobId: meta.jobId,
       only: meta.only,
+      ...(meta.reanalysedFrom ? { reanalysedFrom: meta.reanalysedFrom } : {}),
     },
     device: outcome.device,
     clock: outcome.clock ?? previous?.clock ?? null,

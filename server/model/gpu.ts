@@ -1,3 +1,7 @@
+/** Where the driver version of the cache key came from (server/topology/driver-identity.ts). */
+export const DRIVER_SOURCES = ['nvml', 'kernel-module', 'last-known', 'runtime'] as const;
+export type DriverSource = (typeof DRIVER_SOURCES)[number];
+
 /** Who a GPU is, as far as caching and the API are concerned. */
 export interface GpuIdentity {
   uuid: string;
@@ -7,6 +11,8 @@ export interface GpuIdentity {
   pciBusId: string | null;
   /** Driver release (NVML: "580.95.05"); cache key together with uuid and probe version. */
   driverVersion: string;
+  /** Set by the GPU registry once the version is made canonical; backends leave it out. */
+  driverSource?: DriverSource;
 }
 
 export type GpuProbeStatus = 'unprobed' | 'queued' | 'running' | 'probed' | 'failed';

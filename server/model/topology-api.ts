@@ -32,6 +32,18 @@ export type TopodEvent =
   | { type: 'topology.changed'; gpuUuid: string; etag: string; at: string }
   | { type: 'probe.queued' | 'probe.started' | 'probe.progress' | 'probe.succeeded' | 'probe.failed' | 'probe.cancelled'; gpuUuid: string; job: ProbeJob; at: string };
 
+export type ReanalyseOutcome =
+  | { kind: 'reanalysed'; gpuUuid: string; resultId: number; analysisVersion: string; reanalysedFrom: { resultId: number; analysisVersion: string } }
+  | { kind: 'no-result'; reason: string }
+  | { kind: 'no-backend'; reason: string }
+  | { kind: 'unknown' };
+
+export interface HealthReport {
+  /** Every check ok. */
+  ready: boolean;
+  checks: Record<string, { ok: boolean; detail: string }>;
+}
+
 /** The read/command surface routes use. Implemented by TopologyService. */
 export interface TopologyApi {
   listGpus(): GpuSummary[];
@@ -43,5 +55,7 @@ export interface TopologyApi {
   listJobs(query: JobQuery): ProbeJob[];
   /** Subscribe to events; returns the unsubscribe function. */
   subscribe(listener: (event: TopodEvent) => void): () => void;
-  health(): { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> };
+  /** Rebuilds the served result from its stored raw series with the current analysis (no GPU). */
+  reanalyse(id: string): ReanalyseOutcome;
+  health(): HealthReport;
 }

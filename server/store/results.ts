@@ -16,11 +16,15 @@ export interface StoredResult extends ResultKey {
   durationMs: number;
   simulated: boolean;
   jobId: string | null;
+  /** The result whose raw series a newer analysis rebuilt this one from (no GPU involved). */
+  reanalysedFrom: number | null;
   document: ResultDocument;
 }
 
-export interface NewResult extends Omit<StoredResult, 'id'> {
+export interface NewResult extends Omit<StoredResult, 'id' | 'reanalysedFrom'> {
   raw: RawSeries[];
+  /** Re-analysis: the result this one was rebuilt from; its raw series are copied as they are stored. */
+  reanalysedFrom?: number;
 }
 
 interface ResultRow {
@@ -35,6 +39,7 @@ interface ResultRow {
   document: string;
   simulated: number;
   job_id: string | null;
+  reanalysed_from: number | null;
 }
 
 const RAW_ENCODING = 'json+gzip';
@@ -53,6 +58,7 @@ function fromRow(row: ResultRow): StoredResult {
     durationMs: row.duration_ms,
     simulated: row.simulated === 1,
     jobId: row.job_id,
+    reanalysedFrom: row.reanalysed_from,
     document,
   };
 }
@@ -66,30 +72,37 @@ export class ResultStore {
   private readonly byId;
   private readonly rawByResult;
   private readonly historyByGpu;
+  private readonly copyRaw;
 
   constructor(private readonly db: Db) {
     this.insertResult = db.prepare(`INSERT INTO probe_results
-      (gpu_uuid, driver_version, probe_version, analysis_version, configuration, created_at, duration_ms, document, simulated, job_id)
-      VALUES (@gpuUuid, @driverVersion, @probeVersion, @analysisVersion, @configuration, @createdAt, @durationMs, @document, @simulated, @jobId)`);
+      (gpu_uuid, driver_version, probe_version, analysis_version, configuration, created_at, duration_ms, document, simulated, job_id, reanalysed_from)
+      VALUES (@gpuUuid, @driverVersion, @probeVersion, @analysisVersion, @configuration, @createdAt, @durationMs, @document, @simulated, @jobId, @reanalysedFrom)`);
     this.insertRaw = db.prepare('INSERT INTO raw_series (result_id, name, op, encoding, data) VALUES (?, ?, ?, ?, ?)');
     this.byKey = db.prepare(`SELECT * FROM probe_results WHERE gpu_uuid = ? AND driver_version = ? AND probe_version = ? ORDER BY id DESC LIMIT 1`);
     this.latestAny = db.prepare('SELECT * FROM probe_results WHERE gpu_uuid = ? ORDER BY id DESC LIMIT 1');
     this.byId = db.prepare('SELECT * FROM probe_results WHERE id = ?');
     this.rawByResult = db.prepare('SELECT name, op, encoding, data FROM raw_series WHERE result_id = ? ORDER BY id');
     this.historyByGpu = db.prepare(
-      'SELECT id, driver_version, probe_version, analysis_version, created_at, duration_ms, simulated, job_id FROM probe_results WHERE gpu_uuid = ? ORDER BY id DESC LIMIT ?',
+      'SELECT id, driver_version, probe_version, analysis_version, created_at, duration_ms, simulated, job_id, reanalysed_from FROM probe_results WHERE gpu_uuid = ? ORDER BY id DESC LIMIT ?',
     );
+    this.copyRaw = db.prepare('INSERT INTO raw_series (result_id, name, op, encoding, data) SELECT ?, name, op, encoding, data FROM raw_series WHERE result_id = ? ORDER BY id');
   }
 
-  /** Inserts a result and its raw series. Callers wrap it in their own transaction with the job update. */
+  /**
+   * Inserts a result and its raw series (a re-analysed result: its source's stored series, copied byte for byte,
+   * then `raw`). Callers wrap it in their own transaction with the job update.
+   */
   insert(result: NewResult): number {
     const info = this.insertResult.run({
       ...result,
       configuration: JSON.stringify(result.configuration),
       document: JSON.stringify(result.document),
       simulated: result.simulated ? 1 : 0,
+      reanalysedFrom: result.reanalysedFrom ?? null,
     });
     const id = Number(info.lastInsertRowid);
+    if (result.reanalysedFrom !== undefined) this.copyRaw.run(id, result.reanalysedFrom);
     for (const series of result.raw) {
       const data = gzipSync(JSON.stringify({ args: series.args, result: series.result }));
       this.insertRaw.run(id, series.name, series.op, RAW_ENCODING, data);
@@ -132,6 +145,7 @@ export class ResultStore {
       durationMs: row.duration_ms,
       simulated: row.simulated === 1,
       jobId: row.job_id,
+      reanalysedFrom: row.reanalysed_from,
     }));
   }
 }

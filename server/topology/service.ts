@@ -1,48 +1,56 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { DynamicSnapshot, NvmlDeviceState } from '../dynamic/types.js';
-import type { GpuIdentity } from '../model/gpu.js';
+import type { DynamicSnapshot } from '../dynamic/types.js';
 import { EnqueueConflict, type ProbeScheduler } from '../jobs/scheduler.js';
+import type { GpuIdentity, GpuSummary } from '../model/gpu.js';
+import type { JobQuery, ProbeJob } from '../model/job.js';
+import type {
+  HealthReport,
+  ProbeRequestOptions,
+  ProbeRequestOutcome,
+  ReanalyseOutcome,
+  TopodEvent,
+  TopologyApi,
+  TopologyLookup,
+} from '../model/topology-api.js';
+import type { CheckResult } from '../store/health.js';
 import type { JobStore } from '../store/jobs.js';
-import type { ResultStore, StoredResult } from '../store/results.js';
-import type { JobQuery, ProbeJob } from './../model/job.js';
-import type { GpuSummary } from './../model/gpu.js';
-import type { PreparedDocument, ProbeRequestOptions, ProbeRequestOutcome, TopodEvent, TopologyApi, TopologyLookup } from './../model/topology-api.js';
-import { mergeMigInstance, mergeTopology, type DynamicPart, type StatusPart } from './merge.js';
-import { prepareDocument } from './prepare.js';
+import type { StoredResult } from '../store/results.js';
+import { DocumentCache } from './document-cache.js';
+import { GpuRegistry, type RegisteredGpu } from './gpu-registry.js';
+import type { DynamicPart } from './merge.js';
+import type { ProbePolicy, ServedResult } from './probe-policy.js';
 
-interface GpuEntry {
-  identity: GpuIdentity;
-  present: boolean;
-  /** The result served: fresh for the current key, or the newest older one (stale). */
-  result: StoredResult | null;
-  staleReason: string | null;
+interface ProbeState extends ServedResult {
   lastFinishedJob: ProbeJob | null;
-  document: PreparedDocument | null;
-  migDocuments: Map<string, PreparedDocument>;
 }
 
 export interface TopologyServiceOptions {
-  results: ResultStore;
   jobs: JobStore;
   /** null when there is no measurement backend (no GPU, or none configured). */
   scheduler: ProbeScheduler | null;
+  policy: ProbePolicy;
   noBackendReason: string | null;
+  store: { check(): CheckResult };
   logger: Logger;
 }
 
 export const jobUrl = (jobId: string): string => `/v1/jobs/${jobId}`;
 
 /**
- * The daemon's state in memory: which GPUs exist, which result each serves,
- * the live NVML state, and the pre-serialised documents the API hands out.
- * Probes are started from here (probe once per key); HTTP never waits on them.
+ * The daemon's state in memory, composed of the GPU registry (who exists, by
+ * which names), the probe policy (which result to serve, when to measure or
+ * re-analyse) and the document cache (what the API sends). Probes are started
+ * from here; HTTP never waits on them, and active jobs come from the
+ * scheduler's memory, not SQLite.
  */
 export class TopologyService implements TopologyApi {
-  private readonly gpus = new Map<string, GpuEntry>();
-  private readonly migParents = new Map<string, string>();
+  private readonly registry = new GpuRegistry();
+  private readonly documents = new DocumentCache();
+  private readonly probes = new Map<string, ProbeState>();
   private readonly events = new EventEmitter<{ event: [TopodEvent] }>();
   private snapshot: DynamicSnapshot | null = null;
+  private nvmlEverAvailable = false;
 
   constructor(private readonly options: TopologyServiceOptions) {
     this.events.setMaxListeners(0);
@@ -58,78 +66,77 @@ export class TopologyService implements TopologyApi {
   }
 
   /**
-   * The GPUs present now (from NVML, or the backend's own list without NVML).
-   * New ones and ones whose driver changed get a probe when no result exists
-   * for (uuid, driver version, probe version).
+   * The GPUs present now, with canonical driver versions. New ones and ones
+   * whose driver changed get a probe when no result exists for
+   * (uuid, driver version, probe version).
    */
   syncGpus(identities: GpuIdentity[], requestedBy: string): void {
     const seen = new Set<string>();
+    const booting = requestedBy === 'boot';
     for (const identity of identities) {
       seen.add(identity.uuid);
-      const entry = this.gpus.get(identity.uuid);
-      if (!entry) {
-        this.gpus.set(identity.uuid, this.loadEntry(identity));
-        if (requestedBy !== 'boot') this.emit({ type: 'gpu.added', gpuUuid: identity.uuid, at: now() });
-      } else {
-        const driverChanged = entry.identity.driverVersion !== identity.driverVersion;
-        entry.identity = identity;
-        if (!entry.present && requestedBy !== 'boot') this.emit({ type: 'gpu.added', gpuUuid: identity.uuid, at: now() });
-        entry.present = true;
-        if (driverChanged) Object.assign(entry, this.loadEntry(identity));
-      }
+      const change = this.registry.upsert(identity);
+      if ((change.added || change.returned) && !booting) this.emit({ type: 'gpu.added', gpuUuid: identity.uuid, at: now() });
+      if (change.added || change.driverChanged) this.loadProbeState(identity);
       this.ensureProbe(identity.uuid, requestedBy);
       this.refresh(identity.uuid);
     }
-    for (const [uuid, entry] of this.gpus) {
-      if (seen.has(uuid) || !entry.present) continue;
-      entry.present = false;
+    for (const uuid of this.registry.markAbsentExcept(seen)) {
       this.emit({ type: 'gpu.removed', gpuUuid: uuid, at: now() });
       this.refresh(uuid);
     }
   }
 
-  /** Live NVML state: identities (driver version), MIG layout. Re-serialises only documents that changed. */
+  /** Live NVML state: MIG layout and the stable device fields. Re-serialises only documents that changed. */
   applySnapshot(snapshot: DynamicSnapshot, changedMig: string[] = []): void {
     this.snapshot = snapshot;
+    if (snapshot.available) this.nvmlEverAvailable = true;
     for (const uuid of changedMig) this.emit({ type: 'mig.changed', gpuUuid: uuid, at: now() });
-    this.migParents.clear();
-    for (const device of snapshot.devices) {
-      for (const instance of device.mig.instances) if (instance.migDeviceUuid) this.migParents.set(instance.migDeviceUuid.toLowerCase(), device.uuid);
-    }
-    for (const uuid of this.gpus.keys()) this.refresh(uuid);
+    this.registry.setMigDevices(snapshot);
+    for (const uuid of this.registry.uuids()) this.refresh(uuid);
+  }
+
+  /** Whether NVML answered at least once: during an outage afterwards, the GPUs it listed stay as they were. */
+  get nvmlWasAvailable(): boolean {
+    return this.nvmlEverAvailable;
   }
 
   listGpus(): GpuSummary[] {
-    return [...this.gpus.values()].sort((a, b) => Number(b.present) - Number(a.present) || a.identity.index - b.identity.index).map((e) => this.summary(e));
+    return this.registry
+      .all()
+      .sort((a, b) => Number(b.present) - Number(a.present) || a.identity.index - b.identity.index)
+      .map((gpu) => this.summary(gpu));
   }
 
   getGpu(id: string): GpuSummary | null {
-    const found = this.resolve(id);
-    return found ? this.summary(found.entry) : null;
+    const found = this.registry.resolve(id);
+    return found ? this.summary(found.gpu) : null;
   }
 
   getTopology(id: string): TopologyLookup {
-    const found = this.resolve(id);
+    const found = this.registry.resolve(id);
     if (!found) return { kind: 'unknown' };
-    const { entry, migDeviceUuid } = found;
-    const document = migDeviceUuid ? entry.migDocuments.get(migDeviceUuid) : entry.document;
+    const { gpu, migDeviceUuid } = found;
+    const uuid = gpu.identity.uuid;
+    const document = this.documents.get(uuid, migDeviceUuid);
     if (document) return { kind: 'ready', document };
-    const active = this.options.jobs.activeFor(entry.identity.uuid);
+    const active = this.activeJob(uuid);
     if (active) return { kind: 'pending', job: active };
     if (!this.options.scheduler) return { kind: 'unavailable', reason: this.options.noBackendReason ?? 'no measurement backend' };
-    if (migDeviceUuid && entry.result) return { kind: 'unavailable', reason: `MIG device ${migDeviceUuid} is not in the current NVML state` };
-    const failed = entry.lastFinishedJob;
+    const state = this.probes.get(uuid);
+    if (migDeviceUuid && state?.result) return { kind: 'unavailable', reason: `MIG device ${migDeviceUuid} is not in the current NVML state` };
+    const failed = state?.lastFinishedJob;
     if (failed?.error) return { kind: 'unavailable', reason: `the last probe (${failed.id}) ended ${failed.state}: ${failed.error.message}` };
     return { kind: 'unavailable', reason: 'this GPU has not been probed yet' };
   }
 
   requestProbe(id: string, options: ProbeRequestOptions): ProbeRequestOutcome {
-    const found = this.resolve(id);
+    const found = this.registry.resolve(id);
     if (!found) return { kind: 'unknown' };
     const scheduler = this.options.scheduler;
     if (!scheduler) return { kind: 'no-backend', reason: this.options.noBackendReason ?? 'no measurement backend' };
-    const { identity } = found.entry;
-    const active = this.options.jobs.activeFor(identity.uuid);
+    const { identity } = found.gpu;
+    const active = this.activeJob(identity.uuid);
     if (active) {
       if (!options.force) return { kind: 'conflict', job: active };
       scheduler.cancel(active.id, `superseded by a forced probe requested by ${options.requestedBy}`);
@@ -143,12 +150,33 @@ export class TopologyService implements TopologyApi {
     }
   }
 
+  reanalyse(id: string): ReanalyseOutcome {
+    const found = this.registry.resolve(id);
+    if (!found) return { kind: 'unknown' };
+    const uuid = found.gpu.identity.uuid;
+    const state = this.probes.get(uuid);
+    if (!state?.result) return { kind: 'no-result', reason: 'this GPU has no stored result to re-analyse' };
+    const { policy } = this.options;
+    if (!policy.canReanalyse) return { kind: 'no-backend', reason: this.options.noBackendReason ?? 'no analysis configured' };
+    const source = state.result;
+    const rebuilt = policy.reanalyse(source);
+    state.result = rebuilt;
+    this.refresh(uuid);
+    return {
+      kind: 'reanalysed',
+      gpuUuid: uuid,
+      resultId: rebuilt.id,
+      analysisVersion: rebuilt.analysisVersion,
+      reanalysedFrom: { resultId: source.id, analysisVersion: source.analysisVersion },
+    };
+  }
+
   getJob(jobId: string): ProbeJob | null {
     return this.options.jobs.get(jobId);
   }
 
   listJobs(query: JobQuery): ProbeJob[] {
-    const gpu = query.gpu ? (this.resolve(query.gpu)?.entry.identity.uuid ?? query.gpu) : undefined;
+    const gpu = query.gpu ? (this.registry.resolve(query.gpu)?.gpu.identity.uuid ?? query.gpu) : undefined;
     return this.options.jobs.list({ ...query, ...(gpu ? { gpu } : {}) });
   }
 
@@ -157,158 +185,122 @@ export class TopologyService implements TopologyApi {
     return () => this.events.off('event', listener);
   }
 
-  health(): { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> } {
-    const backendOk = this.options.scheduler !== null;
+  health(): HealthReport {
+    const checks = {
+      store: this.options.store.check(),
+      backend: this.backendCheck(),
+      nvml: this.nvmlCheck(),
+      gpus: { ok: true, detail: `${this.registry.all().filter((g) => g.present).length} present` },
+    };
+    return { ready: Object.values(checks).every((c) => c.ok), checks };
+  }
+
+  private backendCheck(): CheckResult {
+    const scheduler = this.options.scheduler;
+    // No backend is a supported state (no GPU here): the daemon still serves what it has.
+    if (!scheduler) return { ok: true, detail: `no measurement backend: ${this.options.noBackendReason ?? 'none configured'}` };
+    return scheduler.backend.health?.() ?? { ok: true, detail: `measurement backend: ${scheduler.backend.kind}` };
+  }
+
+  private nvmlCheck(): CheckResult {
     const nvml = this.snapshot;
-    return {
-      ready: true,
-      checks: {
-        store: { ok: true, detail: 'SQLite open and migrated' },
-        backend: { ok: backendOk, detail: backendOk ? `measurement backend: ${this.options.scheduler?.backend.kind}` : (this.options.noBackendReason ?? 'none') },
-        nvml: { ok: nvml?.available ?? false, detail: nvml ? (nvml.available ? `driver ${nvml.driverVersion}` : (nvml.reason ?? 'unavailable')) : 'not read yet' },
-        gpus: { ok: true, detail: `${[...this.gpus.values()].filter((g) => g.present).length} present` },
-      },
-    };
+    if (!nvml) return { ok: true, detail: 'not read yet' };
+    if (nvml.available) return { ok: true, detail: `driver ${nvml.driverVersion}` };
+    // Never having NVML is normal (no NVIDIA driver); losing it means the served MIG state may be out of date.
+    return this.nvmlEverAvailable
+      ? { ok: false, detail: `NVML stopped answering: ${nvml.reason ?? 'unavailable'}; live MIG state is out of date` }
+      : { ok: true, detail: `not available: ${nvml.reason ?? 'unavailable'}` };
   }
 
-  private loadEntry(identity: GpuIdentity): GpuEntry {
-    const { results } = this.options;
-    const probeVersion = this.options.scheduler?.backend.probeVersion;
-    const fresh = probeVersion ? results.latestFor({ gpuUuid: identity.uuid, driverVersion: identity.driverVersion, probeVersion }) : null;
-    const result = fresh ?? results.latestForGpu(identity.uuid);
-    return {
-      identity,
-      present: true,
-      result,
-      staleReason: fresh || !result ? null : staleness(result, identity, probeVersion),
-      lastFinishedJob: this.options.jobs.list({ gpu: identity.uuid, limit: 1 })[0] ?? null,
-      document: null,
-      migDocuments: new Map(),
-    };
+  private activeJob(uuid: string): ProbeJob | null {
+    return this.options.scheduler?.activeFor(uuid) ?? null;
   }
 
-  /** Probe once: queue a job only when the current key has no result and nothing is active. */
+  private loadProbeState(identity: GpuIdentity): void {
+    const served = this.options.policy.select(identity);
+    this.probes.set(identity.uuid, { ...served, lastFinishedJob: this.options.jobs.list({ gpu: identity.uuid, limit: 1 })[0] ?? null });
+  }
+
+  /** Probe once: queue a job only when the served result is not current and nothing is active. */
   private ensureProbe(uuid: string, requestedBy: string): void {
     const scheduler = this.options.scheduler;
-    const entry = this.gpus.get(uuid);
-    if (!scheduler || !entry || !entry.present) return;
-    if (entry.result && entry.staleReason === null) return;
-    if (this.options.jobs.activeFor(uuid)) return;
-    const reason = entry.staleReason ? (entry.staleReason.startsWith('driver') ? 'driver-changed' : 'probe-version-changed') : 'first-probe';
+    const gpu = this.registry.get(uuid);
+    const state = this.probes.get(uuid);
+    if (!scheduler || !gpu?.present || !state) return;
+    const reason = this.options.policy.probeReason(state);
+    if (!reason || this.activeJob(uuid)) return;
     try {
-      scheduler.enqueue(entry.identity, { reason, requestedBy, only: null, force: false });
+      scheduler.enqueue(gpu.identity, { reason, requestedBy, only: null, force: false });
     } catch (error) {
       if (!(error instanceof EnqueueConflict)) throw error;
     }
   }
 
   private onJob(type: 'probe.queued' | 'probe.started' | 'probe.failed' | 'probe.cancelled', job: ProbeJob): void {
-    const entry = this.gpus.get(job.gpuUuid);
-    if (entry && (type === 'probe.failed' || type === 'probe.cancelled')) entry.lastFinishedJob = job;
+    const state = this.probes.get(job.gpuUuid);
+    if (state && (type === 'probe.failed' || type === 'probe.cancelled')) state.lastFinishedJob = job;
     this.emit({ type, gpuUuid: job.gpuUuid, job, at: now() });
     this.refresh(job.gpuUuid);
   }
 
   private onSucceeded(job: ProbeJob, result: StoredResult): void {
-    const entry = this.gpus.get(job.gpuUuid);
-    if (entry) {
-      entry.result = result;
-      entry.lastFinishedJob = job;
-      const current = entry.identity.driverVersion === result.driverVersion;
-      entry.staleReason = current ? null : staleness(result, entry.identity, result.probeVersion);
-    }
+    const gpu = this.registry.get(job.gpuUuid);
+    if (gpu) this.probes.set(job.gpuUuid, { ...this.options.policy.afterProbe(gpu.identity, result), lastFinishedJob: job });
     this.emit({ type: 'probe.succeeded', gpuUuid: job.gpuUuid, job, at: now() });
     this.refresh(job.gpuUuid);
   }
 
   /** Rebuilds a GPU's documents; a new ETag (and an event) only when the bytes changed. */
   private refresh(uuid: string): void {
-    const entry = this.gpus.get(uuid);
-    if (!entry) return;
-    if (!entry.result) {
-      entry.document = null;
-      entry.migDocuments.clear();
-      return;
-    }
-    const active = this.options.jobs.activeFor(uuid);
-    const status: StatusPart = { summary: this.summary(entry, active), jobUrl: active ? jobUrl(active.id) : null };
-    const dynamic = this.dynamicPart(uuid);
-    const merged = mergeTopology(entry.result.document, status, dynamic);
-    const next = prepareDocument(merged);
-    if (next.etag !== entry.document?.etag) {
-      entry.document = next;
-      this.emit({ type: 'topology.changed', gpuUuid: uuid, etag: next.etag, at: now() });
-    }
-    const migDocuments = new Map<string, PreparedDocument>();
-    for (const instance of dynamic.device?.mig.instances ?? []) {
-      if (!instance.migDeviceUuid) continue;
-      const view = mergeMigInstance(merged, instance.migDeviceUuid);
-      if (!view) continue;
-      const key = instance.migDeviceUuid.toLowerCase();
-      const previous = entry.migDocuments.get(key);
-      const prepared = prepareDocument(view);
-      migDocuments.set(key, previous?.etag === prepared.etag ? previous : prepared);
-    }
-    entry.migDocuments = migDocuments;
+    const gpu = this.registry.get(uuid);
+    if (!gpu) return;
+    const state = this.probes.get(uuid);
+    const active = this.activeJob(uuid);
+    const summary = this.summary(gpu, active);
+    const etag = this.documents.update(
+      uuid,
+      state?.result?.document ?? null,
+      { summary, jobUrl: active ? jobUrl(active.id) : null },
+      this.dynamicPart(uuid),
+      this.registry.migDeviceUuids(uuid),
+    );
+    if (etag) this.emit({ type: 'topology.changed', gpuUuid: uuid, etag, at: now() });
   }
 
   private dynamicPart(uuid: string): DynamicPart {
     const snapshot = this.snapshot;
-    const device: NvmlDeviceState | null = snapshot?.devices.find((d) => d.uuid === uuid) ?? null;
     return {
       available: snapshot?.available ?? false,
       reason: snapshot ? snapshot.reason : 'NVML has not been read',
       driverVersion: snapshot?.driverVersion ?? null,
-      device,
+      device: snapshot?.devices.find((d) => d.uuid === uuid) ?? null,
     };
   }
 
   /** `active`: the GPU's queued or running job, when the caller has already looked it up. */
-  private summary(entry: GpuEntry, active = this.options.jobs.activeFor(entry.identity.uuid)): GpuSummary {
-    const last = entry.lastFinishedJob;
-    const status = active ? (active.state === 'running' ? 'running' : 'queued') : entry.result ? 'probed' : last?.state === 'failed' ? 'failed' : 'unprobed';
-    const device = this.snapshot?.devices.find((d) => d.uuid === entry.identity.uuid);
+  private summary(gpu: RegisteredGpu, active = this.activeJob(gpu.identity.uuid)): GpuSummary {
+    const state = this.probes.get(gpu.identity.uuid);
+    const result = state?.result ?? null;
+    const last = state?.lastFinishedJob ?? null;
+    const status = active ? (active.state === 'running' ? 'running' : 'queued') : result ? 'probed' : last?.state === 'failed' ? 'failed' : 'unprobed';
     return {
-      ...entry.identity,
-      simulated: entry.result?.simulated ?? this.options.scheduler?.backend.simulated ?? false,
-      present: entry.present,
+      ...gpu.identity,
+      simulated: result?.simulated ?? this.options.scheduler?.backend.simulated ?? false,
+      present: gpu.present,
       probe: {
         status,
-        stale: entry.staleReason !== null,
-        staleReason: entry.staleReason,
-        lastResultAt: entry.result?.createdAt ?? null,
+        stale: (state?.staleReason ?? null) !== null,
+        staleReason: state?.staleReason ?? null,
+        lastResultAt: result?.createdAt ?? null,
         activeJobId: active?.id ?? null,
       },
-      migDeviceUuids: (device?.mig.instances ?? []).flatMap((i) => (i.migDeviceUuid ? [i.migDeviceUuid] : [])),
+      migDeviceUuids: this.registry.migDeviceUuids(gpu.identity.uuid),
     };
-  }
-
-  /** `id`: an index among present GPUs, a GPU UUID, or a MIG device UUID (case-insensitive). */
-  private resolve(id: string): { entry: GpuEntry; migDeviceUuid: string | null } | null {
-    if (/^\d+$/.test(id)) {
-      const index = Number(id);
-      const entry = [...this.gpus.values()].find((e) => e.present && e.identity.index === index);
-      return entry ? { entry, migDeviceUuid: null } : null;
-    }
-    const key = id.toLowerCase();
-    if (key.startsWith('mig-')) {
-      const parent = this.migParents.get(key);
-      const entry = parent ? this.gpus.get(parent) : undefined;
-      return entry ? { entry, migDeviceUuid: key } : null;
-    }
-    const entry = [...this.gpus.values()].find((e) => e.identity.uuid.toLowerCase() === key);
-    return entry ? { entry, migDeviceUuid: null } : null;
   }
 
   private emit(event: TopodEvent): void {
     this.events.emit('event', event);
   }
-}
-
-function staleness(result: StoredResult, identity: GpuIdentity, probeVersion: string | undefined): string {
-  if (result.driverVersion !== identity.driverVersion) return `driver changed from ${result.driverVersion} to ${identity.driverVersion}`;
-  if (probeVersion && result.probeVersion !== probeVersion) return `probe changed from ${result.probeVersion} to ${probeVersion}`;
-  return 'result is for another configuration';
 }
 
 const now = (): string => new Date().toISOString();

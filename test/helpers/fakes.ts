@@ -1,8 +1,9 @@
 import pino from 'pino';
 import type { MeasurementBackend, ProbeChannel } from '../../server/gpu/backend.js';
 import type { GpuIdentity } from '../../server/model/gpu.js';
+import type { Analysis } from '../../server/jobs/analysis.js';
 import type { Discover } from '../../server/jobs/scheduler.js';
-import type { DiscoveryOutcome } from '../../server/model/document.js';
+import type { DiscoveryOutcome, ElementName, ElementTopology, RawSeries } from '../../server/model/document.js';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -43,13 +44,46 @@ export function inertBackend(probeVersion = 'test-probe-1', devices: GpuIdentity
   };
 }
 
-export function outcome(l1SizeBytes = 1000): DiscoveryOutcome {
-  return {
-    elements: { l1: { size: { value: l1SizeBytes, unit: 'bytes', source: 'microbenchmark', confidence: 0.9 } } },
-    device: { l2CacheSizeBytes: 4096 },
-    raw: [{ name: 'l1.size.sweep', op: 'pchase.batch', args: { arrayBytesList: [1, 2] }, result: { series: [] } }],
-    warnings: [],
+const sizeElement = (value: number): ElementTopology => ({ size: { value, unit: 'bytes', source: 'microbenchmark', confidence: 0.9 } });
+
+/** A raw series the fake analysis reads an element's size from: "<element>.size.sweep" with `{ sizeBytes }`. */
+export function sizeSeries(element: ElementName, sizeBytes: number): RawSeries {
+  return { name: `${element}.size.sweep`, op: 'pchase.batch', args: { arrayBytesList: [1, 2] }, result: { sizeBytes } };
+}
+
+/** What a discovery measuring `sizes` returns: its elements as the fake analysis at scale 1 builds them from its series. */
+export function outcome(l1SizeBytes = 1000, more: Partial<Record<ElementName, number>> = {}): DiscoveryOutcome {
+  const sizes: Partial<Record<ElementName, number>> = { l1: l1SizeBytes, ...more };
+  const raw = Object.entries(sizes).map(([element, bytes]) => sizeSeries(element as ElementName, bytes));
+  return { ...fakeAnalysis().reanalyse(raw), raw };
+}
+
+/**
+ * An analysis that reads each element's size from its "<element>.size.sweep"
+ * series and multiplies it by `scale`: a "newer analysis" is another scale.
+ * Series belong to the element their name starts with.
+ */
+export function fakeAnalysis(version = 'a1', scale = 1): Analysis & { reanalysed: number } {
+  const analysis = {
+    version,
+    reanalysed: 0,
+    reanalyse(raw: RawSeries[]): DiscoveryOutcome {
+      analysis.reanalysed++;
+      const elements: DiscoveryOutcome['elements'] = {};
+      for (const series of raw) {
+        const element = series.name.split('.')[0] as ElementName;
+        const sizeBytes = (series.result as { sizeBytes?: number }).sizeBytes;
+        if (typeof sizeBytes === 'number') elements[element] = sizeElement(sizeBytes * scale);
+      }
+      return { elements, device: { l2CacheSizeBytes: 4096 }, raw, warnings: [] };
+    },
+    carryOverRaw(previous: readonly RawSeries[], fresh: readonly RawSeries[], only: readonly ElementName[] | null): RawSeries[] {
+      if (!only) return [...fresh];
+      const remeasured = (series: RawSeries) => only.includes(series.name.split('.')[0] as ElementName);
+      return [...fresh, ...previous.filter((series) => !remeasured(series))];
+    },
   };
+  return analysis;
 }
 
 /** A discover whose calls the test resolves or rejects by hand. */

@@ -4,7 +4,7 @@
  */
 import type { JobQuery, ProbeJob } from '../../../server/model/job.js';
 import type { GpuSummary } from '../../../server/model/gpu.js';
-import type { ProbeRequestOptions, ProbeRequestOutcome, TopodEvent, TopologyApi, TopologyLookup } from '../../../server/model/topology-api.js';
+import type { ProbeRequestOptions, ProbeRequestOutcome, ReanalyseOutcome, TopodEvent, TopologyApi, TopologyLookup } from '../../../server/model/topology-api.js';
 
 export function makeGpu(overrides: Partial<GpuSummary> = {}): GpuSummary {
   const index = overrides.index ?? 0;
@@ -79,6 +79,17 @@ export class FakeTopology implements TopologyApi {
     const job = makeJob({ gpuUuid: gpu.uuid, only: options.only, force: options.force, requestedBy: options.requestedBy });
     this.jobs.push(job);
     return { kind: 'queued', job };
+  }
+
+  /** What reanalyse answers for a known GPU; by default it has no stored result. */
+  reanalyseOutcome: ((gpu: GpuSummary) => ReanalyseOutcome) | null = null;
+  reanalyseRequests: string[] = [];
+
+  reanalyse(id: string): ReanalyseOutcome {
+    this.reanalyseRequests.push(id);
+    const gpu = this.getGpu(id);
+    if (gpu === null) return { kind: 'unknown' };
+    return this.reanalyseOutcome ? this.reanalyseOutcome(gpu) : { kind: 'no-result', reason: 'this GPU has no stored result to re-analyse' };
   }
 
   getJob(jobId: string): ProbeJob | null {

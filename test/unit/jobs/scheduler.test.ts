@@ -5,7 +5,7 @@ import { GpuStore } from '../../../server/store/gpus.js';
 import { JobStore } from '../../../server/store/jobs.js';
 import { ResultStore } from '../../../server/store/results.js';
 import type { ProbeJob } from '../../../server/model/job.js';
-import { controlledDiscover, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
+import { controlledDiscover, fakeAnalysis, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
 
 const gpuA = gpuIdentity();
 const gpuB = gpuIdentity({ uuid: 'GPU-bbbbbbbb-2222-3333-4444-555555555555', index: 1 });
@@ -19,7 +19,7 @@ function setup(concurrency = 1) {
   const results = new ResultStore(db);
   const backend = inertBackend();
   const discover = controlledDiscover();
-  const scheduler = new ProbeScheduler({ db, jobs, results, backend, discover, analysisVersion: 'a1', concurrency, logger: silentLogger, progressWriteMs: 0 });
+  const scheduler = new ProbeScheduler({ db, jobs, results, backend, discover, analysis: fakeAnalysis('a1'), concurrency, logger: silentLogger, progressWriteMs: 0 });
   const events: string[] = [];
   for (const type of ['queued', 'started', 'succeeded', 'failed', 'cancelled'] as const) {
     scheduler.on(type, (job: ProbeJob) => events.push(`${type}:${job.gpuUuid.slice(4, 8)}`));
@@ -90,22 +90,24 @@ describe('ProbeScheduler', () => {
     expect(results.history(gpuA.uuid)).toHaveLength(1);
   });
 
-  it('a partial probe keeps the other elements of the previous result', async () => {
+  it('a partial probe stores the series it did not re-measure too, so its result rebuilds from its own raw data', async () => {
     const { discover, scheduler, results } = setup();
     scheduler.enqueue(gpuA, request);
     await until(() => discover.calls.length === 1);
-    const full = outcome(1);
-    full.elements.l2 = { size: { value: 99, unit: 'bytes', source: 'microbenchmark' } };
-    discover.calls[0]?.resolve(full);
+    discover.calls[0]?.resolve(outcome(1, { l2: 99 }));
     await scheduler.whenIdle();
     scheduler.enqueue(gpuA, { ...request, only: ['l1'] });
     await until(() => discover.calls.length === 2);
     discover.calls[1]?.resolve(outcome(2));
     await scheduler.whenIdle();
-    const latest = results.latestForGpu(gpuA.uuid)?.document;
-    expect(latest?.elements.l1?.size?.value).toBe(2);
-    expect(latest?.elements.l2?.size?.value).toBe(99);
-    expect(latest?.probe.only).toEqual(['l1']);
+    const latest = results.latestForGpu(gpuA.uuid);
+    expect(latest?.document.elements.l1?.size?.value).toBe(2);
+    expect(latest?.document.elements.l2?.size?.value).toBe(99);
+    expect(latest?.document.probe.only).toEqual(['l1']);
+    // Its own raw series: the fresh L1 sweep and the L2 sweep carried from the previous result.
+    const raw = results.rawSeries(latest?.id as number);
+    expect(raw.map((series) => series.name).sort()).toEqual(['l1.size.sweep', 'l2.size.sweep']);
+    expect(fakeAnalysis().reanalyse(raw).elements).toEqual(latest?.document.elements);
   });
 
   it('cancel marks the job at once, aborts the probe and stores nothing', async () => {
@@ -140,7 +142,7 @@ describe('ProbeScheduler', () => {
     const jobs = new JobStore(db);
     const discover = controlledDiscover();
     const scheduler = new ProbeScheduler({
-      db, jobs, results: new ResultStore(db), backend: inertBackend(), discover, analysisVersion: 'a1', concurrency: 1, logger: silentLogger, jobTimeoutMs: 20,
+      db, jobs, results: new ResultStore(db), backend: inertBackend(), discover, analysis: fakeAnalysis('a1'), concurrency: 1, logger: silentLogger, jobTimeoutMs: 20,
     });
     const job = scheduler.enqueue(gpuA, request);
     await scheduler.whenIdle();

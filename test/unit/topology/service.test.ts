@@ -1,37 +1,49 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { GpuIdentity } from '../../../server/model/gpu.js';
+import { ResultReanalyser } from '../../../server/jobs/reanalyser.js';
 import { ProbeScheduler } from '../../../server/jobs/scheduler.js';
 import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
 import { JobStore } from '../../../server/store/jobs.js';
 import { ResultStore } from '../../../server/store/results.js';
 import type { TopodEvent } from '../../../server/model/topology-api.js';
+import { ProbePolicy } from '../../../server/topology/probe-policy.js';
 import { TopologyService } from '../../../server/topology/service.js';
-import { controlledDiscover, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
+import { controlledDiscover, fakeAnalysis, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
 
-function setup(options: { probeVersion?: string; db?: ReturnType<typeof openDatabase>; withBackend?: boolean } = {}) {
+interface SetupOptions {
+  probeVersion?: string;
+  db?: ReturnType<typeof openDatabase>;
+  withBackend?: boolean;
+  analysis?: ReturnType<typeof fakeAnalysis>;
+  store?: { check(): { ok: boolean; detail: string } };
+}
+
+function setup(options: SetupOptions = {}) {
   const db = options.db ?? openDatabase(':memory:');
   const jobs = new JobStore(db);
   const results = new ResultStore(db);
   const discover = controlledDiscover();
   const backend = inertBackend(options.probeVersion ?? 'p1');
-  const scheduler =
-    options.withBackend === false
-      ? null
-      : new ProbeScheduler({ db, jobs, results, backend, discover, analysisVersion: 'a1', concurrency: 1, logger: silentLogger });
-  const service = new TopologyService({ results, jobs, scheduler, noBackendReason: scheduler ? null : 'no GPU here', logger: silentLogger });
+  const analysis = options.analysis ?? fakeAnalysis('a1');
+  const withBackend = options.withBackend !== false;
+  const scheduler = withBackend ? new ProbeScheduler({ db, jobs, results, backend, discover, analysis, concurrency: 1, logger: silentLogger }) : null;
+  const reanalyser = withBackend ? new ResultReanalyser({ db, results, analysis, logger: silentLogger }) : null;
+  const policy = new ProbePolicy({ results, probeVersion: withBackend ? backend.probeVersion : null, reanalyser, logger: silentLogger });
+  const store = options.store ?? { check: () => ({ ok: true, detail: 'fake store' }) };
+  const service = new TopologyService({ jobs, scheduler, policy, store, noBackendReason: scheduler ? null : 'no GPU here', logger: silentLogger });
   const events: TopodEvent[] = [];
   service.subscribe((e) => events.push(e));
   const sync = (gpus: GpuIdentity[], by = 'boot') => {
     for (const g of gpus) new GpuStore(db).seen(g);
     service.syncGpus(gpus, by);
   };
-  return { db, jobs, results, discover, scheduler, service, events, sync };
+  return { db, jobs, results, discover, scheduler, service, events, sync, analysis };
 }
 
-async function probeOnce(s: ReturnType<typeof setup>, l1 = 1000): Promise<void> {
+async function probeOnce(s: ReturnType<typeof setup>, l1 = 1000, more: Parameters<typeof outcome>[1] = {}): Promise<void> {
   await until(() => s.discover.calls.length > 0);
-  s.discover.calls.shift()?.resolve(outcome(l1));
+  s.discover.calls.shift()?.resolve(outcome(l1, more));
   await s.scheduler?.whenIdle();
 }
 
@@ -141,5 +153,77 @@ describe('TopologyService', () => {
     expect(s.service.getGpu('1')).toBeNull();
     s.sync([gpuIdentity(), b], 'nvml');
     expect(s.events.map((e) => `${e.type}:${e.gpuUuid.slice(4, 8)}`)).toEqual(['gpu.removed:BBBB', 'gpu.added:BBBB']);
+  });
+
+  it('re-analyses a result of an older analysis at boot from its stored raw series, without a probe', async () => {
+    const first = setup({ analysis: fakeAnalysis('a1') });
+    first.sync([gpuIdentity()]);
+    await probeOnce(first, 1000, { l2: 4000 });
+    const original = first.results.latestForGpu(gpuIdentity().uuid);
+
+    const newer = fakeAnalysis('a2', 2);
+    const second = setup({ db: first.db, analysis: newer });
+    second.sync([gpuIdentity()]);
+    expect(second.discover.calls).toHaveLength(0);
+    expect(second.jobs.list({}).filter((j) => j.state === 'queued' || j.state === 'running')).toHaveLength(0);
+    const ready = second.service.getTopology('0');
+    expect(ready.kind).toBe('ready');
+    const doc = ready.kind === 'ready' ? JSON.parse(ready.document.body) : null;
+    expect(doc.elements.l1.size.value).toBe(2000);
+    expect(doc.elements.l2.size.value).toBe(8000);
+    expect(doc.probe).toMatchObject({ analysisVersion: 'a2', reanalysedFrom: { resultId: original?.id, analysisVersion: 'a1' }, jobId: original?.document.probe.jobId });
+    const rebuilt = second.results.latestForGpu(gpuIdentity().uuid);
+    expect(rebuilt?.reanalysedFrom).toBe(original?.id);
+    expect(second.results.rawSeries(rebuilt?.id as number)).toEqual(second.results.rawSeries(original?.id as number));
+
+    // Same analysis again: nothing to do.
+    const third = setup({ db: first.db, analysis: fakeAnalysis('a2', 2) });
+    third.sync([gpuIdentity()]);
+    expect(third.analysis.reanalysed).toBe(0);
+    expect(third.results.history(gpuIdentity().uuid)).toHaveLength(2);
+  });
+
+  it('re-analyses on request: a new result that says where it came from; unknown and unprobed GPUs are told apart', async () => {
+    const s = setup({ analysis: fakeAnalysis('a1') });
+    s.sync([gpuIdentity()]);
+    expect(s.service.reanalyse('0')).toMatchObject({ kind: 'no-result' });
+    await probeOnce(s, 10);
+    const before = s.service.getTopology('0');
+    const outcomeOfRequest = s.service.reanalyse(gpuIdentity().uuid);
+    expect(outcomeOfRequest).toMatchObject({ kind: 'reanalysed', gpuUuid: gpuIdentity().uuid, analysisVersion: 'a1', reanalysedFrom: { resultId: 1, analysisVersion: 'a1' } });
+    const after = s.service.getTopology('0');
+    expect(after.kind === 'ready' && JSON.parse(after.document.body).probe.reanalysedFrom).toEqual({ resultId: 1, analysisVersion: 'a1' });
+    expect(before.kind === 'ready' && after.kind === 'ready' && before.document.etag !== after.document.etag).toBe(true);
+    expect(s.service.reanalyse('GPU-nope')).toEqual({ kind: 'unknown' });
+    const none = setup({ withBackend: false, db: s.db });
+    none.sync([gpuIdentity()]);
+    expect(none.service.reanalyse('0')).toMatchObject({ kind: 'no-backend' });
+  });
+
+  it('reads active jobs from the scheduler, not SQLite, when serving', async () => {
+    const s = setup();
+    s.sync([gpuIdentity()]);
+    await probeOnce(s);
+    const spy = vi.spyOn(s.jobs, 'activeFor');
+    s.service.getTopology('0');
+    s.service.listGpus();
+    s.service.getGpu('0');
+    s.service.applySnapshot({ available: false, reason: 'test', driverVersion: null, cudaDriverVersion: null, devices: [], readAt: new Date().toISOString() });
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('health fails when the store fails and when NVML is lost after answering; never having NVML is fine', () => {
+    let storeOk = true;
+    const s = setup({ store: { check: () => ({ ok: storeOk, detail: storeOk ? 'writable' : 'deleted' }) } });
+    const snapshot = (available: boolean) => ({ available, reason: available ? null : 'init failed', driverVersion: available ? '580.1' : null, cudaDriverVersion: null, devices: [], readAt: new Date().toISOString() });
+    s.service.applySnapshot(snapshot(false));
+    expect(s.service.health()).toMatchObject({ ready: true, checks: { nvml: { ok: true } } });
+    s.service.applySnapshot(snapshot(true));
+    expect(s.service.health().ready).toBe(true);
+    s.service.applySnapshot(snapshot(false));
+    expect(s.service.health()).toMatchObject({ ready: false, checks: { nvml: { ok: false }, store: { ok: true } } });
+    s.service.applySnapshot(snapshot(true));
+    storeOk = false;
+    expect(s.service.health()).toMatchObject({ ready: false, checks: { store: { ok: false, detail: 'deleted' } } });
   });
 });

@@ -1,0 +1,69 @@
+/** POST /v1/gpus/{id}/reanalyse: rebuild the served result from its stored raw series, without the GPU. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { ConflictError, NoBackendError } from '../errors.js';
+import { BEARER_SECURITY } from '../plugins/admin-auth.js';
+import { unknownGpu } from './gpus.js';
+import { jsonResponse, problemResponse } from './schemas/common.js';
+import { GpuParamsSchema } from './schemas/gpu.js';
+
+const ResultRefSchema = Type.Object({
+  resultId: Type.Integer({ minimum: 1 }),
+  analysisVersion: Type.String(),
+});
+
+export const ReanalysisSchema = Type.Object(
+  {
+    gpuUuid: Type.String(),
+    resultId: Type.Integer({ minimum: 1, description: 'the new result, now served' }),
+    analysisVersion: Type.String({ description: 'the analysis that built it (the current one)' }),
+    reanalysedFrom: ResultRefSchema,
+    topologyUrl: Type.String({ description: 'where the rebuilt document is served' }),
+  },
+  { $id: 'Reanalysis', description: 'a result rebuilt by the current analysis from a stored result\'s raw series' },
+);
+
+const reanalysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/gpus/:id/reanalyse',
+    {
+      onRequest: app.requireAdmin,
+      schema: {
+        tags: ['gpus'],
+        operationId: 'reanalyseGpu',
+        summary: 'Rebuild the served result with the current analysis, from its stored raw series (no GPU time)',
+        description:
+          'The daemon does this by itself at boot for results of an older analysis; this asks for it now, whatever the version. ' +
+          'The rebuilt result is a new stored result that says `probe.reanalysedFrom`. Needs the admin bearer token, or a loopback client when none is configured.',
+        security: BEARER_SECURITY,
+        params: GpuParamsSchema,
+        response: {
+          200: jsonResponse('rebuilt and now served', ReanalysisSchema),
+          401: problemResponse('admin token missing or wrong'),
+          403: problemResponse('no admin token configured and the client is not loopback'),
+          404: problemResponse('no such GPU'),
+          409: problemResponse('the GPU has no stored result yet'),
+          503: problemResponse('no analysis on this daemon (no measurement backend)'),
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const outcome = app.topology.reanalyse(id);
+      switch (outcome.kind) {
+        case 'reanalysed': {
+          const { kind: _kind, ...rest } = outcome;
+          return { ...rest, topologyUrl: `/v1/gpus/${outcome.gpuUuid}/topology` };
+        }
+        case 'no-result':
+          throw new ConflictError(`GPU "${id}": ${outcome.reason}; probe it first (POST /v1/gpus/${id}/probe).`);
+        case 'no-backend':
+          throw new NoBackendError(outcome.reason);
+        case 'unknown':
+          throw unknownGpu(id);
+      }
+    },
+  );
+};
+
+export default reanalysisRoutes;
