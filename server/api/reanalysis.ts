@@ -1,27 +1,11 @@
 /** POST /v1/gpus/{id}/reanalyse: rebuild the served result from its stored raw series, without the GPU. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import { ConflictError, NoBackendError } from '../errors.js';
 import { BEARER_SECURITY } from '../plugins/admin-auth.js';
 import { unknownGpu } from './gpus.js';
 import { jsonResponse, problemResponse } from './schemas/common.js';
 import { GpuParamsSchema } from './schemas/gpu.js';
-
-const ResultRefSchema = Type.Object({
-  resultId: Type.Integer({ minimum: 1 }),
-  analysisVersion: Type.String(),
-});
-
-export const ReanalysisSchema = Type.Object(
-  {
-    gpuUuid: Type.String(),
-    resultId: Type.Integer({ minimum: 1, description: 'the new result, now served' }),
-    analysisVersion: Type.String({ description: 'the analysis that built it (the current one)' }),
-    reanalysedFrom: ResultRefSchema,
-    topologyUrl: Type.String({ description: 'where the rebuilt document is served' }),
-  },
-  { $id: 'Reanalysis', description: 'a result rebuilt by the current analysis from a stored result\'s raw series' },
-);
+import { ReanalysisSchema } from './schemas/reanalysis.js';
 
 const reanalysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

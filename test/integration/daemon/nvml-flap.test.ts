@@ -1,0 +1,81 @@
+/**
+ * Probe once, whichever source is up: an NVML outage while the daemon runs
+ * must neither re-key the GPU (the probe runtime spells the driver
+ * "cuda-13000", NVML "580.95.05") nor swap in the backend's own GPU list.
+ * Before, each outage queued a driver-changed re-probe of every GPU.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
+import { assertNativeBuilt, FAKE_LIBRARY } from '../nvml/fake-nvml.js';
+
+const POLL_MS = 100;
+const running: DaemonProcess[] = [];
+afterEach(async () => {
+  for (const d of running.splice(0)) await d.stop('SIGKILL');
+});
+
+async function getJson(url: string): Promise<{ status: number; body: Record<string, any> }> {
+  const response = await fetch(url);
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('an NVML outage while the daemon runs', () => {
+  const tempDir = useTempDir();
+
+  it('queues no new probe, keeps the GPU and its driver version, and /readyz says not ready meanwhile', async () => {
+    assertNativeBuilt();
+    const dir = tempDir();
+    const scenarioPath = path.join(dir, 'scenario.json');
+    const scenario = JSON.parse(readFileSync('test/fixtures/nvml/h100-80gb-mig-off.json', 'utf8')) as Record<string, any>;
+    const write = (value: unknown) => {
+      writeFileSync(`${scenarioPath}.tmp`, JSON.stringify(value));
+      renameSync(`${scenarioPath}.tmp`, scenarioPath);
+    };
+    write(scenario);
+    const daemon = await startDaemon({
+      TOPOD_BACKEND: 'sim',
+      TOPOD_DB: path.join(dir, 'topod.sqlite'),
+      TOPOD_NVML_LIB: FAKE_LIBRARY,
+      TOPOD_FAKE_NVML_SCENARIO: scenarioPath,
+      TOPOD_POLL_MS: String(POLL_MS),
+    });
+    running.push(daemon);
+    const base = daemon.baseUrl;
+    const uuid = scenario.devices[0].uuid as string;
+    const first = await eventually(() => getJson(`${base}/v1/gpus/${uuid}/topology`), (r) => r.status === 200, 60_000);
+    expect((await getJson(`${base}/readyz`)).status).toBe(200);
+
+    for (let flap = 0; flap < 2; flap++) {
+      write({ ...scenario, failures: { calls: { nvmlDeviceGetCount_v2: 'NVML_ERROR_UNKNOWN' } } });
+      const down = await eventually(() => getJson(`${base}/readyz`), (r) => r.status === 503, 5000);
+      expect(down.body.checks.nvml).toMatchObject({ ok: false });
+      // Several polls without NVML: the GPU stays listed as NVML last reported it.
+      await new Promise((r) => setTimeout(r, 4 * POLL_MS));
+      const during = await getJson(`${base}/v1/gpus`);
+      expect(during.body.gpus.map((g: any) => [g.uuid, g.driverVersion, g.present])).toEqual([[uuid, scenario.driverVersion, true]]);
+      write(scenario);
+      await eventually(() => getJson(`${base}/readyz`), (r) => r.status === 200, 5000);
+    }
+
+    await new Promise((r) => setTimeout(r, 3 * POLL_MS));
+    const jobs = await getJson(`${base}/v1/jobs`);
+    expect(jobs.body.jobs.map((j: any) => j.reason)).toEqual(['first-probe']);
+    const after = await getJson(`${base}/v1/gpus/${uuid}/topology`);
+    expect(after.body.probe.resultId).toBe(first.body.probe.resultId);
+    expect(after.body.status).toMatchObject({ stale: false });
+    expect((await getJson(`${base}/v1/gpus`)).body.gpus).toMatchObject([{ uuid, driverVersion: scenario.driverVersion, driverSource: 'nvml' }]);
+  }, 90_000);
+});
