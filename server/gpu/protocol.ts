@@ -10,6 +10,7 @@
  * The backend measures and decides nothing (DESIGN.md: the split that matters);
  * every interpretation lives in server/discovery and server/analysis.
  */
+import type { DeviceProperties } from '../model/device-schema.js';
 
 export const PROBE_PROTOCOL_VERSION = 1;
 
@@ -34,33 +35,8 @@ export type ProbeErrorCode =
   | 'crashed' // the probe process died mid-request
   | 'spawn_failed';
 
-export interface DeviceProperties {
-  index: number;
-  uuid: string; // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
-  name: string;
-  pciBusId: string | null; // "00000000:07:00.0"
-  /** "sm_90" on NVIDIA, "gfx90a" on AMD. */
-  architecture: string;
-  computeCapabilityMajor: number;
-  computeCapabilityMinor: number;
-  multiprocessorCount: number;
-  clockRateKHz: number | null;
-  memoryClockRateKHz: number | null;
-  memoryBusWidthBits: number | null;
-  totalMemoryBytes: number;
-  l2CacheSizeBytes: number;
-  persistingL2CacheMaxBytes: number | null;
-  sharedMemPerMultiprocessorBytes: number;
-  sharedMemPerBlockBytes: number;
-  sharedMemPerBlockOptinBytes: number | null;
-  totalConstMemBytes: number | null;
-  regsPerMultiprocessor: number | null;
-  regsPerBlock: number | null;
-  warpSize: number;
-  maxThreadsPerBlock: number;
-  maxThreadsPerMultiprocessor: number | null;
-  maxBlocksPerMultiprocessor: number | null;
-}
+/** One device as the hello reports it; its schema is part of the topology document's contract (server/model/device-schema.ts). */
+export type { DeviceProperties };
 
 export interface HelloArgs {}
 export interface HelloResult {

@@ -44,6 +44,13 @@ interface ResultRow {
 
 const RAW_ENCODING = 'json+gzip';
 
+/**
+ * Documents stored before schemaVersion 2 say `schemaVersion: 1`; apart from
+ * that number their shape is the same (2 only typed every field and added the
+ * optional probe.reanalysedFrom), so they are read, merged and served as they
+ * are, not converted: nothing branches on the version. A re-analysis of their
+ * raw series (server/jobs/reanalyser.ts) writes a version 2 document.
+ */
 function fromRow(row: ResultRow): StoredResult {
   const document = JSON.parse(row.document) as ResultDocument;
   document.probe.resultId = row.id;

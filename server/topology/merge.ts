@@ -6,8 +6,17 @@
  */
 import type { NvmlDeviceState } from '../dynamic/types.js';
 import type { GpuSummary } from './../model/gpu.js';
-import type { ElementName, ElementTopology, MeasuredValue, ResultDocument } from '../model/document.js';
-import { buildMigView, type MigView } from './mig.js';
+import type {
+  DynamicState,
+  ElementName,
+  MeasuredValue,
+  MigInstanceTopologyDocument,
+  MigView,
+  ResultDocument,
+  TopologyElements,
+  TopologyStatus,
+} from '../model/document.js';
+import { buildMigView } from './mig.js';
 
 export interface DynamicPart {
   available: boolean;
@@ -16,7 +25,7 @@ export interface DynamicPart {
   device: NvmlDeviceState | null;
 }
 
-export function stableDynamic(part: DynamicPart): Record<string, unknown> {
+export function stableDynamic(part: DynamicPart): DynamicState {
   const d = part.device;
   return {
     available: part.available,
@@ -41,8 +50,7 @@ export function stableDynamic(part: DynamicPart): Record<string, unknown> {
 
 export function l2Sizes(result: ResultDocument | null): { l2SizeBytes: number | null; l2SegmentBytes: number | null } {
   const l2 = result?.elements.l2;
-  const apiSize = typeof result?.device.l2CacheSizeBytes === 'number' ? result.device.l2CacheSizeBytes : null;
-  return { l2SizeBytes: l2?.size?.value ?? apiSize, l2SegmentBytes: l2?.segmentSize?.value ?? null };
+  return { l2SizeBytes: l2?.size?.value ?? result?.device.l2CacheSizeBytes ?? null, l2SegmentBytes: l2?.segmentSize?.value ?? null };
 }
 
 export function migViewFor(result: ResultDocument | null, device: NvmlDeviceState | null): MigView | null {
@@ -54,10 +62,14 @@ export interface StatusPart {
   jobUrl: string | null;
 }
 
-/** The whole-GPU document: the stored result plus status, stable live state and the MIG view. */
+/**
+ * The whole-GPU document: the stored result plus status, stable live state and
+ * the MIG view. Checked equivalent to the served schema's type
+ * (GpuTopologyDocument) in server/api/schemas/topology.ts.
+ */
 export type MergedTopology = ResultDocument & {
-  status: Record<string, unknown>;
-  dynamic: Record<string, unknown>;
+  status: TopologyStatus;
+  dynamic: DynamicState;
   mig: MigView | null;
 };
 
@@ -84,10 +96,10 @@ const PER_SM_ELEMENTS: ElementName[] = ['l1', 'texture', 'readOnly', 'constantL1
  * the parent's probe. Built from the parent's merged document, whose MIG view,
  * status and live state it shares.
  */
-export function mergeMigInstance(parent: MergedTopology, migDeviceUuid: string): Record<string, unknown> | null {
+export function mergeMigInstance(parent: MergedTopology, migDeviceUuid: string): MigInstanceTopologyDocument | null {
   const instance = parent.mig?.instances.find((i) => i.migDeviceUuid === migDeviceUuid);
   if (!instance) return null;
-  const elements: Partial<Record<ElementName, ElementTopology>> = {};
+  const elements: TopologyElements = {};
   for (const name of PER_SM_ELEMENTS) {
     const element = parent.elements[name];
     if (element) elements[name] = element;

@@ -11,55 +11,10 @@
  * the L2 segment (partition) size the probe measured.
  */
 import type { DynamicSnapshot, MigComputeInstanceInfo, MigInstanceInfo, MigProfileInfo, NvmlDeviceState } from '../dynamic/types.js';
+import type { MigComputeInstanceView, MigL2Share, MigL2Source, MigModeName, MigView } from '../model/document.js';
 
-export type MigL2Source = 'nvml' | 'derived';
-export type MigModeName = 'enabled' | 'disabled';
-
-export interface MigL2Share {
-  /** null when the GPU's L2 size is not known. */
-  bytes: number | null;
-  /** Memory slices this share covers. */
-  memorySlices: number;
-  /** "nvml": from NVML placements; "derived": from memory ratios. */
-  source: MigL2Source;
-  /** min(share, L2 segment): the L2 one SM can reach; null without a measured segment size. */
-  reachablePerSmBytes: number | null;
-}
-
-/** A GPU-instance profile as NVML reports it, plus what an instance of it would get. */
-export interface MigProfileView extends MigProfileInfo {
-  l2: MigL2Share;
-}
-
-export interface MigComputeInstanceView {
-  id: number;
-  profileId: number | null;
-  multiprocessorCount: number;
-  migDeviceUuid: string | null;
-}
-
-export interface MigInstanceView {
-  migDeviceUuid: string | null;
-  gpuInstanceId: number;
-  profileId: number;
-  profileName: string | null;
-  placement: { start: number; size: number } | null;
-  multiprocessorCount: number | null;
-  memorySizeBytes: number | null;
-  computeInstances: MigComputeInstanceView[];
-  l2: MigL2Share;
-}
-
-export interface MigView {
-  mode: { current: MigModeName; pending: MigModeName } | null;
-  /** Memory slices of the whole GPU (null: the GPU reports no MIG profiles). */
-  memorySliceCount: number | null;
-  memorySliceSource: MigL2Source | null;
-  l2SizeBytes: number | null;
-  l2SegmentBytes: number | null;
-  profiles: MigProfileView[];
-  instances: MigInstanceView[];
-}
+/** The view's types are the Static<> types of its schema (server/model/mig-schema.ts), part of the document's contract. */
+export type { MigComputeInstanceView, MigInstanceView, MigL2Share, MigL2Source, MigModeName, MigProfileView, MigView } from '../model/document.js';
 
 export interface BuildMigViewParams {
   device: NvmlDeviceState;
