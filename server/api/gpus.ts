@@ -7,7 +7,7 @@ import { BEARER_SECURITY } from '../plugins/admin-auth.js';
 import { OPTIONAL_BODY_MARKER } from '../plugins/openapi.js';
 import { jobExtensions, jobLinkHeader, jobPath } from './links.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from './schemas/common.js';
-import { GpuListSchema, GpuParamsSchema, GpuSummarySchema, ProbeRequestBodySchema } from './schemas/gpu.js';
+import { GpuListSchema, GpuParamsSchema, GpuSummarySchema, ProbeRequestBodySchema, probeBodyErrorFormatter } from './schemas/gpu.js';
 import { ProbeJobSchema } from './schemas/job.js';
 
 export function unknownGpu(id: string): InstanceType<typeof NotFoundError> {
@@ -57,6 +57,7 @@ const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Before the body is read: an unauthorised client learns nothing about the body schema.
       onRequest: app.requireAdmin,
       preValidation: defaultEmptyBody,
+      schemaErrorFormatter: probeBodyErrorFormatter,
       schema: {
         [OPTIONAL_BODY_MARKER]: true,
         tags: ['gpus'],
@@ -71,7 +72,7 @@ const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
             ...jsonResponse('queued; watch the job at Location', ProbeJobSchema),
             headers: { location: Type.String({ description: 'the job: /v1/jobs/{jobId}' }) },
           },
-          400: problemResponse('invalid body (unknown element, unknown field)'),
+          400: problemResponse('invalid body (an element no strategy measures, an unknown field)'),
           401: problemResponse('admin token missing or wrong'),
           403: problemResponse('no admin token configured and the client is not loopback'),
           404: problemResponse('no such GPU'),

@@ -1,6 +1,7 @@
 /** Schemas of the GPU resource (GpuSummary in server/topology/contracts.ts). */
 import { Type, type Static } from '@sinclair/typebox';
-import type { GpuSummary } from '../../model/gpu.js';
+import { DRIVER_SOURCES, type GpuSummary } from '../../model/gpu.js';
+import { MEASURABLE_ELEMENTS } from '../../discovery/registry.js';
 import { ELEMENT_NAMES } from '../../model/document.js';
 import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, sharedRef } from './common.js';
 import type { Equivalent } from './equivalent.js';
@@ -9,13 +10,17 @@ export const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'running', 'probed', 'f
 
 export const ElementNameSchema = StringEnum(ELEMENT_NAMES, { description: 'a memory element of the topology document' });
 
+/** What a probe can be asked to measure: the elements some discovery strategy measures (server/discovery/registry.ts). */
+export const MeasurableElementSchema = StringEnum(MEASURABLE_ELEMENTS, { description: 'an element some discovery strategy measures' });
+
 export const GpuSummarySchema = Type.Object({
   uuid: Type.String({ description: 'GPU UUID (GPU-…)' }),
   index: Type.Integer({ minimum: 0 }),
   name: Type.String(),
   vendor: StringEnum(['nvidia', 'amd'] as const),
   pciBusId: NullableString(),
-  driverVersion: Type.String(),
+  driverVersion: Type.String({ description: 'the driver release of the cache key (NVML: "580.95.05"), the same whichever source answered' }),
+  driverSource: Type.Optional(StringEnum(DRIVER_SOURCES, { description: 'where driverVersion came from: nvml, kernel-module (/proc/driver/nvidia/version), last-known (remembered while NVML is down) or runtime (the probe runtime: "cuda-13000")' })),
   simulated: Type.Boolean({ description: 'true when the simulated backend produced this GPU' }),
   present: Type.Boolean({ description: 'still visible to NVML / the backend right now' }),
   probe: Type.Object({
@@ -37,13 +42,41 @@ export const GpuParamsSchema = Type.Object({
 /** Optional: an absent body is read as `{}` (all elements, no force). */
 export const ProbeRequestBodySchema = Type.Object(
   {
-    only: Type.Optional(Type.Array(ElementNameSchema, { minItems: 1, uniqueItems: true, description: 'probe only these elements' })),
+    only: Type.Optional(
+      Type.Array(MeasurableElementSchema, {
+        minItems: 1,
+        uniqueItems: true,
+        description: `probe only these elements (and keep the others from the previous result); measurable: ${MEASURABLE_ELEMENTS.join(', ')}`,
+      }),
+    ),
     force: Type.Optional(Type.Boolean({ description: 're-probe even when a current result exists (default false)' })),
   },
   { additionalProperties: false, description: 'optional; an absent body probes every element' },
 );
 
 export type ProbeRequestBody = Static<typeof ProbeRequestBodySchema>;
+
+interface SchemaIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+}
+
+/**
+ * The probe body's validation message (fastify's wording, `body/force must be
+ * boolean`), except that an `only` entry no strategy measures — an unknown
+ * name or a known element like "texture" — says which elements can be measured.
+ */
+export function probeBodyErrorFormatter(errors: readonly SchemaIssue[], dataVar: string): Error {
+  const text = errors.map((issue) => {
+    const where = `${dataVar}${issue.instancePath ?? ''}`;
+    if (issue.keyword === 'enum' && /^\/only\/\d+$/.test(issue.instancePath ?? '')) {
+      return `${where} is not an element a probe can measure: use one of ${MEASURABLE_ELEMENTS.join(', ')}`;
+    }
+    return `${where} ${issue.message ?? 'is invalid'}`;
+  });
+  return new Error(text.join(', '));
+}
 
 const gpuSummaryMatches: Equivalent<Static<typeof GpuSummarySchema>, GpuSummary> = true;
 void gpuSummaryMatches;

@@ -1,8 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { MEASURABLE_ELEMENTS } from '../../../server/discovery/registry.js';
+import { ELEMENT_NAMES } from '../../../server/model/document.js';
 import { makeJob } from './fake-topology.js';
 import { PROBLEM_TYPE, TEST_TOKEN, buildTestApp, type TestApp, type TestAppOptions } from './harness.js';
 
 const URL = '/v1/gpus/0/probe';
+/** A document element no strategy measures: texture, until a texture strategy is registered (it answered 202 before the registry). */
+const UNMEASURED = ELEMENT_NAMES.find((element) => !MEASURABLE_ELEMENTS.includes(element))!;
 const LOOPBACK = '127.0.0.1';
 const REMOTE = '10.1.2.3';
 
@@ -86,6 +90,27 @@ describe('POST /v1/gpus/{id}/probe', () => {
       expect(res.json().code).toBe('TOPOD_ERR_VALIDATION');
       expect(res.json().errors).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'body', pointer })]));
       expect(t?.topology.probeRequests).toHaveLength(0);
+    });
+
+    it.each([
+      ['a known element no strategy measures', UNMEASURED],
+      ['an unknown element', 'l9'],
+    ])('answers 400 naming the measurable elements for %s (%s) in only', async (_label, element) => {
+      const res = await post(JSON.stringify({ only: [element] }));
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toMatch(PROBLEM_TYPE);
+      const problem = res.json();
+      expect(problem).toMatchObject({ code: 'TOPOD_ERR_VALIDATION', status: 400 });
+      expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'body', pointer: '/only/0' })]));
+      expect(problem.detail).toBe(`body/only/0 is not an element a probe can measure: use one of ${MEASURABLE_ELEMENTS.join(', ')}`);
+      for (const measurable of MEASURABLE_ELEMENTS) expect(problem.detail).toContain(measurable);
+      expect(t?.topology.probeRequests).toHaveLength(0);
+    });
+
+    it('accepts every measurable element in only', async () => {
+      const res = await post(JSON.stringify({ only: [...MEASURABLE_ELEMENTS] }));
+      expect(res.statusCode).toBe(202);
+      expect(t?.topology.probeRequests[0]?.options.only).toEqual([...MEASURABLE_ELEMENTS]);
     });
 
     it('answers 400 for malformed JSON', async () => {

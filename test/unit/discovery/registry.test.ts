@@ -1,0 +1,179 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ProbeRequestBodySchema } from '../../../server/api/schemas/gpu.js';
+import { discover, reanalyse } from '../../../server/discovery/index.js';
+import { MEASURABLE_ELEMENTS, STRATEGIES, carryOverRaw, strategiesFor, strategyOwning } from '../../../server/discovery/registry.js';
+import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
+import type { HelloResult } from '../../../server/gpu/protocol.js';
+import { SimulatedBackend } from '../../../server/gpu/sim/index.js';
+import { ELEMENT_NAMES, type DiscoveryOutcome, type RawSeries } from '../../../server/model/document.js';
+
+const H100 = 'h100-sxm5-80gb';
+/** An element of the document no strategy measures yet (texture, today). */
+const UNMEASURED = ELEMENT_NAMES.find((element) => !MEASURABLE_ELEMENTS.includes(element))!;
+
+async function simChannel(seed: number): Promise<ProbeChannel> {
+  const backend = new SimulatedBackend({ models: [H100], seed });
+  const [gpu] = await backend.listDevices();
+  return backend.open(gpu!);
+}
+
+/** The sim, with its hello rewritten (an older probe, or one lacking ops) and every op it is sent counted. */
+function rewritingHello(channel: ProbeChannel, rewrite: (hello: HelloResult) => HelloResult): ProbeChannel & { sent: string[] } {
+  const sent: string[] = [];
+  return {
+    sent,
+    request: async (op, args, options) => {
+      sent.push(op);
+      const result = await channel.request(op, args, options);
+      return (op === 'hello' ? rewrite(result as HelloResult) : result) as never;
+    },
+    close: () => channel.close(),
+  };
+}
+
+function elementNames(outcome: DiscoveryOutcome): string[] {
+  return Object.keys(outcome.elements);
+}
+
+describe('the strategy registry', () => {
+  it('measures every element the probe API accepts in `only`, and the API accepts exactly those', () => {
+    const accepted = (ProbeRequestBodySchema.properties.only as unknown as { items: { enum: string[] } }).items.enum;
+    expect(accepted).toEqual([...MEASURABLE_ELEMENTS]);
+    for (const element of accepted) expect(strategiesFor([element as never]).length, element).toBeGreaterThan(0);
+  });
+
+  it('lists the union of the strategies’ elements once each, in document order', () => {
+    const union = new Set(STRATEGIES.flatMap((strategy) => strategy.elements));
+    expect(new Set(MEASURABLE_ELEMENTS)).toEqual(union);
+    expect(MEASURABLE_ELEMENTS).toHaveLength(union.size);
+    expect([...MEASURABLE_ELEMENTS]).toEqual(ELEMENT_NAMES.filter((element) => union.has(element)));
+  });
+
+  it('gives every strategy a unique name, ops, a positive weight, and elements no other strategy claims', () => {
+    expect(new Set(STRATEGIES.map((strategy) => strategy.name)).size).toBe(STRATEGIES.length);
+    const claimed = STRATEGIES.flatMap((strategy) => strategy.elements);
+    expect(new Set(claimed).size).toBe(claimed.length);
+    for (const strategy of STRATEGIES) {
+      expect(strategy.progressWeight, strategy.name).toBeGreaterThan(0);
+      expect(strategy.requiredOps.length, strategy.name).toBeGreaterThan(0);
+    }
+  });
+
+  it('selects strategies by element, in registry order', () => {
+    expect(strategiesFor(null)).toEqual([...STRATEGIES]);
+    expect(strategiesFor(['deviceMemory']).map((s) => s.name)).toEqual(['l2']);
+    expect(strategiesFor(['deviceMemory', 'l1']).map((s) => s.name)).toEqual(['l1', 'l2']);
+    expect(strategiesFor([UNMEASURED])).toEqual([]);
+  });
+
+  it('assigns each recorded series of a real H100 probe to one strategy, session series to none', () => {
+    const recorded = JSON.parse(readFileSync('test/fixtures/h100/discovery-run.json', 'utf8')) as { raw: RawSeries[] };
+    for (const series of recorded.raw) {
+      const owners = STRATEGIES.filter((strategy) => strategy.ownsSeries(series.name));
+      if (series.op === 'hello' || series.op === 'calibrate') expect(owners, series.name).toEqual([]);
+      else expect(owners.map((s) => s.name), series.name).toEqual([series.name.split('.')[0]]);
+    }
+    expect(strategyOwning('l1.sizeish')).toBeUndefined();
+  });
+});
+
+describe('carryOverRaw', () => {
+  const series = (name: string, op = 'pchase'): RawSeries => ({ name, op, args: {}, result: { name } });
+  const previous = [series('hello', 'hello'), series('calibrate', 'calibrate'), series('l1.size.coarse', 'pchase.batch'), series('l2.size.coarse'), series('l2.size.refine.1')];
+  const fresh = [series('hello', 'hello'), series('calibrate', 'calibrate'), series('l1.size.coarse', 'pchase.batch'), series('l1.size.refine.1', 'pchase.batch')];
+
+  it('keeps the fresh series and adds the previous ones of strategies not re-measured, session series from the fresh run', () => {
+    const carried = carryOverRaw(previous, fresh, ['l1']);
+    expect(carried).toEqual([...fresh, previous[3], previous[4]]);
+    expect(carried.filter((s) => s.op === 'hello')).toEqual([fresh[0]]);
+  });
+
+  it('carries nothing a re-measured strategy owns, whichever of its elements was asked for', () => {
+    const l2Fresh = [series('hello', 'hello'), series('l2.size.coarse')];
+    expect(carryOverRaw(previous, l2Fresh, ['deviceMemory'])).toEqual([...l2Fresh, previous[2]]);
+  });
+
+  it('returns the fresh series for a full probe', () => {
+    expect(carryOverRaw(previous, fresh, null)).toEqual(fresh);
+  });
+
+  it('lets a partial probe’s result be rebuilt from its own raw data', async () => {
+    const full = await discover(await simChannel(31));
+    const partial = await discover(await simChannel(32), { only: ['l1'] });
+    const raw = carryOverRaw(full.raw, partial.raw, ['l1']);
+    const rebuilt = reanalyse(raw);
+    expect(rebuilt.clock).toEqual(partial.clock);
+    expect(rebuilt.elements.l1).toEqual(partial.elements.l1);
+    expect(Object.keys(rebuilt.elements).sort()).toEqual(Object.keys(full.elements).sort());
+    // The carried L2 series are read with the fresh run's clock: the same cycles, nanoseconds at the new clock.
+    const cyclesOnly = (elements: DiscoveryOutcome['elements']) => JSON.parse(JSON.stringify(elements, (key, value: unknown) => (key === 'meanNs' ? undefined : value))) as unknown;
+    expect(cyclesOnly(rebuilt.elements)).toEqual(cyclesOnly({ ...full.elements, l1: partial.elements.l1 }));
+    const hz = rebuilt.clock!.smClockHz!;
+    expect(rebuilt.elements.l2!.latency!.meanNs).toBeCloseTo((rebuilt.elements.l2!.latency!.mean / hz) * 1e9, 1);
+  });
+});
+
+describe('discovery from the registry', () => {
+  it('skips a strategy whose ops the probe does not list, naming them, and never sends them', async () => {
+    const channel = rewritingHello(await simChannel(33), (hello) => ({ ...hello, ops: hello.ops.filter((op) => op !== 'pchase.batch') }));
+    const outcome = await discover(channel);
+    expect(channel.sent).not.toContain('pchase.batch');
+    const [skipped, measured] = [STRATEGIES.filter((s) => s.requiredOps.includes('pchase.batch')), STRATEGIES.filter((s) => !s.requiredOps.includes('pchase.batch'))];
+    expect(skipped.map((s) => s.name)).toContain('l1');
+    expect(elementNames(outcome)).toEqual(measured.flatMap((s) => s.elements));
+    expect(outcome.warnings).toEqual(skipped.map((s) => expect.stringMatching(new RegExp(`^${s.name}: skipped, the probe does not support pchase\\.batch`))));
+    expect(outcome.raw.some((series) => skipped.some((s) => s.ownsSeries(series.name)))).toBe(false);
+  });
+
+  it('treats a hello without an ops list (an older probe) as supporting every op', async () => {
+    const channel = rewritingHello(await simChannel(34), ({ ops: _ops, ...hello }) => hello as HelloResult);
+    const outcome = await discover(channel, { only: ['l1'] });
+    expect(elementNames(outcome)).toEqual(['l1']);
+    expect(outcome.warnings).toEqual([]);
+  });
+
+  it('reports monotonic progress that reaches 1, also with a strategy skipped', async () => {
+    for (const [seed, rewrite] of [
+      [35, (hello: HelloResult) => hello],
+      [36, (hello: HelloResult) => ({ ...hello, ops: hello.ops.filter((op) => op !== 'pchase') })],
+    ] as const) {
+      const steps: Array<[string, number]> = [];
+      await discover(rewritingHello(await simChannel(seed), rewrite), { onProgress: (phase, fraction) => steps.push([phase, fraction]) });
+      const fractions = steps.map(([, fraction]) => fraction);
+      for (let i = 1; i < fractions.length; i += 1) expect(fractions[i]).toBeGreaterThanOrEqual(fractions[i - 1]!);
+      expect(fractions.every((f) => f >= 0 && f <= 1)).toBe(true);
+      expect(steps.at(-1)).toEqual(['done', 1]);
+      expect(steps.map(([phase]) => phase)).toEqual(expect.arrayContaining(['hello', 'analysis']));
+    }
+  });
+
+  it('warns about an element in `only` that no strategy measures and measures the rest', async () => {
+    const outcome = await discover(await simChannel(37), { only: [UNMEASURED, 'l1'] });
+    expect(elementNames(outcome)).toEqual(['l1']);
+    expect(outcome.warnings).toEqual([`${UNMEASURED}: not measured, no strategy measures it (measurable: ${MEASURABLE_ELEMENTS.join(', ')})`]);
+  });
+
+  it('drops the series of a benchmark the probe refused part-way, so no element is built from half a sweep', async () => {
+    const sim = await simChannel(38);
+    let batches = 0;
+    const refusingLater: ProbeChannel = {
+      request: (op, args, options) =>
+        op === 'pchase.batch' && ++batches > 2 ? Promise.reject(new ProbeError('out_of_memory', 'no room')) : sim.request(op, args, options),
+      close: () => sim.close(),
+    };
+    const outcome = await discover(refusingLater, { only: ['l1'] });
+    expect(batches).toBeGreaterThan(2);
+    expect(outcome.elements).toEqual({});
+    expect(outcome.raw.some((s) => s.name.startsWith('l1.'))).toBe(false);
+    expect(outcome.warnings).toEqual([expect.stringMatching(/^l1: skipped, the probe answered out_of_memory/)]);
+  });
+
+  it('re-analyses only the strategies whose series are present, and only the elements asked for', async () => {
+    const l1Only = await discover(await simChannel(39), { only: ['l1'] });
+    expect(elementNames(reanalyse(l1Only.raw))).toEqual(['l1']);
+    expect(reanalyse(l1Only.raw).warnings).toEqual([]);
+    const full = await discover(await simChannel(40));
+    expect(reanalyse(full.raw, ['deviceMemory']).elements).toEqual({ deviceMemory: full.elements.deviceMemory });
+  });
+});
