@@ -5,6 +5,7 @@
  * accepted.
  */
 import path from 'node:path';
+import { ERROR_CODES } from './errors.js';
 
 export const BACKEND_CHOICES = ['auto', 'native', 'sim'] as const;
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
@@ -29,7 +30,7 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  readonly code = 'TOPOD_ERR_CONFIG';
+  readonly code = ERROR_CODES.CONFIG;
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';

@@ -1,8 +1,104 @@
 /**
- * Errors the HTTP layer answers with. Each class carries a stable `code`
- * (undici style) that is also the last part of the RFC 9457 problem `type`,
- * so a client can switch on either.
+ * Every stable error code topod uses, in one table, and the errors the HTTP
+ * layer answers with. Each HTTP error class carries a `code` (undici style)
+ * that is also the last part of the RFC 9457 problem `type`, so a client can
+ * switch on either. Other modules import their codes from here and never
+ * spell a `TOPOD_ERR_*` literal (test/unit/error-codes.test.ts checks).
  */
+import type { ProbeErrorCode } from './gpu/protocol.js';
+
+/** name → [code, one line on what it means]; the README's "Error codes" table lists the same. */
+const ERROR_CODE_TABLE = {
+  // Boot and internal errors (logged; the daemon stops or the operation fails).
+  CONFIG: ['TOPOD_ERR_CONFIG', 'a setting (variable or flag) is invalid; the daemon does not start'],
+  MIGRATION: ['TOPOD_ERR_MIGRATION', 'the database schema cannot be brought to this version (newer database, misnumbered migrations)'],
+  SIM_CONFIG: ['TOPOD_ERR_SIM_CONFIG', 'the simulated backend was asked for a model it does not know'],
+  NVML_ADDON_LOAD: ['TOPOD_ERR_NVML_ADDON_LOAD', 'no topod_nvml.node candidate could be loaded'],
+  EMPTY_SAMPLE: ['TOPOD_ERR_EMPTY_SAMPLE', 'a statistic was asked of an empty series'],
+  // HTTP problems (the `code` member of a problem+json answer).
+  VALIDATION: ['TOPOD_ERR_VALIDATION', 'a parameter, query or body does not match the schema (400)'],
+  MALFORMED_BODY: ['TOPOD_ERR_MALFORMED_BODY', 'the request body is not valid JSON (400)'],
+  MALFORMED_URL: ['TOPOD_ERR_MALFORMED_URL', 'the URL cannot be decoded (400)'],
+  BAD_REQUEST: ['TOPOD_ERR_BAD_REQUEST', 'any other client error fastify raised; its status is kept (4xx)'],
+  UNAUTHORIZED: ['TOPOD_ERR_UNAUTHORIZED', 'a mutating request without the configured bearer token (401)'],
+  FORBIDDEN: ['TOPOD_ERR_FORBIDDEN', 'a mutating request from a non-loopback client with no token configured (403)'],
+  NOT_FOUND: ['TOPOD_ERR_NOT_FOUND', 'no such route, GPU or job (404)'],
+  METHOD_NOT_ALLOWED: ['TOPOD_ERR_METHOD_NOT_ALLOWED', 'the route exists, the method does not (405)'],
+  CONFLICT: ['TOPOD_ERR_CONFLICT', 'a probe is already queued or running for the GPU (409)'],
+  BODY_TOO_LARGE: ['TOPOD_ERR_BODY_TOO_LARGE', 'the body is larger than TOPOD_BODY_LIMIT_BYTES (413)'],
+  URI_TOO_LONG: ['TOPOD_ERR_URI_TOO_LONG', 'a path parameter is too long (414)'],
+  UNSUPPORTED_MEDIA_TYPE: ['TOPOD_ERR_UNSUPPORTED_MEDIA_TYPE', 'a body that is not application/json (415)'],
+  INTERNAL: ['TOPOD_ERR_INTERNAL', 'an unexpected server error; the detail is in the daemon log (500)'],
+  TOPOLOGY_PENDING: ['TOPOD_ERR_TOPOLOGY_PENDING', 'the first probe of the GPU has not finished; see jobUrl (503)'],
+  TOPOLOGY_UNAVAILABLE: ['TOPOD_ERR_TOPOLOGY_UNAVAILABLE', 'the GPU has no result and none can be measured now (503)'],
+  NO_BACKEND: ['TOPOD_ERR_NO_BACKEND', 'no measurement backend, so nothing can be probed (503)'],
+  NOT_READY: ['TOPOD_ERR_NOT_READY', 'a readiness check failed (503)'],
+  SHUTTING_DOWN: ['TOPOD_ERR_SHUTTING_DOWN', 'the daemon is stopping (503)'],
+  // Probe jobs (a failed or cancelled job's `error.code`).
+  JOB_TIMEOUT: ['TOPOD_ERR_JOB_TIMEOUT', 'the whole probe job ran past the job timeout and was aborted'],
+  PROBE_REQUEST_TIMEOUT: ['TOPOD_ERR_PROBE_REQUEST_TIMEOUT', 'one probe request overran its deadline: the probe said so, or did not answer in time and was killed'],
+  PROBE_CANCELLED: ['TOPOD_ERR_PROBE_CANCELLED', 'the job was cancelled (a forced re-probe, or shutdown)'],
+  PROBE_INTERRUPTED: ['TOPOD_ERR_PROBE_INTERRUPTED', 'the daemon stopped while the job was queued or running (marked at the next boot)'],
+  PROBE_BAD_REQUEST: ['TOPOD_ERR_PROBE_BAD_REQUEST', 'the probe rejected a request\'s arguments'],
+  PROBE_UNKNOWN_OP: ['TOPOD_ERR_PROBE_UNKNOWN_OP', 'the probe does not know a requested operation'],
+  PROBE_OUT_OF_MEMORY: ['TOPOD_ERR_PROBE_OUT_OF_MEMORY', 'a measurement buffer did not fit in device memory'],
+  PROBE_KERNEL_FAULT: ['TOPOD_ERR_PROBE_KERNEL_FAULT', 'a kernel launch or a kernel failed on the GPU'],
+  PROBE_UNSUPPORTED: ['TOPOD_ERR_PROBE_UNSUPPORTED', 'the device cannot do a requested measurement, or the pinned probe sees another GPU'],
+  PROBE_INTERNAL: ['TOPOD_ERR_PROBE_INTERNAL', 'the probe failed internally'],
+  PROBE_CRASHED: ['TOPOD_ERR_PROBE_CRASHED', 'the probe process died during a request'],
+  PROBE_CLOSED: ['TOPOD_ERR_PROBE_CLOSED', 'the probe channel was closed while a request waited'],
+  PROBE_SPAWN_FAILED: ['TOPOD_ERR_PROBE_SPAWN_FAILED', 'the probe executable could not be started'],
+  PROBE_FAILED: ['TOPOD_ERR_PROBE_FAILED', 'any other failure of a probe job (the message says what)'],
+} as const satisfies Record<string, readonly [`TOPOD_ERR_${string}`, string]>;
+
+type ErrorCodeTable = typeof ERROR_CODE_TABLE;
+export type ErrorCodeName = keyof ErrorCodeTable;
+
+/** `ERROR_CODES.JOB_TIMEOUT === 'TOPOD_ERR_JOB_TIMEOUT'`: the one place a code is spelled. */
+export const ERROR_CODES = Object.freeze(
+  Object.fromEntries(Object.entries(ERROR_CODE_TABLE).map(([name, [code]]) => [name, code])),
+) as { readonly [K in ErrorCodeName]: ErrorCodeTable[K][0] };
+
+export type ErrorCode = (typeof ERROR_CODES)[ErrorCodeName];
+
+/** What each code means, one line each (documentation and the README check). */
+export const ERROR_CODE_MEANINGS: ReadonlyMap<ErrorCode, string> = new Map(Object.values(ERROR_CODE_TABLE).map(([code, meaning]) => [code, meaning]));
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return ERROR_CODE_MEANINGS.has(value as ErrorCode);
+}
+
+/**
+ * A probe's protocol error code (server/gpu/protocol.ts, lower case on the
+ * wire) → the job error code it becomes. A probe that answers `timeout` hit
+ * its own per-request deadline, and a channel that gives up on a silent probe
+ * raises `timeout` too: both are one request overrunning, not the job.
+ */
+export const PROBE_ERROR_CODES: Readonly<Record<ProbeErrorCode, ErrorCode>> = {
+  bad_request: ERROR_CODES.PROBE_BAD_REQUEST,
+  unknown_op: ERROR_CODES.PROBE_UNKNOWN_OP,
+  out_of_memory: ERROR_CODES.PROBE_OUT_OF_MEMORY,
+  kernel_fault: ERROR_CODES.PROBE_KERNEL_FAULT,
+  timeout: ERROR_CODES.PROBE_REQUEST_TIMEOUT,
+  unsupported: ERROR_CODES.PROBE_UNSUPPORTED,
+  internal: ERROR_CODES.PROBE_INTERNAL,
+  cancelled: ERROR_CODES.PROBE_CANCELLED,
+  closed: ERROR_CODES.PROBE_CLOSED,
+  crashed: ERROR_CODES.PROBE_CRASHED,
+  spawn_failed: ERROR_CODES.PROBE_SPAWN_FAILED,
+};
+
+/**
+ * The code a failed job records for whatever stopped it: a declared code as
+ * is, a probe protocol code through PROBE_ERROR_CODES, anything else
+ * (a plain Error, an fs or SQLite code) PROBE_FAILED with its message kept.
+ */
+export function jobErrorCode(error: unknown): ErrorCode {
+  const code = error !== null && typeof error === 'object' && 'code' in error ? error.code : undefined;
+  if (typeof code !== 'string') return ERROR_CODES.PROBE_FAILED;
+  if (isErrorCode(code)) return code;
+  return Object.hasOwn(PROBE_ERROR_CODES, code) ? PROBE_ERROR_CODES[code as ProbeErrorCode] : ERROR_CODES.PROBE_FAILED;
+}
 
 /** One scheme for every problem type: `urn:topod:problem:<slug>`, slug from the code. */
 export const PROBLEM_TYPE_PREFIX = 'urn:topod:problem:';
@@ -20,13 +116,13 @@ export interface TopodErrorOptions {
 }
 
 export class TopodError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly statusCode: number;
   readonly title: string;
   readonly extensions: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(code: string, statusCode: number, title: string, detail: string, options: TopodErrorOptions = {}) {
+  constructor(code: ErrorCode, statusCode: number, title: string, detail: string, options: TopodErrorOptions = {}) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TopodError';
     this.code = code;
@@ -38,7 +134,7 @@ export class TopodError extends Error {
 }
 
 /** Declares a TopodError subclass for one code; keeps the classes one line each. */
-function defineError(name: string, code: string, statusCode: number, title: string) {
+function defineError(name: string, code: ErrorCode, statusCode: number, title: string) {
   const ErrorClass = class extends TopodError {
     static readonly code = code;
     constructor(detail: string, options?: TopodErrorOptions) {
@@ -50,26 +146,26 @@ function defineError(name: string, code: string, statusCode: number, title: stri
   return ErrorClass;
 }
 
-export const ValidationError = defineError('ValidationError', 'TOPOD_ERR_VALIDATION', 400, 'Invalid request');
-export const MalformedBodyError = defineError('MalformedBodyError', 'TOPOD_ERR_MALFORMED_BODY', 400, 'Malformed request body');
-export const MalformedUrlError = defineError('MalformedUrlError', 'TOPOD_ERR_MALFORMED_URL', 400, 'Malformed URL');
-export const UnauthorizedError = defineError('UnauthorizedError', 'TOPOD_ERR_UNAUTHORIZED', 401, 'Unauthorized');
-export const ForbiddenError = defineError('ForbiddenError', 'TOPOD_ERR_FORBIDDEN', 403, 'Forbidden');
-export const NotFoundError = defineError('NotFoundError', 'TOPOD_ERR_NOT_FOUND', 404, 'Not Found');
-export const MethodNotAllowedError = defineError('MethodNotAllowedError', 'TOPOD_ERR_METHOD_NOT_ALLOWED', 405, 'Method Not Allowed');
-export const ConflictError = defineError('ConflictError', 'TOPOD_ERR_CONFLICT', 409, 'Conflict');
-export const BodyTooLargeError = defineError('BodyTooLargeError', 'TOPOD_ERR_BODY_TOO_LARGE', 413, 'Content Too Large');
-export const UriTooLongError = defineError('UriTooLongError', 'TOPOD_ERR_URI_TOO_LONG', 414, 'URI Too Long');
-export const UnsupportedMediaTypeError = defineError('UnsupportedMediaTypeError', 'TOPOD_ERR_UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported Media Type');
-export const InternalError = defineError('InternalError', 'TOPOD_ERR_INTERNAL', 500, 'Internal Server Error');
-export const TopologyPendingError = defineError('TopologyPendingError', 'TOPOD_ERR_TOPOLOGY_PENDING', 503, 'Topology not measured yet');
-export const TopologyUnavailableError = defineError('TopologyUnavailableError', 'TOPOD_ERR_TOPOLOGY_UNAVAILABLE', 503, 'Topology unavailable');
-export const NoBackendError = defineError('NoBackendError', 'TOPOD_ERR_NO_BACKEND', 503, 'No measurement backend');
-export const NotReadyError = defineError('NotReadyError', 'TOPOD_ERR_NOT_READY', 503, 'Not ready');
-export const ShuttingDownError = defineError('ShuttingDownError', 'TOPOD_ERR_SHUTTING_DOWN', 503, 'Shutting down');
+export const ValidationError = defineError('ValidationError', ERROR_CODES.VALIDATION, 400, 'Invalid request');
+export const MalformedBodyError = defineError('MalformedBodyError', ERROR_CODES.MALFORMED_BODY, 400, 'Malformed request body');
+export const MalformedUrlError = defineError('MalformedUrlError', ERROR_CODES.MALFORMED_URL, 400, 'Malformed URL');
+export const UnauthorizedError = defineError('UnauthorizedError', ERROR_CODES.UNAUTHORIZED, 401, 'Unauthorized');
+export const ForbiddenError = defineError('ForbiddenError', ERROR_CODES.FORBIDDEN, 403, 'Forbidden');
+export const NotFoundError = defineError('NotFoundError', ERROR_CODES.NOT_FOUND, 404, 'Not Found');
+export const MethodNotAllowedError = defineError('MethodNotAllowedError', ERROR_CODES.METHOD_NOT_ALLOWED, 405, 'Method Not Allowed');
+export const ConflictError = defineError('ConflictError', ERROR_CODES.CONFLICT, 409, 'Conflict');
+export const BodyTooLargeError = defineError('BodyTooLargeError', ERROR_CODES.BODY_TOO_LARGE, 413, 'Content Too Large');
+export const UriTooLongError = defineError('UriTooLongError', ERROR_CODES.URI_TOO_LONG, 414, 'URI Too Long');
+export const UnsupportedMediaTypeError = defineError('UnsupportedMediaTypeError', ERROR_CODES.UNSUPPORTED_MEDIA_TYPE, 415, 'Unsupported Media Type');
+export const InternalError = defineError('InternalError', ERROR_CODES.INTERNAL, 500, 'Internal Server Error');
+export const TopologyPendingError = defineError('TopologyPendingError', ERROR_CODES.TOPOLOGY_PENDING, 503, 'Topology not measured yet');
+export const TopologyUnavailableError = defineError('TopologyUnavailableError', ERROR_CODES.TOPOLOGY_UNAVAILABLE, 503, 'Topology unavailable');
+export const NoBackendError = defineError('NoBackendError', ERROR_CODES.NO_BACKEND, 503, 'No measurement backend');
+export const NotReadyError = defineError('NotReadyError', ERROR_CODES.NOT_READY, 503, 'Not ready');
+export const ShuttingDownError = defineError('ShuttingDownError', ERROR_CODES.SHUTTING_DOWN, 503, 'Shutting down');
 
 /** A 4xx raised by fastify itself that has no class of its own; its status is kept. */
-export const OTHER_CLIENT_ERROR_CODE = 'TOPOD_ERR_BAD_REQUEST';
+export const OTHER_CLIENT_ERROR_CODE = ERROR_CODES.BAD_REQUEST;
 
 /** Every code the API may answer with (documented in the OpenAPI problem schema). */
 export const PROBLEM_CODES = [

@@ -2,9 +2,10 @@
  * Descriptive statistics over plain number arrays. Empty input is an
  * argument error: a statistic of nothing has no value to report.
  */
+import { ERROR_CODES } from '../errors.js';
 
 export class EmptySampleError extends RangeError {
-  readonly code = 'TOPOD_ERR_EMPTY_SAMPLE';
+  readonly code = ERROR_CODES.EMPTY_SAMPLE;
 
   constructor(what: string) {
     super(`${what} needs at least one value`);

@@ -31,7 +31,7 @@ const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app,
         summary: 'Readiness: store open, GPUs enumerated, …',
         response: {
           200: jsonResponse('ready, with each check', ReadinessSchema),
-          503: problemResponse('not ready (code TOPOD_ERR_NOT_READY); `checks` says which check failed'),
+          503: problemResponse(`not ready (code ${NotReadyError.code}); \`checks\` says which check failed`),
         },
       },
     },

@@ -38,7 +38,7 @@ const topologyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           304: { description: 'unchanged since the ETag sent in If-None-Match', type: 'null', headers: { etag: EtagHeaderSchema } },
           404: problemResponse('no such GPU'),
           503: {
-            ...problemResponse('not measured yet (code TOPOD_ERR_TOPOLOGY_PENDING, with jobUrl) or cannot be (TOPOD_ERR_TOPOLOGY_UNAVAILABLE)'),
+            ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
             headers: { 'retry-after': Type.Integer({ description: 'seconds, while a probe is pending' }), link: LinkHeaderSchema },
           },
         },

@@ -1,7 +1,8 @@
-/** Errors of the dynamic-state layer, with stable codes (problem+json `type`). */
+/** Errors of the dynamic-state layer, with stable codes (server/errors.ts). */
+import { ERROR_CODES } from '../errors.js';
 
 export class NvmlAddonLoadError extends Error {
-  readonly code = 'TOPOD_ERR_NVML_ADDON_LOAD';
+  readonly code = ERROR_CODES.NVML_ADDON_LOAD;
   /** One line per candidate binary that was tried, with why it failed. */
   readonly attempts: string[];
 

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
+import { ERROR_CODES, jobErrorCode, type ErrorCode } from '../errors.js';
 import type { MeasurementBackend } from '../gpu/backend.js';
 import type { GpuIdentity } from '../model/gpu.js';
 import type { Db } from '../store/database.js';
@@ -219,22 +220,25 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
   }
 }
 
-const CANCELLED_CODE = 'TOPOD_ERR_PROBE_CANCELLED';
+const CANCELLED_CODE = ERROR_CODES.PROBE_CANCELLED;
 
 export class CancelledError extends Error {
   readonly code = CANCELLED_CODE;
 }
 
+/**
+ * The whole job ran past `jobTimeoutMs`. Its own code: one probe request
+ * overrunning (TOPOD_ERR_PROBE_REQUEST_TIMEOUT, from the channel) is another
+ * failure with another fix.
+ */
 export class JobTimeoutError extends Error {
-  readonly code = 'TOPOD_ERR_PROBE_TIMEOUT';
+  readonly code = ERROR_CODES.JOB_TIMEOUT;
   constructor(limitMs: number) {
-    super(`the probe did not finish within ${limitMs} ms`);
+    super(`the probe job did not finish within ${limitMs} ms`);
   }
 }
 
-function errorCode(error: unknown): string {
-  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string') {
-    return error.code.startsWith('TOPOD_ERR_') ? error.code : `TOPOD_ERR_PROBE_${error.code.toUpperCase()}`;
-  }
-  return 'TOPOD_ERR_PROBE_FAILED';
+/** The code a failed job records (server/errors.ts maps probe protocol codes). */
+function errorCode(error: unknown): ErrorCode {
+  return jobErrorCode(error);
 }

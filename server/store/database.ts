@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ERROR_CODES } from '../errors.js';
 import { projectRoot } from '../paths.js';
 
 export type Db = Database.Database;
@@ -14,7 +15,7 @@ export interface Migration {
 }
 
 export class MigrationError extends Error {
-  readonly code = 'TOPOD_ERR_MIGRATION';
+  readonly code = ERROR_CODES.MIGRATION;
 }
 
 export function readMigrations(dir = path.join(projectRoot(), 'migrations')): Migration[] {

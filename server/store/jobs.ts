@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ERROR_CODES } from '../errors.js';
 import type { ElementName } from '../model/document.js';
 import type { JobQuery, JobState, ProbeJob } from '../model/job.js';
 import type { Db } from './database.js';
@@ -48,7 +49,7 @@ export interface NewJob {
   force: boolean;
 }
 
-export const INTERRUPTED_CODE = 'TOPOD_ERR_PROBE_INTERRUPTED';
+export const INTERRUPTED_CODE = ERROR_CODES.PROBE_INTERRUPTED;
 
 /** Probe jobs in SQLite: the record of what was asked, by whom, and how it ended. */
 export class JobStore {

@@ -1,3 +1,4 @@
+import { ERROR_CODES } from '../../errors.js';
 import type { GpuIdentity } from '../../model/gpu.js';
 import { ProbeError, type MeasurementBackend, type ProbeChannel } from '../backend.js';
 import type { GpuModel } from './model.js';
@@ -27,7 +28,7 @@ export interface SimulatedBackendOptions {
 
 /** Raised for a simulator configuration that cannot work (an unknown model id). */
 export class SimulatorConfigError extends Error {
-  readonly code = 'TOPOD_ERR_SIM_CONFIG';
+  readonly code = ERROR_CODES.SIM_CONFIG;
 
   constructor(message: string) {
     super(message);

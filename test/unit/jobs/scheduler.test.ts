@@ -146,6 +146,6 @@ describe('ProbeScheduler', () => {
     });
     const job = scheduler.enqueue(gpuA, request);
     await scheduler.whenIdle();
-    expect(jobs.get(job.id)).toMatchObject({ state: 'failed', error: { code: 'TOPOD_ERR_PROBE_TIMEOUT' } });
+    expect(jobs.get(job.id)).toMatchObject({ state: 'failed', error: { code: 'TOPOD_ERR_JOB_TIMEOUT' } });
   });
 });
