@@ -3,6 +3,11 @@
  * (`TOPOD_PORT=9000` ≡ `--port 9000`), validated once at boot. A bad value
  * stops the daemon with a message naming the variable, the flag and what is
  * accepted.
+ *
+ * This is the one module that reads the daemon's environment (main.ts hands
+ * it process.env; test/unit/environment.test.ts checks nobody else reads
+ * it). The poller, the NVML addon loader and the probe processes get their
+ * settings from the Config built here, never from the environment.
  */
 import path from 'node:path';
 import { ERROR_CODES } from './errors.js';
@@ -12,7 +17,17 @@ export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export interface Config {
+/** Everything the daemon takes from its environment, parsed and validated. */
+export interface Config extends Settings {
+  /**
+   * The probe processes' whole environment: the few variables of the
+   * daemon's that the GPU runtime needs (see probeEnvironment), nothing else.
+   */
+  probeEnv: Readonly<Record<string, string>>;
+}
+
+/** The settings of the table below: each one variable, one flag, one default. */
+export interface Settings {
   host: string;
   port: number;
   dbPath: string;
@@ -24,9 +39,13 @@ export interface Config {
   probeConcurrency: number;
   pollMs: number;
   bodyLimitBytes: number;
-  /** Path of a libnvidia-ml to load instead of the system's (fake NVML in tests). */
+  /** Path of a libnvidia-ml to load instead of the system's (fake NVML in tests); passed to the addon explicitly. */
   nvmlLib: string | null;
+  /** A built topod_nvml.node to try before the ones under native/nvml/build. */
+  nvmlAddon: string | null;
   probePath: string | null;
+  /** The probe's own budget per request (its --deadline-ms); the daemon kills a probe silent well past it. */
+  probeDeadlineMs: number;
 }
 
 export class ConfigError extends Error {
@@ -37,13 +56,13 @@ export class ConfigError extends Error {
   }
 }
 
-interface Option<K extends keyof Config> {
+interface Option<K extends keyof Settings> {
   key: K;
   env: string;
   flag: string;
   help: string;
-  parse: (raw: string, name: string) => Config[K];
-  fallback: Config[K];
+  parse: (raw: string, name: string) => Settings[K];
+  fallback: Settings[K];
 }
 
 const integerIn =
@@ -72,7 +91,7 @@ const nonEmpty = (raw: string, name: string): string => {
 
 const SIM_MODEL_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
-const OPTIONS: { [K in keyof Config]: Option<K> } = {
+const OPTIONS: { [K in keyof Settings]: Option<K> } = {
   host: { key: 'host', env: 'TOPOD_HOST', flag: '--host', help: 'address to listen on', parse: nonEmpty, fallback: '127.0.0.1' },
   port: { key: 'port', env: 'TOPOD_PORT', flag: '--port', help: 'TCP port (0 = any free port)', parse: integerIn(0, 65535), fallback: 8080 },
   dbPath: {
@@ -135,12 +154,67 @@ const OPTIONS: { [K in keyof Config]: Option<K> } = {
     fallback: 16 * 1024,
   },
   nvmlLib: { key: 'nvmlLib', env: 'TOPOD_NVML_LIB', flag: '--nvml-lib', help: 'libnvidia-ml path override', parse: nonEmpty, fallback: null },
+  nvmlAddon: {
+    key: 'nvmlAddon',
+    env: 'TOPOD_NVML_ADDON',
+    flag: '--nvml-addon',
+    help: 'a built topod_nvml.node to load before native/nvml/build',
+    parse: nonEmpty,
+    fallback: null,
+  },
   probePath: { key: 'probePath', env: 'TOPOD_PROBE_PATH', flag: '--probe-path', help: 'topod-probe executable', parse: nonEmpty, fallback: null },
+  probeDeadlineMs: {
+    key: 'probeDeadlineMs',
+    env: 'TOPOD_PROBE_DEADLINE_MS',
+    flag: '--probe-deadline-ms',
+    help: "budget of one probe request in ms (the probe's --deadline-ms); a probe silent 10 s past it is killed",
+    parse: integerIn(1000, 3_600_000),
+    // The probe's own default (native/probe/src/main.cpp).
+    fallback: 120_000,
+  },
 };
 
+/**
+ * Variables read by test doubles, not by topod: listed in --help and the
+ * README so every TOPOD_* variable is documented in one table.
+ */
+export const TEST_SETTINGS = [
+  { env: 'TOPOD_FAKE_NVML_SCENARIO', help: 'test setting: the JSON scenario the fake libnvidia-ml (native/fake-nvml) serves; that library reads it itself' },
+] as const;
+
+/** The rows of `--help` and of the README's configuration table. */
+export const SETTINGS: ReadonlyArray<Pick<Option<keyof Settings>, 'env' | 'flag' | 'help' | 'fallback'>> = Object.values(OPTIONS);
+
+/*
+ * The probe processes get an explicit, minimal environment rather than the
+ * daemon's whole one. The probe must not see TOPOD_ADMIN_TOKEN, and must not
+ * read TOPOD_* settings on its own behind this module's back (its deadline
+ * arrives as --deadline-ms, validated here). What it does keep is what the
+ * GPU runtime needs: PATH and LD_LIBRARY_PATH (driver and runtime
+ * libraries), HOME and TMPDIR (the CUDA JIT cache), and the runtimes' own
+ * variables (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, CUDA_CACHE_PATH,
+ * HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, HSA_*, …), so a restriction an
+ * admin put on the daemon holds for its probes too. The backend then pins
+ * each probe to its GPU on top of this.
+ */
+export const PROBE_ENV_NAMES = ['PATH', 'LD_LIBRARY_PATH', 'HOME', 'TMPDIR'] as const;
+export const PROBE_ENV_PREFIXES = ['CUDA_', 'HIP_', 'HSA_', 'ROCR_', 'ROCM_', 'AMD_'] as const;
+
+/** The part of an environment the probe inherits (see above); the daemon's own by default. */
+export function probeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if ((PROBE_ENV_NAMES as readonly string[]).includes(name) || PROBE_ENV_PREFIXES.some((prefix) => name.startsWith(prefix))) kept[name] = value;
+  }
+  return kept;
+}
+
 export function usage(): string {
-  const lines = Object.values(OPTIONS).map((o) => `  ${o.flag.padEnd(22)} ${o.env.padEnd(26)} ${o.help} (default: ${JSON.stringify(o.fallback)})`);
-  return `Usage: topod [options]\n\nOptions (flag, environment variable):\n${lines.join('\n')}\n  --help                 print this text`;
+  const lines = SETTINGS.map((o) => `  ${o.flag.padEnd(22)} ${o.env.padEnd(26)} ${o.help} (default: ${JSON.stringify(o.fallback)})`);
+  const tests = TEST_SETTINGS.map((t) => `  ${''.padEnd(22)} ${t.env.padEnd(26)} ${t.help}`);
+  const probe = `The probe processes inherit only ${PROBE_ENV_NAMES.join(', ')} and ${PROBE_ENV_PREFIXES.map((p) => `${p}*`).join(', ')} from this environment.`;
+  return `Usage: topod [options]\n\nOptions (flag, environment variable):\n${lines.join('\n')}\n  --help                 print this text\n\nNot read by topod:\n${tests.join('\n')}\n\n${probe}`;
 }
 
 function flagValues(argv: readonly string[]): Map<string, string> {
@@ -160,12 +234,12 @@ function flagValues(argv: readonly string[]): Map<string, string> {
 /** Reads flags (which win) and environment variables; throws ConfigError on the first bad value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = []): Config {
   const flags = flagValues(argv);
-  const config: Partial<Record<keyof Config, unknown>> = {};
-  for (const option of Object.values(OPTIONS) as Array<Option<keyof Config>>) {
+  const settings: Partial<Record<keyof Settings, unknown>> = {};
+  for (const option of Object.values(OPTIONS) as Array<Option<keyof Settings>>) {
     const fromFlag = flags.get(option.flag);
     const raw = fromFlag ?? env[option.env];
     const name = fromFlag !== undefined ? option.flag : option.env;
-    config[option.key] = raw === undefined || (fromFlag === undefined && raw === '') ? option.fallback : option.parse(raw, name);
+    settings[option.key] = raw === undefined || (fromFlag === undefined && raw === '') ? option.fallback : option.parse(raw, name);
   }
-  return config as unknown as Config;
+  return { ...(settings as unknown as Settings), probeEnv: probeEnvironment(env) };
 }

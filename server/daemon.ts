@@ -70,7 +70,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   const selection =
     options.backend !== undefined
       ? { backend: options.backend, reason: options.backend ? `${options.backend.kind} backend (injected)` : 'no backend (injected)' }
-      : await selectBackend({ choice: config.backend, simModels: config.simModels, probePath: config.probePath, logger });
+      : await selectBackend({ choice: config.backend, simModels: config.simModels, probePath: config.probePath, probeDeadlineMs: config.probeDeadlineMs, probeEnv: config.probeEnv, logger });
   const backend = selection.backend;
   if (backend) logger.info({ backend: backend.kind, probeVersion: backend.probeVersion }, `measurement backend: ${selection.reason}`);
   else logger.warn({ reason: selection.reason }, 'no measurement backend: GPUs are listed but not probed');
@@ -82,7 +82,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   const store = new StoreHealth(db, config.dbPath);
   const topology = new TopologyService({ jobs, scheduler, policy, store, noBackendReason: backend ? null : selection.reason, logger });
   const kernelDriverVersion = options.kernelDriverVersion ?? (() => readKernelModuleVersion());
-  const dynamicSource = options.dynamicSource ?? createDynamicSource({ libraryPath: config.nvmlLib, logger });
+  const dynamicSource = options.dynamicSource ?? createDynamicSource({ libraryPath: config.nvmlLib, addonPath: config.nvmlAddon, logger });
   const poller = new DynamicPoller({ source: dynamicSource, pollMs: config.pollMs, logger });
   const app = await buildApp({ config, topology, logger, version: TOPOD_VERSION });
 

@@ -29,7 +29,9 @@ async function main(): Promise<void> {
     level: config.logLevel,
     redact: { paths: ['req.headers.authorization', 'config.adminToken', 'adminToken'], censor: '[redacted]' },
   });
-  logger.info({ config: { ...config, adminToken: config.adminToken ? '[set]' : null } }, 'topod starting');
+  const { probeEnv, ...settings } = config;
+  // The probe environment's names only: its values (PATH, LD_LIBRARY_PATH…) are the host's business.
+  logger.info({ config: { ...settings, adminToken: config.adminToken ? '[set]' : null }, probeEnv: Object.keys(probeEnv) }, 'topod starting');
   const daemon = await createDaemon(config, { logger });
 
   let closing = false;

@@ -14,10 +14,11 @@ import type { NvmlAddon } from './nvml-raw.js';
 const ADDON_FILE = 'topod_nvml.node';
 const FIX = 'Build it with `npm run build:native` (needs g++, make and python3), or set TOPOD_NVML_ADDON to a built topod_nvml.node.';
 
-export function addonCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
+/** Where to look, in order: `override` (config's TOPOD_NVML_ADDON) first, then the package's own builds. */
+export function addonCandidates(override: string | null = null): string[] {
   const root = projectRoot();
   const candidates = [
-    env.TOPOD_NVML_ADDON,
+    override,
     path.join(root, 'native/nvml/build/Release', ADDON_FILE),
     path.join(root, 'native/nvml/build/Debug', ADDON_FILE),
   ];

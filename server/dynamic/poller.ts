@@ -14,7 +14,7 @@ export const DEFAULT_POLL_MS = 1000;
 
 export interface DynamicPollerOptions {
   source: DynamicSource;
-  /** Period between the end of one read and the start of the next; default TOPOD_POLL_MS or 1000. */
+  /** Period between the end of one read and the start of the next; default 1000 (the daemon passes config's TOPOD_POLL_MS). */
   pollMs?: number;
   /** While NVML is unavailable the period doubles per read up to this (default 60 s): no driver, no busy retry. */
   maxBackoffMs?: number;
@@ -36,11 +36,6 @@ export interface DynamicPollerEvents {
   snapshot: [snapshot: DynamicSnapshot];
 }
 
-function pollMsFromEnv(): number {
-  const value = Number(process.env.TOPOD_POLL_MS);
-  return Number.isFinite(value) && value > 0 ? value : DEFAULT_POLL_MS;
-}
-
 export class DynamicPoller extends EventEmitter<DynamicPollerEvents> {
   readonly pollMs: number;
   readonly maxBackoffMs: number;
@@ -57,7 +52,7 @@ export class DynamicPoller extends EventEmitter<DynamicPollerEvents> {
   constructor(options: DynamicPollerOptions) {
     super();
     this.source = options.source;
-    this.pollMs = options.pollMs ?? pollMsFromEnv();
+    this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.maxBackoffMs = Math.max(this.pollMs, options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
     this.logger = options.logger;
     if (!(this.pollMs > 0)) throw new RangeError(`pollMs must be a positive number of milliseconds, got ${this.pollMs}`);

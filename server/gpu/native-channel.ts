@@ -19,6 +19,7 @@ const STDERR_TAIL_CHARS = 2_000;
 export interface JsonLinesChannelOptions {
   command: string;
   args?: string[];
+  /** The process's whole environment; undefined inherits the daemon's (NativeBackend always passes one). */
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   logger?: LoggerLike;
@@ -71,7 +72,7 @@ export class JsonLinesChannel implements ProbeChannel {
     if (this.closed) throw new ProbeError('closed', `${this.label()}: the channel is closed`);
     if (this.child) return;
     const child = spawn(this.options.command, this.options.args ?? [], {
-      env: this.options.env ?? process.env,
+      env: this.options.env,
       cwd: this.options.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { probeEnvironment } from '../config.js';
 import { projectRoot } from '../paths.js';
 import type { GpuIdentity } from '../model/gpu.js';
 import { ProbeError, type MeasurementBackend, type ProbeChannel } from './backend.js';
@@ -12,14 +13,40 @@ export { JsonLinesChannel, parseResponse, type JsonLinesChannelOptions, type Log
 /** Where scripts/build-probe.mjs puts the probe, from the package root (source or dist alike). */
 export const DEFAULT_PROBE_PATH = path.join(projectRoot(), 'native/probe/build/topod-probe');
 const HELLO_TIMEOUT_MS = 30_000;
+/** The probe's own default budget per request (native/probe/src/main.cpp), when none is given. */
+export const DEFAULT_PROBE_DEADLINE_MS = 120_000;
+/**
+ * How long past its deadline a probe may stay silent before the daemon kills
+ * it: its watchdog exits 5 s past the deadline, and a probe that stopped
+ * itself should be the one to say `timeout`.
+ */
+export const PROBE_ANSWER_GRACE_MS = 10_000;
 
 export interface NativeBackendOptions {
-  /** Default: TOPOD_PROBE_PATH, else native/probe/build/topod-probe. */
+  /** Default: native/probe/build/topod-probe (the daemon passes config's TOPOD_PROBE_PATH). */
   probePath?: string;
   logger?: LoggerLike;
-  /** Per-request limit; past it the probe is killed and restarted. */
+  /** The probe's budget per request, passed as `--deadline-ms` (config's TOPOD_PROBE_DEADLINE_MS). */
+  deadlineMs?: number;
+  /** Per-request limit; past it the probe is killed and restarted. Default: deadlineMs + PROBE_ANSWER_GRACE_MS. */
   requestTimeoutMs?: number;
+  /** The probe's whole environment (config's probeEnv); default: probeEnvironment() of this process. */
   env?: NodeJS.ProcessEnv;
+}
+
+/** What every probe process of one backend is started with. */
+interface ProbeLaunch {
+  probePath: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+function probeLaunch(options: NativeBackendOptions): ProbeLaunch {
+  return {
+    probePath: options.probePath ?? DEFAULT_PROBE_PATH,
+    args: ['--deadline-ms', String(options.deadlineMs ?? DEFAULT_PROBE_DEADLINE_MS)],
+    env: options.env ?? probeEnvironment(),
+  };
 }
 
 /**
@@ -31,27 +58,27 @@ export class NativeBackend implements MeasurementBackend {
   readonly kind = 'native' as const;
   readonly simulated = false;
   readonly probeVersion: string;
-  private readonly probePath: string;
-  private readonly env: NodeJS.ProcessEnv;
+  private readonly launch: ProbeLaunch;
+  private readonly requestTimeoutMs: number;
   private readonly channels = new Set<JsonLinesChannel>();
 
   constructor(private readonly options: NativeBackendOptions = {}) {
-    this.env = options.env ?? process.env;
-    this.probePath = options.probePath ?? this.env.TOPOD_PROBE_PATH ?? DEFAULT_PROBE_PATH;
-    this.probeVersion = readProbeVersion(this.probePath);
+    this.launch = probeLaunch(options);
+    this.requestTimeoutMs = options.requestTimeoutMs ?? (options.deadlineMs ?? DEFAULT_PROBE_DEADLINE_MS) + PROBE_ANSWER_GRACE_MS;
+    this.probeVersion = readProbeVersion(this.launch);
   }
 
   /** Whether the probe binary exists and its hello sees at least one GPU; `reason` says why not. */
   static async available(options: NativeBackendOptions = {}): Promise<{ ok: boolean; reason: string }> {
-    const env = options.env ?? process.env;
-    const probePath = options.probePath ?? env.TOPOD_PROBE_PATH ?? DEFAULT_PROBE_PATH;
+    const launch = probeLaunch(options);
+    const { probePath } = launch;
     try {
       accessSync(probePath, constants.X_OK);
     } catch {
       return { ok: false, reason: `no probe binary at ${probePath} (build it with npm run build:probe on a machine with nvcc or hipcc)` };
     }
     try {
-      const hello = await helloOnce(probePath, env, options);
+      const hello = await helloOnce(launch, options);
       if (hello.devices.length === 0) return { ok: false, reason: `${probePath} sees no GPU (${hello.vendor} runtime ${hello.runtimeVersion}, driver ${hello.driverVersion})` };
       return { ok: true, reason: `${hello.devices.length} GPU(s) visible to ${probePath}` };
     } catch (error) {
@@ -60,7 +87,7 @@ export class NativeBackend implements MeasurementBackend {
   }
 
   async listDevices(): Promise<GpuIdentity[]> {
-    const hello = await helloOnce(this.probePath, this.env, this.options);
+    const hello = await helloOnce(this.launch, this.options);
     return hello.devices.map((d) => ({
       uuid: d.uuid,
       index: d.index,
@@ -74,12 +101,13 @@ export class NativeBackend implements MeasurementBackend {
   async open(gpu: GpuIdentity): Promise<ProbeChannel> {
     const pin = gpu.vendor === 'amd' ? { HIP_VISIBLE_DEVICES: String(gpu.index) } : { CUDA_VISIBLE_DEVICES: gpu.uuid };
     const channel = new JsonLinesChannel({
-      command: this.probePath,
-      env: { ...this.env, ...pin },
+      command: this.launch.probePath,
+      args: this.launch.args,
+      env: { ...this.launch.env, ...pin },
       label: `topod-probe ${gpu.uuid}`,
       onClose: () => this.channels.delete(channel),
+      requestTimeoutMs: this.requestTimeoutMs,
       ...(this.options.logger ? { logger: this.options.logger } : {}),
-      ...(this.options.requestTimeoutMs !== undefined ? { requestTimeoutMs: this.options.requestTimeoutMs } : {}),
     });
     try {
       const hello = await channel.request('hello', {}, { timeoutMs: HELLO_TIMEOUT_MS });
@@ -107,8 +135,14 @@ export function runtimeDriverVersion(hello: Pick<HelloResult, 'vendor' | 'driver
   return `${hello.vendor === 'amd' ? 'hip' : 'cuda'}-${hello.driverVersion}`;
 }
 
-async function helloOnce(probePath: string, env: NodeJS.ProcessEnv, options: NativeBackendOptions): Promise<HelloResult> {
-  const channel = new JsonLinesChannel({ command: probePath, env, label: 'topod-probe (unpinned)', ...(options.logger ? { logger: options.logger } : {}) });
+async function helloOnce(launch: ProbeLaunch, options: NativeBackendOptions): Promise<HelloResult> {
+  const channel = new JsonLinesChannel({
+    command: launch.probePath,
+    args: launch.args,
+    env: launch.env,
+    label: 'topod-probe (unpinned)',
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   try {
     return await channel.request('hello', {}, { timeoutMs: HELLO_TIMEOUT_MS });
   } finally {
@@ -117,8 +151,8 @@ async function helloOnce(probePath: string, env: NodeJS.ProcessEnv, options: Nat
 }
 
 /** "0.1.0" from `topod-probe --version`; "unknown" when the binary cannot run. */
-function readProbeVersion(probePath: string): string {
-  const out = spawnSync(probePath, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+function readProbeVersion(launch: ProbeLaunch): string {
+  const out = spawnSync(launch.probePath, ['--version'], { env: launch.env, encoding: 'utf8', timeout: 10_000 });
   const match = /^topod-probe (\S+)/.exec(out.stdout ?? '');
   return match?.[1] ?? 'unknown';
 }

@@ -14,13 +14,21 @@ export async function selectBackend(options: {
   choice: BackendChoice;
   simModels: string[];
   probePath: string | null;
+  /** Config's probeDeadlineMs and probeEnv: what every probe process is started with. */
+  probeDeadlineMs: number;
+  probeEnv: Readonly<Record<string, string>>;
   logger: Logger;
 }): Promise<BackendSelection> {
   const { choice, logger } = options;
   if (choice === 'sim') {
     return { backend: new SimulatedBackend({ models: options.simModels }), reason: `simulated GPU (${options.simModels.join(', ')}) as configured` };
   }
-  const nativeOptions = { logger, ...(options.probePath ? { probePath: options.probePath } : {}) };
+  const nativeOptions = {
+    logger,
+    deadlineMs: options.probeDeadlineMs,
+    env: { ...options.probeEnv },
+    ...(options.probePath ? { probePath: options.probePath } : {}),
+  };
   const check = await NativeBackend.available(nativeOptions);
   if (check.ok) return { backend: new NativeBackend(nativeOptions), reason: 'native probe' };
   const reason =

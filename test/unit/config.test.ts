@@ -1,5 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, usage } from '../../server/config.js';
+import { ConfigError, loadConfig, probeEnvironment, SETTINGS, TEST_SETTINGS, usage } from '../../server/config.js';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The README's "## Configuration" section, up to the next top-level heading. */
+function configurationSection(): string {
+  const start = README.indexOf('## Configuration');
+  const end = README.indexOf('\n## ', start + 1);
+  expect(start).toBeGreaterThanOrEqual(0);
+  return README.slice(start, end < 0 ? undefined : end);
+}
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -12,7 +23,49 @@ describe('loadConfig', () => {
       adminToken: null,
       probeConcurrency: 1,
       pollMs: 1000,
+      nvmlLib: null,
+      nvmlAddon: null,
+      probePath: null,
+      probeDeadlineMs: 120_000,
     });
+  });
+
+  it('reads the poller, addon and probe settings like the others', () => {
+    const env = { TOPOD_POLL_MS: '250', TOPOD_NVML_LIB: '/opt/fake/libnvidia-ml.so.1', TOPOD_NVML_ADDON: '/opt/topod_nvml.node', TOPOD_PROBE_DEADLINE_MS: '5000' };
+    expect(loadConfig(env, [])).toMatchObject({ pollMs: 250, nvmlLib: '/opt/fake/libnvidia-ml.so.1', nvmlAddon: '/opt/topod_nvml.node', probeDeadlineMs: 5000 });
+    expect(loadConfig(env, ['--probe-deadline-ms', '60000', '--nvml-addon=/x.node', '--poll-ms', '50'])).toMatchObject({
+      probeDeadlineMs: 60_000,
+      nvmlAddon: '/x.node',
+      pollMs: 50,
+    });
+  });
+
+  it('gives the probe only what the GPU runtime needs from the environment', () => {
+    const env = {
+      PATH: '/usr/bin',
+      LD_LIBRARY_PATH: '/usr/local/cuda/lib64',
+      HOME: '/home/topod',
+      CUDA_VISIBLE_DEVICES: 'GPU-1',
+      CUDA_CACHE_PATH: '/var/cache/cuda',
+      HIP_VISIBLE_DEVICES: '0',
+      HSA_OVERRIDE_GFX_VERSION: '9.0.10',
+      TOPOD_ADMIN_TOKEN: 'secret-token',
+      TOPOD_PROBE_DEADLINE_MS: '5000',
+      TOPOD_NVML_LIB: '/x.so',
+      AWS_SECRET_ACCESS_KEY: 'nope',
+      NODE_OPTIONS: '--inspect',
+    };
+    const expected = {
+      PATH: '/usr/bin',
+      LD_LIBRARY_PATH: '/usr/local/cuda/lib64',
+      HOME: '/home/topod',
+      CUDA_VISIBLE_DEVICES: 'GPU-1',
+      CUDA_CACHE_PATH: '/var/cache/cuda',
+      HIP_VISIBLE_DEVICES: '0',
+      HSA_OVERRIDE_GFX_VERSION: '9.0.10',
+    };
+    expect(probeEnvironment(env)).toEqual(expected);
+    expect(loadConfig(env, []).probeEnv).toEqual(expected);
   });
 
   it('reads environment variables, and flags win over them', () => {
@@ -29,6 +82,13 @@ describe('loadConfig', () => {
     [{ TOPOD_PROBE_CONCURRENCY: '0' }, [], /TOPOD_PROBE_CONCURRENCY must be an integer from 1/],
     [{ TOPOD_ADMIN_TOKEN: 'short' }, [], /at least 8 characters/],
     [{ TOPOD_SIM_MODEL: 'H100 SXM' }, [], /model names like/],
+    [{ TOPOD_POLL_MS: '10' }, [], /TOPOD_POLL_MS must be an integer from 50 to 3600000, got "10"/],
+    [{ TOPOD_POLL_MS: '1e3' }, [], /TOPOD_POLL_MS must be an integer/],
+    [{ TOPOD_PROBE_DEADLINE_MS: '999' }, [], /TOPOD_PROBE_DEADLINE_MS must be an integer from 1000 to 3600000, got "999"/],
+    [{ TOPOD_PROBE_DEADLINE_MS: '2h' }, [], /TOPOD_PROBE_DEADLINE_MS must be an integer/],
+    [{}, ['--probe-deadline-ms', '-5'], /--probe-deadline-ms must be an integer/],
+    [{}, ['--nvml-addon', ' '], /--nvml-addon must not be empty/],
+    [{}, ['--nvml-lib', ''], /--nvml-lib must not be empty/],
     [{}, ['--bogus', '1'], /unknown option "--bogus"/],
     [{}, ['--port'], /--port needs a value/],
   ] as const)('rejects %j %j with a message naming the setting', (env, argv, message) => {
@@ -37,8 +97,19 @@ describe('loadConfig', () => {
   });
 
   it('lists every variable in the usage text', () => {
-    for (const name of ['TOPOD_HOST', 'TOPOD_PORT', 'TOPOD_DB', 'TOPOD_BACKEND', 'TOPOD_SIM_MODEL', 'TOPOD_LOG_LEVEL', 'TOPOD_ADMIN_TOKEN', 'TOPOD_PROBE_CONCURRENCY', 'TOPOD_POLL_MS']) {
-      expect(usage()).toContain(name);
+    const names = ['TOPOD_HOST', 'TOPOD_PORT', 'TOPOD_DB', 'TOPOD_BACKEND', 'TOPOD_SIM_MODEL', 'TOPOD_LOG_LEVEL', 'TOPOD_ADMIN_TOKEN', 'TOPOD_PROBE_CONCURRENCY', 'TOPOD_POLL_MS'];
+    names.push('TOPOD_BODY_LIMIT_BYTES', 'TOPOD_NVML_LIB', 'TOPOD_NVML_ADDON', 'TOPOD_PROBE_PATH', 'TOPOD_PROBE_DEADLINE_MS', 'TOPOD_FAKE_NVML_SCENARIO');
+    for (const name of names) expect(usage()).toContain(name);
+    expect(SETTINGS.map((s) => s.env).concat(TEST_SETTINGS.map((t) => t.env)).sort()).toEqual([...names].sort());
+  });
+
+  it('the README configuration table has a row for every variable, with its flag, and no other', () => {
+    const section = configurationSection();
+    const rows = section.split('\n').filter((line) => line.startsWith('| `TOPOD_'));
+    for (const setting of SETTINGS) {
+      expect(rows.find((row) => row.startsWith(`| \`${setting.env}\` | \`${setting.flag}\` |`)), setting.env).toBeDefined();
     }
+    for (const test of TEST_SETTINGS) expect(rows.find((row) => row.startsWith(`| \`${test.env}\` |`)), test.env).toBeDefined();
+    expect(rows).toHaveLength(SETTINGS.length + TEST_SETTINGS.length);
   });
 });

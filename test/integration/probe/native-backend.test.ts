@@ -31,10 +31,10 @@ describe('NativeBackend over the stub probe', () => {
     expect(check.reason).toMatch(/hello failed/);
   });
 
-  it('takes the probe from TOPOD_PROBE_PATH and reads its version', async () => {
-    const backend = new NativeBackend({ env: { ...process.env, TOPOD_PROBE_PATH: STUB } });
+  it('takes the probe path it is given (config reads TOPOD_PROBE_PATH, not the backend) and reads its version', async () => {
+    const backend = new NativeBackend({ probePath: STUB, env: { ...process.env, TOPOD_PROBE_PATH: path.join(dir, 'ignored') } });
     expect(backend.probeVersion).toBe('9.9.9-stub');
-    expect((await NativeBackend.available({ env: { ...process.env, TOPOD_PROBE_PATH: STUB } })).ok).toBe(true);
+    expect((await NativeBackend.available({ probePath: STUB })).ok).toBe(true);
   });
 
   it('lists devices with the runtime driver version and opens channels pinned by UUID', async () => {

@@ -128,11 +128,10 @@ describe('DynamicPoller', () => {
     expect(p.getStats()).toMatchObject({ reads: 1, changes: 1 });
   });
 
-  it('takes the period from TOPOD_POLL_MS, else the default, and rejects nonsense', () => {
+  it('takes the period it is given (config reads TOPOD_POLL_MS, not the poller), else the default, and rejects nonsense', () => {
     vi.stubEnv('TOPOD_POLL_MS', '250');
-    expect(new DynamicPoller({ source: new ScriptedSource() }).pollMs).toBe(250);
-    vi.stubEnv('TOPOD_POLL_MS', '');
     expect(new DynamicPoller({ source: new ScriptedSource() }).pollMs).toBe(DEFAULT_POLL_MS);
+    expect(new DynamicPoller({ source: new ScriptedSource(), pollMs: 250 }).pollMs).toBe(250);
     expect(() => new DynamicPoller({ source: new ScriptedSource(), pollMs: 0 })).toThrow(RangeError);
   });
 
