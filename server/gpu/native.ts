@@ -123,6 +123,17 @@ export class NativeBackend implements MeasurementBackend {
     return channel;
   }
 
+  /** The probe executable is still there and runnable (a package upgrade or a cleaned build folder removes it). */
+  health(): { ok: boolean; detail: string } {
+    const { probePath } = this.launch;
+    try {
+      accessSync(probePath, constants.X_OK);
+      return { ok: true, detail: `native probe ${this.probeVersion} at ${probePath}` };
+    } catch {
+      return { ok: false, detail: `the probe executable ${probePath} is gone or not executable: no probe can run` };
+    }
+  }
+
   /** Kills every probe this backend started. */
   async close(): Promise<void> {
     await Promise.all([...this.channels].map((c) => c.close()));

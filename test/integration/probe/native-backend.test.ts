@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +47,15 @@ describe('NativeBackend over the stub probe', () => {
     expect(hello.devices.map((d) => d.uuid)).toEqual([gpus[1]!.uuid]);
     await backend.close();
     await expect(channel.request('hello', {})).rejects.toMatchObject({ code: 'closed' });
+  });
+
+  it('reports itself unhealthy once its probe executable is gone (readiness)', async () => {
+    const copy = path.join(dir, 'vanishing-probe.mjs');
+    writeFileSync(copy, readFileSync(STUB), { mode: 0o755 });
+    const backend = new NativeBackend({ probePath: copy });
+    expect(backend.health()).toEqual({ ok: true, detail: expect.stringContaining(copy) });
+    rmSync(copy);
+    expect(backend.health()).toEqual({ ok: false, detail: expect.stringContaining('gone or not executable') });
   });
 
   it('refuses a GPU the pinned probe does not see', async () => {
