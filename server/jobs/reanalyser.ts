@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { DOCUMENT_SCHEMA_VERSION } from '../model/document.js';
 import type { Db } from '../store/database.js';
 import type { ResultStore, StoredResult } from '../store/results.js';
 import type { Analysis } from './analysis.js';
@@ -19,8 +20,9 @@ export class ResultReanalyser {
     return this.options.analysis.version;
   }
 
+  /** Built by another analysis, or stored in an older document schema (rebuilding writes the current one). */
   isOutdated(result: StoredResult): boolean {
-    return result.analysisVersion !== this.options.analysis.version;
+    return result.analysisVersion !== this.options.analysis.version || result.document.schemaVersion !== DOCUMENT_SCHEMA_VERSION;
   }
 
   rebuild(source: StoredResult): StoredResult {

@@ -8,6 +8,7 @@ import type { JobStore, NewJob } from '../store/jobs.js';
 import type { ResultStore, StoredResult } from '../store/results.js';
 import type { ProbeJob } from '../model/job.js';
 import type { DiscoveryOutcome, ElementName } from '../model/document.js';
+import { completeOutcome, type Analysis } from './analysis.js';
 import { buildResultDocument } from './result-document.js';
 
 export type Discover = (
@@ -30,7 +31,7 @@ export interface SchedulerOptions {
   results: ResultStore;
   backend: MeasurementBackend;
   discover: Discover;
-  analysisVersion: string;
+  analysis: Analysis;
   concurrency: number;
   logger: Logger;
   /** A whole probe may take at most this long before it is aborted. */
@@ -60,6 +61,8 @@ const DEFAULT_JOB_TIMEOUT_MS = 30 * 60_000;
 export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
   private readonly queue: Pending[] = [];
   private readonly running = new Map<string, { job: ProbeJob; abort: AbortController }>();
+  /** Each GPU's queued or running job as last written, so readers need not ask SQLite. */
+  private readonly active = new Map<string, ProbeJob>();
   private idleWaiters: Array<() => void> = [];
   private closed = false;
 
@@ -71,14 +74,30 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     return this.options.backend;
   }
 
+  /** The GPU's queued or running job, from memory (kept in step with every state the scheduler writes). */
+  activeFor(gpuUuid: string): ProbeJob | null {
+    return this.active.get(gpuUuid) ?? null;
+  }
+
+  /** Emits a job event after recording the job's latest state. */
+  private publish(type: 'queued' | 'started' | 'progress' | 'failed' | 'cancelled', job: ProbeJob): void {
+    this.track(job);
+    this.emit(type, job);
+  }
+
+  private track(job: ProbeJob): void {
+    if (job.state === 'queued' || job.state === 'running') this.active.set(job.gpuUuid, job);
+    else if (this.active.get(job.gpuUuid)?.id === job.id) this.active.delete(job.gpuUuid);
+  }
+
   /** Queues a probe; throws EnqueueConflict when the GPU already has an active job. */
   enqueue(gpu: GpuIdentity, request: Omit<NewJob, 'gpuUuid'>): ProbeJob {
-    const active = this.options.jobs.activeFor(gpu.uuid);
+    const active = this.activeFor(gpu.uuid) ?? this.options.jobs.activeFor(gpu.uuid);
     if (active) throw new EnqueueConflict(active);
     const job = this.options.jobs.create({ ...request, gpuUuid: gpu.uuid });
     this.queue.push({ job, gpu });
     this.options.logger.info({ jobId: job.id, gpu: gpu.uuid, reason: job.reason, requestedBy: job.requestedBy, only: job.only }, 'probe job queued');
-    this.emit('queued', job);
+    this.publish('queued', job);
     queueMicrotask(() => this.pump());
     return job;
   }
@@ -139,7 +158,7 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     const { jobs, logger, backend } = this.options;
     const startedAt = new Date();
     jobs.start(job.id, startedAt.toISOString());
-    this.emit('started', jobs.get(job.id) as ProbeJob);
+    this.publish('started', jobs.get(job.id) as ProbeJob);
     logger.info({ jobId: job.id, gpu: gpu.uuid, backend: backend.kind }, 'probe job started');
     const timeoutMs = this.options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
     const timeout = setTimeout(() => abort.abort(new JobTimeoutError(timeoutMs)), timeoutMs);
@@ -155,7 +174,9 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       if (abort.signal.aborted) throw abort.signal.reason;
       const stored = this.store(job, gpu, outcome, startedAt);
       logger.info({ jobId: job.id, gpu: gpu.uuid, resultId: stored.id, durationMs: stored.durationMs }, 'probe job succeeded');
-      this.emit('succeeded', jobs.get(job.id) as ProbeJob, stored);
+      const succeeded = jobs.get(job.id) as ProbeJob;
+      this.track(succeeded);
+      this.emit('succeeded', succeeded, stored);
     } catch (error) {
       const cause = abort.signal.aborted ? abort.signal.reason : error;
       if (cause instanceof CancelledError) {
@@ -165,7 +186,7 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
         const message = cause instanceof Error ? cause.message : String(cause);
         jobs.finish(job.id, { state: 'failed', error: { code, message } });
         logger.warn({ jobId: job.id, gpu: gpu.uuid, code, err: cause }, 'probe job failed; the previous result stays served');
-        this.emit('failed', jobs.get(job.id) as ProbeJob);
+        this.publish('failed', jobs.get(job.id) as ProbeJob);
       }
     } finally {
       clearTimeout(timeout);
@@ -173,10 +194,12 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     }
   }
 
-  private store(job: ProbeJob, gpu: GpuIdentity, outcome: DiscoveryOutcome, startedAt: Date): StoredResult {
-    const { db, jobs, results, backend, analysisVersion } = this.options;
+  private store(job: ProbeJob, gpu: GpuIdentity, fresh: DiscoveryOutcome, startedAt: Date): StoredResult {
+    const { db, jobs, results, backend, analysis } = this.options;
+    const analysisVersion = analysis.version;
     const key = { gpuUuid: gpu.uuid, driverVersion: gpu.driverVersion, probeVersion: backend.probeVersion };
     const previous = results.latestFor(key);
+    const outcome = completeOutcome(analysis, fresh, job.only, job.only && previous ? results.rawSeries(previous.id) : null);
     const finishedAt = new Date();
     const document = buildResultDocument(
       outcome,
@@ -209,14 +232,14 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       if (now - lastWrite < interval && fraction < 1) return;
       lastWrite = now;
       this.options.jobs.progress(jobId, phase, fraction);
-      this.emit('progress', this.options.jobs.get(jobId) as ProbeJob);
+      this.publish('progress', this.options.jobs.get(jobId) as ProbeJob);
     };
   }
 
   private finishCancelled(jobId: string, why: string): void {
     this.options.jobs.finish(jobId, { state: 'cancelled', error: { code: CANCELLED_CODE, message: why } });
     this.options.logger.info({ jobId, why }, 'probe job cancelled');
-    this.emit('cancelled', this.options.jobs.get(jobId) as ProbeJob);
+    this.publish('cancelled', this.options.jobs.get(jobId) as ProbeJob);
   }
 }
 

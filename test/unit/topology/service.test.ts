@@ -183,6 +183,19 @@ describe('TopologyService', () => {
     expect(third.results.history(gpuIdentity().uuid)).toHaveLength(2);
   });
 
+  it('rebuilds a document stored in schema version 1 even when its analysis is current', async () => {
+    const first = setup({ analysis: fakeAnalysis('a1') });
+    first.sync([gpuIdentity()]);
+    await probeOnce(first, 1000);
+    first.db.prepare("UPDATE probe_results SET document = json_set(document, '$.schemaVersion', 1)").run();
+    const second = setup({ db: first.db, analysis: fakeAnalysis('a1') });
+    second.sync([gpuIdentity()]);
+    const ready = second.service.getTopology('0');
+    const doc = ready.kind === 'ready' ? JSON.parse(ready.document.body) : null;
+    expect(doc).toMatchObject({ schemaVersion: 2, probe: { reanalysedFrom: { resultId: 1, analysisVersion: 'a1' } } });
+    expect(second.discover.calls).toHaveLength(0);
+  });
+
   it('re-analyses on request: a new result that says where it came from; unknown and unprobed GPUs are told apart', async () => {
     const s = setup({ analysis: fakeAnalysis('a1') });
     s.sync([gpuIdentity()]);
