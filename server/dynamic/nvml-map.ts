@@ -66,7 +66,7 @@ function instancesFromNvml(raw: RawDevice, profiles: MigProfileInfo[]): MigInsta
     const profile = profiles.find((p) => p.id === gi.profileId);
     const migDevices = migDevicesOf(raw, gi.id);
     const migMemoryMB = migDevices[0]?.memorySizeMB ?? null;
-    const computeInstances: MigComputeInstanceInfo[] = gi.computeInstances.map((ci) => {
+    const listed: MigComputeInstanceInfo[] = gi.computeInstances.map((ci) => {
       const migDevice = migDevices.find((m) => m.computeInstanceId === ci.id);
       return {
         id: ci.id,
@@ -75,6 +75,10 @@ function instancesFromNvml(raw: RawDevice, profiles: MigProfileInfo[]): MigInsta
         migDeviceUuid: migDevice?.uuid ?? null,
       };
     });
+    // A MIG device is a compute instance CUDA can open, even where NVML lists no compute instances for its GPU instance
+    // (the compute-instance profile table NOT_SUPPORTED or refused): each one must stay addressable.
+    const unlisted = migDevices.filter((m) => !gi.computeInstances.some((ci) => ci.id === m.computeInstanceId)).map(computeInstanceOfMigDevice);
+    const computeInstances = [...listed, ...unlisted];
     return {
       gpuInstanceId: gi.id,
       profileId: gi.profileId,
@@ -98,6 +102,10 @@ function matchProfile(migDevice: RawMigDevice, profiles: MigProfileInfo[]): MigP
     .sort((a, b) => a.profileIndex - b.profileIndex)[0];
 }
 
+function computeInstanceOfMigDevice(m: RawMigDevice): MigComputeInstanceInfo {
+  return { id: m.computeInstanceId ?? 0, profileId: null, multiprocessorCount: m.multiprocessorCount ?? 0, migDeviceUuid: m.uuid };
+}
+
 function instancesFromMigDevices(raw: RawDevice, profiles: MigProfileInfo[], degraded: string[]): MigInstanceInfo[] {
   const ids = [...new Set(raw.migDevices.flatMap((m) => (m.gpuInstanceId === null ? [] : [m.gpuInstanceId])))].sort((a, b) => a - b);
   const instances: MigInstanceInfo[] = [];
@@ -116,12 +124,7 @@ function instancesFromMigDevices(raw: RawDevice, profiles: MigProfileInfo[], deg
       migDeviceUuid: first.uuid,
       memorySizeBytes: first.memorySizeMB === null ? profile.memorySizeBytes : first.memorySizeMB * MIB,
       multiprocessorCount: profile.multiprocessorCount,
-      computeInstances: migDevices.map((m) => ({
-        id: m.computeInstanceId ?? 0,
-        profileId: null,
-        multiprocessorCount: m.multiprocessorCount ?? 0,
-        migDeviceUuid: m.uuid,
-      })),
+      computeInstances: migDevices.map(computeInstanceOfMigDevice),
     });
   }
   return instances;

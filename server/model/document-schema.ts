@@ -9,7 +9,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ClockSchema, DocumentDeviceSchema, DynamicDeviceSchema, DynamicStateSchema } from './device-schema.js';
-import { MIG_PARTS, MigInstanceSchema, MigViewSchema } from './mig-schema.js';
+import { MIG_PARTS, MigComputeInstanceSchema, MigInstanceSchema, MigViewSchema } from './mig-schema.js';
 import { Count, Nullable, StringEnum, Timestamp, partRef } from './schema-helpers.js';
 
 /** Bumped whenever the document's shape changes. 2: every field typed and closed; probe.reanalysedFrom. */
@@ -199,6 +199,9 @@ export const MigInstanceTopologyDocumentSchema = Type.Object(
     ),
     simulated: Type.Boolean({ description: 'true when the simulated GPU produced the measurements' }),
     instance: partRef(MigInstanceSchema),
+    computeInstance: Type.Union([partRef(MigComputeInstanceSchema), Type.Null()], {
+      description: 'the compute instance this MIG device is (its SMs; the L2 and memory are its GPU instance\'s, shared by all its compute instances); null when NVML did not list it',
+    }),
     elements: partRef(ElementsSchema),
     dynamic: partRef(DynamicStateSchema),
   },

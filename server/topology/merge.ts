@@ -97,8 +97,10 @@ const PER_SM_ELEMENTS: ElementName[] = ['l1', 'texture', 'readOnly', 'constantL1
  * status and live state it shares.
  */
 export function mergeMigInstance(parent: MergedTopology, migDeviceUuid: string): MigInstanceTopologyDocument | null {
-  const instance = parent.mig?.instances.find((i) => i.migDeviceUuid === migDeviceUuid);
+  // Every compute instance of a GPU instance is a MIG device of its own; the GPU instance's UUID is its first.
+  const instance = parent.mig?.instances.find((i) => i.migDeviceUuid === migDeviceUuid || i.computeInstances.some((ci) => ci.migDeviceUuid === migDeviceUuid));
   if (!instance) return null;
+  const computeInstance = instance.computeInstances.find((ci) => ci.migDeviceUuid === migDeviceUuid) ?? null;
   const elements: TopologyElements = {};
   for (const name of PER_SM_ELEMENTS) {
     const element = parent.elements[name];
@@ -124,6 +126,7 @@ export function mergeMigInstance(parent: MergedTopology, migDeviceUuid: string):
     parent: { uuid: parent.gpu.uuid, name: parent.gpu.name, probe: parent.probe, status: parent.status },
     simulated: parent.simulated,
     instance,
+    computeInstance,
     elements,
     dynamic: parent.dynamic,
   };

@@ -64,7 +64,14 @@ describe('daemon with fake NVML and the simulated backend', () => {
     const scenarioPath = path.join(dir, 'scenario.json');
     const a100 = fixture('a100-40gb-mig-mixed.json');
     const h100 = fixture('h100-80gb-mig-mixed.json');
-    const scenario = { ...a100, devices: [a100.devices[0], { ...h100.devices[0], pciBusId: '00000000:08:00.0' }] };
+    // The H100's 3g.40gb GPU instance is split into two compute instances: two MIG devices sharing one L2 share.
+    const h100Device = structuredClone(h100.devices[0]);
+    const split = h100Device.gpuInstances.find((gi: any) => gi.profileId === 9);
+    split.computeInstances = [
+      { id: 0, multiprocessorCount: 30 },
+      { id: 1, multiprocessorCount: 30, migDeviceUuid: 'MIG-0c1d2e3f-4a5b-5c6d-8e7f-90a1b2c3d4e5' },
+    ];
+    const scenario = { ...a100, devices: [a100.devices[0], { ...h100Device, pciBusId: '00000000:08:00.0' }] };
     const write = (value: unknown) => {
       writeFileSync(`${scenarioPath}.tmp`, JSON.stringify(value));
       renameSync(`${scenarioPath}.tmp`, scenarioPath);
@@ -108,6 +115,16 @@ describe('daemon with fake NVML and the simulated backend', () => {
     // One SM reaches at most one measured L2 segment.
     const segment = a100Doc.elements.l2.segmentSize?.value as number | undefined;
     if (segment) expect(byProfile(a100Doc, '3g.20gb').l2.reachablePerSmBytes).toBe(Math.min(a100L2 / 2, segment));
+
+    // Every compute instance is a MIG device of its own: listed, and served with its SMs and its GPU instance's L2 share.
+    const h100Summary = (await getJson(`${base}/v1/gpus/${h100.devices[0].uuid}`)).body;
+    expect(h100Summary.migDeviceUuids).toEqual(expect.arrayContaining([split.migDeviceUuid, 'MIG-0c1d2e3f-4a5b-5c6d-8e7f-90a1b2c3d4e5']));
+    for (const [uuid, ciId] of [[split.migDeviceUuid, 0], ['MIG-0c1d2e3f-4a5b-5c6d-8e7f-90a1b2c3d4e5', 1]] as const) {
+      const view = await getJson(`${base}/v1/gpus/${uuid}/topology`);
+      expect(view.status).toBe(200);
+      expect(view.body).toMatchObject({ migDeviceUuid: uuid, computeInstance: { id: ciId, multiprocessorCount: 30 } });
+      expect(view.body.elements.l2.size.value).toBe(h100L2 / 2);
+    }
 
     // The instance view by MIG UUID.
     const small = byProfile(a100Doc, '1g.5gb');
