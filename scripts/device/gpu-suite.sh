@@ -35,7 +35,29 @@ node -e "
 const get=u=>fetch('http://127.0.0.1:18080'+u).then(r=>r.json());
 Promise.all([get('/v1/gpus'),get('/v1/gpus/0/topology'),get('/v1/jobs')]).then(([g,t,j])=>console.log(JSON.stringify({gpus:g,topology:t,jobs:j},null,1)))" > "$OUT/daemon-native.json" 2>&1
 kill -TERM $daemon; wait $daemon
+
+# 2b. Probe once: a restart on the same database serves the cached result (no new job), /readyz is ready,
+#     and an admin re-analysis rebuilds the result from its stored raw series without the GPU.
+TOPOD_BACKEND=native TOPOD_DB=$db TOPOD_PORT=18080 node --import tsx server/main.ts > "$OUT/daemon-restart.log" 2>&1 &
+daemon=$!
+for i in $(seq 60); do
+  code=$(node -e "fetch('http://127.0.0.1:18080/v1/gpus/0/topology').then(r=>{console.log(r.status)},()=>console.log(0))")
+  [ "$code" = 200 ] && break; sleep 1
+done
+node -e "
+const base='http://127.0.0.1:18080';
+const get=u=>fetch(base+u).then(async r=>({status:r.status,body:await r.json()}));
+(async()=>{
+  const before=await get('/v1/gpus/0/topology'); const ready=await get('/readyz'); const jobs=await get('/v1/jobs');
+  const re=await fetch(base+'/v1/gpus/0/reanalyse',{method:'POST'}).then(async r=>({status:r.status,body:await r.json()}));
+  const after=await get('/v1/gpus/0/topology'); const gpus=await get('/v1/gpus');
+  console.log(JSON.stringify({readyz:ready,jobsAfterRestart:jobs.body.jobs.map(j=>[j.reason,j.state]),resultBefore:before.body.probe,
+    reanalyse:re,resultAfter:after.body.probe,l1Before:before.body.elements.l1,l1After:after.body.elements.l1,gpus:gpus.body},null,1));
+})()" > "$OUT/restart-reanalyse.json" 2>&1
+kill -TERM $daemon; wait $daemon
 cp "$db" "$OUT/topod-native.sqlite" 2>/dev/null
+echo '{"id":1,"op":"hello","args":{}}' | native/probe/build/topod-probe > "$OUT/hello.json" 2>/dev/null
+echo "hello ops: $(node -e "const h=JSON.parse(require('fs').readFileSync('$OUT/hello.json','utf8').split('\\n')[0]);console.log((h.result&&h.result.ops||[]).join(','))")" >> "$summary"
 
 # 3. Probe benchmark (protocol included)
 node --import tsx bench/probe-ops.ts > "$OUT/bench-probe-ops.log" 2>&1
