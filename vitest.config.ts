@@ -14,7 +14,7 @@ export default defineConfig({
       include: ['server/**/*.ts'],
       reporter: ['text-summary'],
       // Floors, measured without a GPU (CI): raise them when coverage rises, never lower them.
-      thresholds: { lines: 88, functions: 87, branches: 75, statements: 86 },
+      thresholds: { lines: 90, functions: 90, branches: 78, statements: 88 },
     },
   },
 });
