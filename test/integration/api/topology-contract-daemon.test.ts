@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
 import { documentErrors, publishedDocumentErrors } from '../../helpers/document-validator.js';
+import { getJson } from '../../helpers/http.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 import { assertNativeBuilt, FAKE_LIBRARY } from '../nvml/fake-nvml.js';
 
@@ -17,11 +18,6 @@ const running: DaemonProcess[] = [];
 afterEach(async () => {
   for (const d of running.splice(0)) await d.stop('SIGKILL');
 });
-
-async function getJson(url: string): Promise<{ status: number; body: any }> {
-  const response = await fetch(url);
-  return { status: response.status, body: await response.json() };
-}
 
 async function whenReady(url: string, timeoutMs: number): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs;
@@ -53,7 +49,7 @@ describe('daemon topology responses against its /openapi.json', () => {
     });
     running.push(daemon);
     const base = daemon.baseUrl;
-    const published = publishedDocumentErrors((await getJson(`${base}/openapi.json`)).body);
+    const published = publishedDocumentErrors((await getJson(`${base}/openapi.json`)).body as { components: { schemas: Record<string, unknown> } });
 
     let instancesChecked = 0;
     for (const gpu of [a100.devices[0], h100.devices[0]]) {

@@ -2,12 +2,14 @@
  * The whole daemon as CI runs it: NVML is the fake library (two GPUs, live MIG
  * edits), measurements come from the simulated GPU chosen by device name.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
+import type { DaemonProcess } from '../../helpers/daemon-process.js';
+import { startFakeNvmlDaemon, writeScenario } from '../../helpers/fake-nvml-daemon.js';
+import { eventually, getJson } from '../../helpers/http.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
-import { assertNativeBuilt, FAKE_LIBRARY } from '../nvml/fake-nvml.js';
+import { assertNativeBuilt } from '../nvml/fake-nvml.js';
 
 const POLL_MS = 200;
 const fixture = (name: string) => JSON.parse(readFileSync(path.join('test/fixtures/nvml', name), 'utf8')) as Record<string, any>;
@@ -16,21 +18,6 @@ const running: DaemonProcess[] = [];
 afterEach(async () => {
   for (const d of running.splice(0)) await d.stop('SIGKILL');
 });
-
-async function getJson(url: string) {
-  const response = await fetch(url);
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
-
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** Collects SSE events from /v1/events until aborted. */
 function listen(baseUrl: string): { events: Array<{ type: string; data: any }>; stop: () => void } {
@@ -72,20 +59,10 @@ describe('daemon with fake NVML and the simulated backend', () => {
       { id: 1, multiprocessorCount: 30, migDeviceUuid: 'MIG-0c1d2e3f-4a5b-5c6d-8e7f-90a1b2c3d4e5' },
     ];
     const scenario = { ...a100, devices: [a100.devices[0], { ...h100Device, pciBusId: '00000000:08:00.0' }] };
-    const write = (value: unknown) => {
-      writeFileSync(`${scenarioPath}.tmp`, JSON.stringify(value));
-      renameSync(`${scenarioPath}.tmp`, scenarioPath);
-    };
+    const write = (value: unknown) => writeScenario(scenarioPath, value);
     write(scenario);
 
-    const daemon = await startDaemon({
-      TOPOD_BACKEND: 'sim',
-      TOPOD_DB: path.join(dir, 'topod.sqlite'),
-      TOPOD_NVML_LIB: FAKE_LIBRARY,
-      TOPOD_FAKE_NVML_SCENARIO: scenarioPath,
-      TOPOD_POLL_MS: String(POLL_MS),
-      TOPOD_PROBE_CONCURRENCY: '2',
-    });
+    const daemon = await startFakeNvmlDaemon(dir, scenarioPath, POLL_MS, { TOPOD_PROBE_CONCURRENCY: '2' });
     running.push(daemon);
     const base = daemon.baseUrl;
 

@@ -4,33 +4,20 @@
  * "cuda-13000", NVML "580.95.05") nor swap in the backend's own GPU list.
  * Before, each outage queued a driver-changed re-probe of every GPU.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
+import type { DaemonProcess } from '../../helpers/daemon-process.js';
+import { startFakeNvmlDaemon, writeScenario } from '../../helpers/fake-nvml-daemon.js';
+import { eventually, getJson } from '../../helpers/http.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
-import { assertNativeBuilt, FAKE_LIBRARY } from '../nvml/fake-nvml.js';
+import { assertNativeBuilt } from '../nvml/fake-nvml.js';
 
 const POLL_MS = 100;
 const running: DaemonProcess[] = [];
 afterEach(async () => {
   for (const d of running.splice(0)) await d.stop('SIGKILL');
 });
-
-async function getJson(url: string): Promise<{ status: number; body: Record<string, any> }> {
-  const response = await fetch(url);
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
-
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('an NVML outage while the daemon runs', () => {
   const tempDir = useTempDir();
@@ -40,18 +27,9 @@ describe('an NVML outage while the daemon runs', () => {
     const dir = tempDir();
     const scenarioPath = path.join(dir, 'scenario.json');
     const scenario = JSON.parse(readFileSync('test/fixtures/nvml/h100-80gb-mig-off.json', 'utf8')) as Record<string, any>;
-    const write = (value: unknown) => {
-      writeFileSync(`${scenarioPath}.tmp`, JSON.stringify(value));
-      renameSync(`${scenarioPath}.tmp`, scenarioPath);
-    };
+    const write = (value: unknown) => writeScenario(scenarioPath, value);
     write(scenario);
-    const daemon = await startDaemon({
-      TOPOD_BACKEND: 'sim',
-      TOPOD_DB: path.join(dir, 'topod.sqlite'),
-      TOPOD_NVML_LIB: FAKE_LIBRARY,
-      TOPOD_FAKE_NVML_SCENARIO: scenarioPath,
-      TOPOD_POLL_MS: String(POLL_MS),
-    });
+    const daemon = await startFakeNvmlDaemon(dir, scenarioPath, POLL_MS);
     running.push(daemon);
     const base = daemon.baseUrl;
     const uuid = scenario.devices[0].uuid as string;
