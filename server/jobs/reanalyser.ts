@@ -16,10 +16,6 @@ export class ResultReanalyser {
     private readonly options: { db: Db; results: ResultStore; analysis: Analysis; logger: Logger },
   ) {}
 
-  get analysisVersion(): string {
-    return this.options.analysis.version;
-  }
-
   /** Built by another analysis, or stored in an older document schema (rebuilding writes the current one). */
   isOutdated(result: StoredResult): boolean {
     return result.analysisVersion !== this.options.analysis.version || result.document.schemaVersion !== DOCUMENT_SCHEMA_VERSION;

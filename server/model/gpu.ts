@@ -2,6 +2,12 @@
 export const DRIVER_SOURCES = ['nvml', 'kernel-module', 'last-known', 'runtime'] as const;
 export type DriverSource = (typeof DRIVER_SOURCES)[number];
 
+/** A driver version and where it was learnt. */
+export interface DriverIdentity {
+  version: string;
+  source: DriverSource;
+}
+
 /** Who a GPU is, as far as caching and the API are concerned. */
 export interface GpuIdentity {
   uuid: string;

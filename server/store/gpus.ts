@@ -1,5 +1,4 @@
-import type { DriverSource, GpuIdentity } from '../model/gpu.js';
-import type { DriverIdentity } from '../topology/driver-identity.js';
+import type { DriverIdentity, DriverSource, GpuIdentity } from '../model/gpu.js';
 import type { Db } from './database.js';
 
 /**

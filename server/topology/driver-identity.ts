@@ -7,12 +7,7 @@
  * queued a re-probe of each.
  */
 import { readFileSync } from 'node:fs';
-import type { DriverSource } from '../model/gpu.js';
-
-export interface DriverIdentity {
-  version: string;
-  source: DriverSource;
-}
+import type { DriverIdentity } from '../model/gpu.js';
 
 export interface DriverCandidates {
   nvml?: string | null;

@@ -27,8 +27,8 @@ export interface ResolvedGpu {
  */
 export class GpuRegistry {
   private readonly gpus = new Map<string, RegisteredGpu>();
-  /** lower-case MIG device UUID → parent GPU UUID */
-  private readonly migParents = new Map<string, string>();
+  /** lower-case MIG device UUID → the parent GPU's UUID and the MIG UUID as NVML spells it */
+  private readonly migDevices = new Map<string, { gpuUuid: string; migDeviceUuid: string }>();
   private readonly migDevicesByGpu = new Map<string, string[]>();
 
   upsert(identity: GpuIdentity): UpsertOutcome {
@@ -57,7 +57,7 @@ export class GpuRegistry {
 
   /** The MIG devices of the snapshot: every GPU instance's compute instances. */
   setMigDevices(snapshot: DynamicSnapshot): void {
-    this.migParents.clear();
+    this.migDevices.clear();
     this.migDevicesByGpu.clear();
     for (const device of snapshot.devices) {
       const uuids = new Set<string>();
@@ -66,7 +66,7 @@ export class GpuRegistry {
         for (const ci of instance.computeInstances) if (ci.migDeviceUuid) uuids.add(ci.migDeviceUuid);
       }
       this.migDevicesByGpu.set(device.uuid, [...uuids]);
-      for (const uuid of uuids) this.migParents.set(uuid.toLowerCase(), device.uuid);
+      for (const uuid of uuids) this.migDevices.set(uuid.toLowerCase(), { gpuUuid: device.uuid, migDeviceUuid: uuid });
     }
   }
 
@@ -95,10 +95,9 @@ export class GpuRegistry {
     }
     const key = id.toLowerCase();
     if (key.startsWith('mig-')) {
-      const parent = this.migParents.get(key);
-      const gpu = parent ? this.gpus.get(parent) : undefined;
-      const exact = gpu && this.migDeviceUuids(gpu.identity.uuid).find((u) => u.toLowerCase() === key);
-      return gpu ? { gpu, migDeviceUuid: exact ?? key } : null;
+      const mig = this.migDevices.get(key);
+      const gpu = mig ? this.gpus.get(mig.gpuUuid) : undefined;
+      return gpu && mig ? { gpu, migDeviceUuid: mig.migDeviceUuid } : null;
     }
     const gpu = this.all().find((g) => g.identity.uuid.toLowerCase() === key);
     return gpu ? { gpu, migDeviceUuid: null } : null;

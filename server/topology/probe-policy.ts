@@ -43,11 +43,11 @@ export class ProbePolicy {
   }
 
   /** Why a probe must be queued for this GPU, or null when its served result is current. */
-  probeReason(served: ServedResult): ProbeReason | null {
+  probeReason(identity: GpuIdentity, served: ServedResult): ProbeReason | null {
     if (!this.options.probeVersion) return null;
     if (!served.result) return 'first-probe';
     if (served.staleReason === null) return null;
-    return served.staleReason.startsWith('driver') ? 'driver-changed' : 'probe-version-changed';
+    return served.result.driverVersion !== identity.driverVersion ? 'driver-changed' : 'probe-version-changed';
   }
 
   /** An admin's re-analysis: rebuild the served result with the current analysis, whatever its version. */

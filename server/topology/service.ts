@@ -227,7 +227,7 @@ export class TopologyService implements TopologyApi {
     const gpu = this.registry.get(uuid);
     const state = this.probes.get(uuid);
     if (!scheduler || !gpu?.present || !state) return;
-    const reason = this.options.policy.probeReason(state);
+    const reason = this.options.policy.probeReason(gpu.identity, state);
     if (!reason || this.activeJob(uuid)) return;
     try {
       scheduler.enqueue(gpu.identity, { reason, requestedBy, only: null, force: false });
