@@ -70,11 +70,44 @@ export interface PchaseArgs {
   smId?: number;
   /** Seed for the random permutation. */
   seed?: number;
+  /** Per-SM launch settings and the L2 flush (ChaseLaunchArgs). */
+  flushL2?: boolean;
+  carveoutPercent?: number;
 }
+
+/**
+ * Settings every chase launch takes (pchase, pchase.batch, pchase.pair,
+ * selftest.consumer), all optional:
+ * - `flushL2` (default false): after the chains are built and before the
+ *   walk, stream a buffer of twice the L2's size through it, so a cold walk
+ *   does not find its chain (just written by the host or a kernel, so dirty
+ *   in the L2) there (issue 8: "cold must be cold").
+ * - `carveoutPercent` (integer 0..100): the unified L1/shared split the
+ *   kernel prefers (cudaFuncAttributePreferredSharedMemoryCarveout). Default
+ *   0 (as much L1 as possible, MT4G's PreferL1) unless a chain lives in
+ *   shared memory (then 100). The driver still picks the smallest carveout
+ *   step that fits the block's shared memory.
+ */
+export interface ChaseLaunchArgs {
+  flushL2?: boolean;
+  carveoutPercent?: number;
+}
+
+/** What a chase launch ran under: recorded beside its latencies so the analysis knows the carveout (absent in series recorded before issue 8). */
+export interface ChaseLaunchInfo {
+  /** The carveout preference the kernel was launched with. */
+  carveoutPercent: number;
+  /** Dynamic plus static shared memory of one block (the driver adds its per-block reserve). */
+  sharedBytesPerBlock: number;
+  /** Whether the L2 was flushed between building the chains and the walk. */
+  flushedL2: boolean;
+}
+
 export interface PchaseResult {
   smId: number;
   /** One latency per timed load, in SM clock cycles, clock-read overhead not subtracted. */
   latenciesCycles: number[];
+  launch?: ChaseLaunchInfo;
 }
 
 /** Many array sizes in one launch, one chaser per SM: per-SM caches measured in parallel. */
@@ -86,9 +119,12 @@ export interface PchaseBatchArgs {
   warmup: boolean;
   samples: number;
   seed?: number;
+  flushL2?: boolean;
+  carveoutPercent?: number;
 }
 export interface PchaseBatchResult {
   series: Array<{ arrayBytes: number; smId: number; latenciesCycles: number[] }>;
+  launch?: ChaseLaunchInfo;
 }
 
 export interface ChaserSpec {
@@ -113,6 +149,7 @@ export interface PchasePairArgs {
   placement: 'same-sm' | 'different-sm';
   samples: number;
   seed?: number;
+  carveoutPercent?: number;
 }
 export interface PchasePairResult {
   firstSmId: number;
@@ -121,6 +158,33 @@ export interface PchasePairResult {
   firstLatenciesCycles: number[];
   /** `second`'s own walk (step 2), for reference. */
   secondLatenciesCycles: number[];
+  launch?: ChaseLaunchInfo;
+}
+
+/**
+ * Self-test of the timing method (issue 8): the same chase timed twice in one
+ * launch, once with the stop clock waiting for the loaded value (what every
+ * pchase op does: the value is stored before the second clock read) and once
+ * without (the stop clock issues right after the load, as MT4G's L2, texture,
+ * constant-L1 and device-memory kernels do). The gap is what an unconsumed
+ * load hides. Same args as pchase (flushL2 applies to both walks' start).
+ */
+export interface ConsumerSelfTestArgs {
+  space: MemorySpace;
+  arrayBytes: number;
+  strideBytes: number;
+  pattern: ChasePattern;
+  warmup: boolean;
+  samples: number;
+  smId?: number;
+  seed?: number;
+  carveoutPercent?: number;
+}
+export interface ConsumerSelfTestResult {
+  smId: number;
+  consumedLatenciesCycles: number[];
+  unconsumedLatenciesCycles: number[];
+  launch?: ChaseLaunchInfo;
 }
 
 export interface BandwidthArgs {
@@ -153,9 +217,10 @@ export interface ProbeOps {
   'pchase.pair': { args: PchasePairArgs; result: PchasePairResult };
   bandwidth: { args: BandwidthArgs; result: BandwidthResult };
   calibrate: { args: CalibrateArgs; result: CalibrateResult };
+  'selftest.consumer': { args: ConsumerSelfTestArgs; result: ConsumerSelfTestResult };
 }
 export type ProbeOp = keyof ProbeOps;
-export const PROBE_OPS: readonly ProbeOp[] = ['hello', 'pchase', 'pchase.batch', 'pchase.pair', 'bandwidth', 'calibrate'];
+export const PROBE_OPS: readonly ProbeOp[] = ['hello', 'pchase', 'pchase.batch', 'pchase.pair', 'bandwidth', 'calibrate', 'selftest.consumer'];
 
 /** What a hello says the probe can do; a hello without `ops` (an older probe, a recorded series) supports every protocol op. */
 export function supportedOps(hello: Partial<Pick<HelloResult, 'ops'>>): ReadonlySet<string> {

@@ -35,6 +35,11 @@ export const DevicePropertiesSchema = Type.Object(
     maxThreadsPerBlock: Count(),
     maxThreadsPerMultiprocessor: NullableCount(),
     maxBlocksPerMultiprocessor: NullableCount(),
+    // Added with issue 8; hellos recorded before it lack them.
+    reservedSharedMemPerBlockBytes: Type.Optional(NullableCount('shared memory the driver reserves per block (1 KiB on sm_80/sm_90): part of what a block takes from the L1')),
+    maxL2FetchGranularityBytes: Type.Optional(
+      NullableCount('cudaLimitMaxL2FetchGranularity in force when the probe ran: how many bytes device memory moves into the L2 per miss (null on AMD)'),
+    ),
   },
   { additionalProperties: false, description: 'one device as the runtime reported it in the probe hello' },
 );
