@@ -73,6 +73,7 @@ export interface PchaseArgs {
   /** Per-SM launch settings and the L2 flush (ChaseLaunchArgs). */
   flushL2?: boolean;
   carveoutPercent?: number;
+  l2FetchGranularityBytes?: L2FetchGranularity;
 }
 
 /**
@@ -91,7 +92,18 @@ export interface PchaseArgs {
 export interface ChaseLaunchArgs {
   flushL2?: boolean;
   carveoutPercent?: number;
+  l2FetchGranularityBytes?: L2FetchGranularity;
 }
+
+/**
+ * cudaLimitMaxL2FetchGranularity for one launch (pchase, pchase.batch): how
+ * many bytes device memory moves into the L2 per miss. Set for the launch
+ * (a limit of the probe's own context, not a device setting) and restored
+ * after; absent: the limit in force (hello: maxL2FetchGranularityBytes).
+ * Validation: one of 32, 64, 128 → else bad_request.
+ */
+export const L2_FETCH_GRANULARITIES = [32, 64, 128] as const;
+export type L2FetchGranularity = (typeof L2_FETCH_GRANULARITIES)[number];
 
 /** What a chase launch ran under: recorded beside its latencies so the analysis knows the carveout (absent in series recorded before issue 8). */
 export interface ChaseLaunchInfo {
@@ -101,6 +113,8 @@ export interface ChaseLaunchInfo {
   sharedBytesPerBlock: number;
   /** Whether the L2 was flushed between building the chains and the walk. */
   flushedL2: boolean;
+  /** The L2 fetch-granularity limit set for the launch; absent when the limit in force was left alone. */
+  l2FetchGranularityBytes?: number;
 }
 
 export interface PchaseResult {
@@ -121,6 +135,7 @@ export interface PchaseBatchArgs {
   seed?: number;
   flushL2?: boolean;
   carveoutPercent?: number;
+  l2FetchGranularityBytes?: L2FetchGranularity;
 }
 export interface PchaseBatchResult {
   series: Array<{ arrayBytes: number; smId: number; latenciesCycles: number[] }>;
