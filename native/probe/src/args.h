@@ -45,6 +45,8 @@ class ArgReader {
     return v->as_bool();
   }
 
+  bool boolean_or(const char* name, bool fallback) const { return args_.has(name) ? boolean(name) : fallback; }
+
   // One of `choices`; returns its position in the list.
   size_t one_of(const char* name, std::initializer_list<const char*> choices) const {
     const json::Value* v = args_.find(name);

@@ -50,6 +50,7 @@ ChaserView ChainSet::add(const ChainSpec& spec) {
   view.space = spec.space;
   view.start = base;
   view.nodes = nodes;
+  view.strideElems = strideElems;
   view.elems = static_cast<uint32_t>(elems);
   view.global = chain.get();
   view.tex = 0;

@@ -120,4 +120,12 @@ __device__ __forceinline__ uint32_t load_shared(const uint32_t* p) {
   return v;
 }
 
+// ---- consumers -------------------------------------------------------------------
+
+// A volatile store of a loaded value: makes the issuing warp wait for the load
+// (in-order issue, the store reads its register), and keeps ptxas from
+// dropping loads whose results are otherwise unused (asm volatile does not).
+// Volatile so that a store to the same word every step is not merged into the last.
+__device__ __forceinline__ void consume(uint32_t* sink, uint32_t value) { *reinterpret_cast<volatile uint32_t*>(sink) = value; }
+
 }  // namespace topod::ops

@@ -50,6 +50,9 @@ json::Value attribute_or_null(hipDeviceAttribute_t attr, int device) {
 
 json::Value positive_or_null(long long v) { return v > 0 ? json::Value(v) : json::Value(nullptr); }
 
+// A size the runtime may not have (compat:: returns false): null then.
+json::Value size_or_null(bool known, size_t v) { return known ? json::Value(static_cast<unsigned long long>(v)) : json::Value(nullptr); }
+
 json::Value describe_device(int device) {
   hipDeviceProp_t p{};
   check(hipGetDeviceProperties(&p, device), "hipGetDeviceProperties");
@@ -60,6 +63,9 @@ json::Value describe_device(int device) {
   if (hipDeviceGetPCIBusId(busId, sizeof busId, device) == hipSuccess) pciBusId = json::Value(nvml_style_bus_id(busId));
   char arch[64] = {};
   compat::architecture_name(p, arch, sizeof arch);
+  size_t reservedShared = 0, fetchGranularity = 0;
+  const bool hasReservedShared = compat::reserved_shared_mem_per_block(p, &reservedShared);
+  const bool hasFetchGranularity = compat::max_l2_fetch_granularity(device, &fetchGranularity);
 
   json::Value d = json::Value::object();
   d.set("index", device)
@@ -90,10 +96,12 @@ json::Value describe_device(int device) {
       .set("maxThreadsPerBlock", p.maxThreadsPerBlock)
       .set("maxThreadsPerMultiprocessor", positive_or_null(p.maxThreadsPerMultiProcessor))
 #if defined(TOPOD_VENDOR_NVIDIA)
-      .set("maxBlocksPerMultiprocessor", positive_or_null(p.maxBlocksPerMultiProcessor));
+      .set("maxBlocksPerMultiprocessor", positive_or_null(p.maxBlocksPerMultiProcessor))
 #else
-      .set("maxBlocksPerMultiprocessor", nullptr);
+      .set("maxBlocksPerMultiprocessor", nullptr)
 #endif
+      .set("reservedSharedMemPerBlockBytes", size_or_null(hasReservedShared, reservedShared))
+      .set("maxL2FetchGranularityBytes", size_or_null(hasFetchGranularity, fetchGranularity));
   return d;
 }
 

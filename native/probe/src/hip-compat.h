@@ -63,6 +63,8 @@ using hipDeviceAttribute_t = cudaDeviceAttr;
 #define hipEventElapsedTime cudaEventElapsedTime
 #define hipFuncSetAttribute cudaFuncSetAttribute
 #define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+#define hipFuncAttributes cudaFuncAttributes
+#define hipFuncGetAttributes cudaFuncGetAttributes
 #define hipDeviceGetCacheConfig cudaDeviceGetCacheConfig
 #define hipDeviceSetCacheConfig cudaDeviceSetCacheConfig
 #define hipFuncCache_t cudaFuncCache
@@ -168,6 +170,46 @@ inline hipError_t set_kernel_shared(const void* kernel, int dynamicSharedBytes, 
   (void)carveoutPercent;
 #endif
   return err;
+}
+
+// Static shared memory of a kernel (its __shared__ variables), which a block
+// takes from the L1 beside the dynamic shared memory it is launched with.
+inline hipError_t kernel_static_shared_bytes(const void* kernel, size_t* out) {
+  hipFuncAttributes attr{};
+  const hipError_t err = hipFuncGetAttributes(&attr, kernel);
+  *out = err == hipSuccess ? attr.sharedSizeBytes : 0;
+  return err;
+}
+
+// Shared memory the driver reserves for itself in every block (1 KiB on
+// sm_80/sm_90). CUDA reports it; HIP 5.x has no such property: false there.
+inline bool reserved_shared_mem_per_block(const hipDeviceProp_t& p, size_t* out) {
+#if defined(TOPOD_VENDOR_NVIDIA)
+  *out = p.reservedSharedMemPerBlock;
+  return true;
+#else
+  (void)p;
+  *out = 0;
+  return false;
+#endif
+}
+
+// cudaLimitMaxL2FetchGranularity of `device` (a per-context limit, read with
+// the device made current and the previous one restored). AMD has no such
+// limit: false there, as when the runtime does not answer.
+inline bool max_l2_fetch_granularity(int device, size_t* out) {
+  *out = 0;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  int previous = 0;
+  if (cudaGetDevice(&previous) != cudaSuccess) return false;
+  bool ok = cudaSetDevice(device) == cudaSuccess && cudaDeviceGetLimit(out, cudaLimitMaxL2FetchGranularity) == cudaSuccess;
+  if (cudaSetDevice(previous) != cudaSuccess) ok = false;
+  if (!ok) (void)cudaGetLastError();
+  return ok;
+#else
+  (void)device;
+  return false;
+#endif
 }
 
 }  // namespace topod::compat

@@ -1,5 +1,5 @@
-// pchase, pchase.batch, pchase.pair: argument validation and result shapes
-// (server/gpu/protocol.ts). The kernels live in pchase.cu.
+// pchase, pchase.batch, pchase.pair and selftest.consumer: argument
+// validation and result shapes (server/gpu/protocol.ts). The kernels live in pchase.cu.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -36,6 +36,34 @@ ChasePattern read_pattern(const ArgReader& a, bool required) {
 uint32_t read_samples(const ArgReader& a) { return static_cast<uint32_t>(a.integer("samples", 1, limits::kMaxSamples)); }
 
 uint64_t read_seed(const ArgReader& a) { return a.integer_or("seed", 1, 0, limits::kMaxSeed); }
+
+// ChaseLaunchArgs (rule 2): flushL2 where the op takes it, carveoutPercent everywhere.
+struct LaunchArgs {
+  bool flushL2 = false;
+  int carveoutPercent = -1;  // absent: the kernel's default (LaunchSettings)
+};
+
+LaunchArgs read_launch(const ArgReader& a, bool takesFlush) {
+  LaunchArgs l;
+  if (takesFlush) l.flushL2 = a.boolean_or("flushL2", false);
+  if (a.has("carveoutPercent")) l.carveoutPercent = static_cast<int>(a.integer("carveoutPercent", 0, 100));
+  return l;
+}
+
+// Rule 4 keeps flushing out of validation: the flush buffer (2 x the L2) is allocated when the
+// op runs, after the chains, and a device too full for it answers out_of_memory then.
+LaunchSettings settings_for(const LaunchArgs& l, const OpContext& ctx) {
+  LaunchSettings s;
+  s.carveoutPercent = l.carveoutPercent;
+  s.flushBytes = l.flushL2 ? 2 * static_cast<uint64_t>(ctx.device().l2CacheSize) : 0;
+  return s;
+}
+
+json::Value to_json(const LaunchInfo& l) {
+  json::Value out = json::Value::object();
+  out.set("carveoutPercent", l.carveoutPercent).set("sharedBytesPerBlock", l.sharedBytesPerBlock).set("flushedL2", l.flushedL2);
+  return out;
+}
 
 ChaseCommon read_common(const ArgReader& a) {
   ChaseCommon c{};
@@ -78,17 +106,20 @@ json::Value to_json(const std::vector<uint32_t>& v) {
 
 // ---- pchase -----------------------------------------------------------------
 
+// Also selftest.consumer's spec: same fields, same rules.
 struct PchaseSpec {
   ChainSpec chain;
   bool warmup;
   uint32_t samples;
   int smId;
+  LaunchArgs launch;
 };
 
 PchaseSpec validate_pchase(const json::Value& args, const OpContext& ctx) {
   const ArgReader a(args);
   const ChaseCommon c = read_common(a);
-  PchaseSpec s{read_shape(a, c.space, a.value("arrayBytes"), "arrayBytes", c.pattern, c.seed), c.warmup, c.samples, -1};
+  PchaseSpec s{read_shape(a, c.space, a.value("arrayBytes"), "arrayBytes", c.pattern, c.seed), c.warmup, c.samples, -1, {}};
+  s.launch = read_launch(a, true);
   const hipDeviceProp_t& p = ctx.device();
   if (a.has("smId")) s.smId = static_cast<int>(a.integer("smId", 0, static_cast<uint64_t>(p.multiProcessorCount - 1)));
   const std::vector<limits::ChainSize> chains = sizes({&s.chain});
@@ -100,9 +131,23 @@ PchaseSpec validate_pchase(const json::Value& args, const OpContext& ctx) {
 json::Value run_pchase(const PchaseSpec& s, const OpContext& ctx) {
   ChainSet chains;
   const ChaserView view = chains.add(s.chain);
-  const std::vector<ChaseRun> runs = run_chasers({view}, timing_for(ctx, s.warmup, s.samples), s.smId);
+  const ChaseOutcome o = run_chasers({view}, timing_for(ctx, s.warmup, s.samples), s.smId, settings_for(s.launch, ctx));
   json::Value out = json::Value::object();
-  out.set("smId", runs.at(0).smId).set("latenciesCycles", to_json(runs.at(0).latenciesCycles));
+  out.set("smId", o.runs.at(0).smId).set("latenciesCycles", to_json(o.runs.at(0).latenciesCycles)).set("launch", to_json(o.launch));
+  return out;
+}
+
+// ---- selftest.consumer ----------------------------------------------------------
+
+json::Value run_consumer_selftest_op(const PchaseSpec& s, const OpContext& ctx) {
+  ChainSet chains;
+  const ChaserView view = chains.add(s.chain);
+  const ConsumerSelfTestRun run = run_consumer_selftest(view, timing_for(ctx, s.warmup, s.samples), s.smId, settings_for(s.launch, ctx));
+  json::Value out = json::Value::object();
+  out.set("smId", run.smId)
+      .set("consumedLatenciesCycles", to_json(run.consumedLatenciesCycles))
+      .set("unconsumedLatenciesCycles", to_json(run.unconsumedLatenciesCycles))
+      .set("launch", to_json(run.launch));
   return out;
 }
 
@@ -112,6 +157,7 @@ struct BatchSpec {
   std::vector<ChainSpec> chains;
   bool warmup;
   uint32_t samples;
+  LaunchArgs launch;
 };
 
 BatchSpec validate_batch(const json::Value& args, const OpContext& ctx) {
@@ -119,10 +165,11 @@ BatchSpec validate_batch(const json::Value& args, const OpContext& ctx) {
   const ChaseCommon c = read_common(a);
   const json::Value& list = a.array("arrayBytesList");
   if (list.as_array().empty()) a.fail("arrayBytesList", "a non-empty array of sizes");
-  BatchSpec s{{}, c.warmup, c.samples};
+  BatchSpec s{{}, c.warmup, c.samples, {}};
   for (size_t i = 0; i < list.as_array().size(); ++i) {
     s.chains.push_back(read_shape(a, c.space, list.as_array()[i], "arrayBytesList[" + std::to_string(i) + "]", c.pattern, c.seed));
   }
+  s.launch = read_launch(a, true);
   const hipDeviceProp_t& p = ctx.device();
   const size_t maxChasers = static_cast<size_t>(p.multiProcessorCount);
   if (s.chains.size() > maxChasers) a.fail("arrayBytesList", "at most " + std::to_string(maxChasers) + " sizes (one chaser per SM)");
@@ -140,15 +187,15 @@ json::Value run_batch(const BatchSpec& s, const OpContext& ctx) {
   ChainSet chains;
   std::vector<ChaserView> views;
   for (const ChainSpec& c : s.chains) views.push_back(chains.add(c));
-  const std::vector<ChaseRun> runs = run_chasers(views, timing_for(ctx, s.warmup, s.samples), -1);
+  const ChaseOutcome o = run_chasers(views, timing_for(ctx, s.warmup, s.samples), -1, settings_for(s.launch, ctx));
   json::Value series = json::Value::array();
-  for (size_t i = 0; i < runs.size(); ++i) {
+  for (size_t i = 0; i < o.runs.size(); ++i) {
     json::Value one = json::Value::object();
-    one.set("arrayBytes", s.chains[i].arrayBytes).set("smId", runs[i].smId).set("latenciesCycles", to_json(runs[i].latenciesCycles));
+    one.set("arrayBytes", s.chains[i].arrayBytes).set("smId", o.runs[i].smId).set("latenciesCycles", to_json(o.runs[i].latenciesCycles));
     series.push(one);
   }
   json::Value out = json::Value::object();
-  out.set("series", series);
+  out.set("series", series).set("launch", to_json(o.launch));
   return out;
 }
 
@@ -158,6 +205,7 @@ struct PairSpec {
   ChainSpec first, second;
   PairPlacementSpec placement;
   uint32_t samples;
+  LaunchArgs launch;
 };
 
 ChainSpec read_chaser(const ArgReader& c, uint64_t seed) {
@@ -172,9 +220,10 @@ PairSpec validate_pair(const json::Value& args, const OpContext& ctx) {
   const uint64_t seed = read_seed(a);
   const ArgReader first = a.object("first");
   const ArgReader second = a.object("second");
-  PairSpec s{read_chaser(first, seed), read_chaser(second, seed + 1), {}, 0};
+  PairSpec s{read_chaser(first, seed), read_chaser(second, seed + 1), {}, 0, {}};
   s.placement.sameSm = a.one_of("placement", {"same-sm", "different-sm"}) == 0;
   s.samples = read_samples(a);
+  s.launch = read_launch(a, false);
   const hipDeviceProp_t& p = ctx.device();
   const uint64_t maxWarp = static_cast<uint64_t>(p.maxThreadsPerBlock / p.warpSize - 1);
   const uint64_t maxLane = static_cast<uint64_t>(p.warpSize - 1);
@@ -197,12 +246,13 @@ json::Value run_pair_op(const PairSpec& s, const OpContext& ctx) {
   ChainSet chains;
   const ChaserView first = chains.add(s.first);
   const ChaserView second = chains.add(s.second);
-  const PairRun run = run_pair(first, second, s.placement, timing_for(ctx, false, s.samples));
+  const PairRun run = run_pair(first, second, s.placement, timing_for(ctx, false, s.samples), settings_for(s.launch, ctx));
   json::Value out = json::Value::object();
   out.set("firstSmId", run.firstSmId)
       .set("secondSmId", run.secondSmId)
       .set("firstLatenciesCycles", to_json(run.firstLatenciesCycles))
-      .set("secondLatenciesCycles", to_json(run.secondLatenciesCycles));
+      .set("secondLatenciesCycles", to_json(run.secondLatenciesCycles))
+      .set("launch", to_json(run.launch));
   return out;
 }
 
@@ -213,5 +263,7 @@ void register_pchase(Registry& r) {
   r.add<BatchSpec>("pchase.batch", validate_batch, run_batch);
   r.add<PairSpec>("pchase.pair", validate_pair, run_pair_op);
 }
+
+void register_selftest(Registry& r) { r.add<PchaseSpec>("selftest.consumer", validate_pchase, run_consumer_selftest_op); }
 
 }  // namespace topod::probe

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "device-ops.h"
+#include "l2-flush.h"
 #include "probe-error.h"
 #include "runtime.h"
 
@@ -32,6 +33,24 @@ __device__ __forceinline__ uint32_t step(const ChaserView& c, const uint32_t* sh
   if constexpr (S == Space::Shared) return ops::load_shared(sharedChain + j);
 }
 
+// Calls f(SpaceTag<S>{}) for the chaser's space, so one generic body is instantiated per load flavour.
+template <Space S>
+struct SpaceTag {
+  static constexpr Space value = S;
+};
+
+template <typename F>
+__device__ __forceinline__ void with_space(Space space, F&& f) {
+  switch (space) {
+    case Space::GlobalCa: f(SpaceTag<Space::GlobalCa>{}); return;
+    case Space::GlobalCg: f(SpaceTag<Space::GlobalCg>{}); return;
+    case Space::Readonly: f(SpaceTag<Space::Readonly>{}); return;
+    case Space::Texture: f(SpaceTag<Space::Texture>{}); return;
+    case Space::Constant: f(SpaceTag<Space::Constant>{}); return;
+    case Space::Shared: f(SpaceTag<Space::Shared>{}); return;
+  }
+}
+
 // A walk from the chain's start: untimed loads, timed loads, untimed loads.
 struct WalkPlan {
   uint32_t untimedBefore;
@@ -46,47 +65,83 @@ struct WalkOut {
   uint32_t* timedOut;   // global flag
 };
 
+__device__ __forceinline__ bool past_deadline(uint32_t k, const WalkOut& out) {
+  if ((k & 1023u) != 1023u || ops::globaltimer_ns() <= out.deadlineNs) return false;
+  atomicExch(out.timedOut, 1u);
+  return true;
+}
+
 template <Space S>
 __device__ uint32_t walk_untimed(const ChaserView& c, const uint32_t* sc, uint32_t j, uint32_t count, const WalkOut& out) {
   for (uint32_t k = 0; k < count; ++k) {
     j = step<S>(c, sc, j);
-    if ((k & 1023u) == 1023u && ops::globaltimer_ns() > out.deadlineNs) {
-      atomicExch(out.timedOut, 1u);
-      break;
-    }
+    if (past_deadline(k, out)) break;
   }
   return j;
 }
 
+// Whether the stop clock of a timed load waits for the loaded value.
+enum class StopClock {
+  // clock, load, store of the loaded index to the sink, clock: in-order issue
+  // makes the second clock read wait for the load. Every measurement.
+  AfterConsumer,
+  // clock, load, clock, store: the second read issues right after the load
+  // (selftest.consumer's contrast; the index still feeds the next load and is
+  // stored, so the load stays).
+  BeforeConsumer,
+};
+
+// The timed loop; scripts/device/sass-check.sh and the PTX check in
+// test/integration/probe/compile.test.ts look for exactly this shape.
+template <Space S, StopClock Stop>
+__device__ uint32_t walk_timed(const ChaserView& c, const uint32_t* sc, uint32_t j, uint32_t count, const WalkOut& out) {
+#pragma unroll 1
+  for (uint32_t k = 0; k < count; ++k) {
+    const uint32_t t0 = ops::clock32();
+    j = step<S>(c, sc, j);
+    if constexpr (Stop == StopClock::AfterConsumer) ops::consume(out.sink, j);
+    const uint32_t t1 = ops::clock32();
+    if constexpr (Stop == StopClock::BeforeConsumer) ops::consume(out.sink, j);
+    out.latencies[k] = t1 - t0;
+  }
+  return j;
+}
+
+// One thread's plan, in order (pchase.pair's chasers).
 template <Space S>
 __device__ uint32_t walk_space(const ChaserView& c, const uint32_t* sc, const WalkPlan& plan, const WalkOut& out) {
   uint32_t j = walk_untimed<S>(c, sc, c.start, plan.untimedBefore, out);
-#pragma unroll 1
-  for (uint32_t k = 0; k < plan.timed; ++k) {
-    const uint32_t t0 = ops::clock32();
-    j = step<S>(c, sc, j);
-    // volatile: a plain store to the same word every step could be merged into the last one.
-    *reinterpret_cast<volatile uint32_t*>(out.sink) = j;
-    const uint32_t t1 = ops::clock32();
-    out.latencies[k] = t1 - t0;
-  }
+  j = walk_timed<S, StopClock::AfterConsumer>(c, sc, j, plan.timed, out);
   j = walk_untimed<S>(c, sc, j, plan.untimedAfter, out);
   // ptxas drops loads whose results are unused, asm volatile or not: without
   // this store an untimed walk that ends a step (pair step 1) would vanish.
-  *out.sink = j;
+  ops::consume(out.sink, j);
   return j;
 }
 
 __device__ uint32_t walk(const ChaserView& c, const uint32_t* sc, const WalkPlan& plan, const WalkOut& out) {
-  switch (c.space) {
-    case Space::GlobalCa: return walk_space<Space::GlobalCa>(c, sc, plan, out);
-    case Space::GlobalCg: return walk_space<Space::GlobalCg>(c, sc, plan, out);
-    case Space::Readonly: return walk_space<Space::Readonly>(c, sc, plan, out);
-    case Space::Texture: return walk_space<Space::Texture>(c, sc, plan, out);
-    case Space::Constant: return walk_space<Space::Constant>(c, sc, plan, out);
-    case Space::Shared: return walk_space<Space::Shared>(c, sc, plan, out);
+  uint32_t j = 0;
+  with_space(c.space, [&](auto tag) { j = walk_space<decltype(tag)::value>(c, sc, plan, out); });
+  return j;
+}
+
+// An untimed lap by every thread of the block: thread t loads nodes t,
+// t + blockDim.x, ... in index order with the walk's own load flavour, so the
+// lap touches exactly the lines a chain-order lap touches at nodes / blockDim.x
+// independent loads a thread instead of `nodes` dependent ones. The folded
+// values go to the sink so that ptxas keeps the loads. Shared-space chains
+// have nothing to warm (stage_chain copied them).
+template <Space S>
+__device__ void warm_block(const ChaserView& c, const WalkOut& out) {
+  if constexpr (S != Space::Shared) {
+    uint32_t folded = 0;
+    uint32_t k = 0;
+    for (uint32_t node = threadIdx.x; node < c.nodes; node += blockDim.x, ++k) {
+      folded ^= step<S>(c, nullptr, c.start + node * c.strideElems);
+      if (past_deadline(k, out)) break;
+    }
+    ops::consume(out.sink, folded);
   }
-  return 0;
 }
 
 // A chaser's region of dynamic shared memory (chaser_shared_bytes): latencies, the sink word, then its chain when it lives there.
@@ -108,6 +163,10 @@ __device__ void copy_out(const Slot& s, uint32_t samples, uint32_t* dst) {
   for (uint32_t k = 0; k < samples; ++k) dst[k] = s.latencies[k];
 }
 
+// Threads of a chase block: they all warm, thread 0 times. 32 registers a
+// thread today (ptxas -v), well inside what 1024 threads a block allow.
+constexpr uint32_t kChaseThreads = 1024;
+
 struct ChaseLaunch {
   const ChaserView* chasers;
   uint32_t count;
@@ -118,12 +177,21 @@ struct ChaseLaunch {
   uint32_t* smOwner;   // kMaxSmIds claim flags
   uint32_t* claimed;   // chasers handed out so far
   uint32_t* outSm;     // per chaser; ~0u when it did not run
-  uint32_t* outLatencies;  // count * samples
+  uint32_t* outLatencies;  // count * samples * walks
   uint32_t* timedOut;
 };
 
+// What thread 0 times after the warm-up.
+enum class ChaseWalks {
+  Consumed,                 // pchase, pchase.batch: `samples` loads, stop clock after the consumer
+  ConsumedThenUnconsumed,   // selftest.consumer: those, then the chain's next `samples` loads without the consumer
+};
+
+__host__ __device__ constexpr uint32_t walk_count(ChaseWalks w) { return w == ChaseWalks::Consumed ? 1u : 2u; }
+
 // Every block claims its SM; the first block on an SM takes the next chaser.
-__global__ void chase_kernel(ChaseLaunch a) {
+template <ChaseWalks W>
+__device__ void chase_block(const ChaseLaunch& a) {
   extern __shared__ uint32_t smem[];
   __shared__ int job;
   if (threadIdx.x == 0) {
@@ -141,12 +209,28 @@ __global__ void chase_kernel(ChaseLaunch a) {
   if (job < 0) return;
   const ChaserView c = a.chasers[job];
   const Slot s = slot_at(smem, a.samples);
+  const WalkOut out{s.latencies, s.sink, ops::globaltimer_ns() + a.budgetNs, a.timedOut};
   stage_chain(c, s);
+  if (a.warmup) with_space(c.space, [&](auto tag) { warm_block<decltype(tag)::value>(c, out); });
   __syncthreads();
   if (threadIdx.x != 0) return;
-  const WalkOut out{s.latencies, s.sink, ops::globaltimer_ns() + a.budgetNs, a.timedOut};
-  walk(c, s.chain, WalkPlan{a.warmup ? c.nodes : 0u, a.samples, 0u}, out);
-  copy_out(s, a.samples, a.outLatencies + static_cast<uint64_t>(job) * a.samples);
+  uint32_t* dst = a.outLatencies + static_cast<uint64_t>(job) * a.samples * walk_count(W);
+  with_space(c.space, [&](auto tag) {
+    constexpr Space S = decltype(tag)::value;
+    uint32_t j = walk_timed<S, StopClock::AfterConsumer>(c, s.chain, c.start, a.samples, out);
+    copy_out(s, a.samples, dst);
+    if constexpr (W == ChaseWalks::ConsumedThenUnconsumed) {
+      j = walk_timed<S, StopClock::BeforeConsumer>(c, s.chain, j, a.samples, out);
+      copy_out(s, a.samples, dst + a.samples);
+    }
+    ops::consume(out.sink, j);
+  });
+}
+
+// Two kernels, not one with a flag, so the timing checks can tell the self-test's loops by name.
+__global__ void __launch_bounds__(kChaseThreads) chase_kernel(ChaseLaunch a) { chase_block<ChaseWalks::Consumed>(a); }
+__global__ void __launch_bounds__(kChaseThreads) consumer_selftest_kernel(ChaseLaunch a) {
+  chase_block<ChaseWalks::ConsumedThenUnconsumed>(a);
 }
 
 struct PairLaunch {
@@ -225,14 +309,26 @@ __global__ void pair_kernel(PairLaunch a) {
 // Sets a kernel's dynamic shared memory and carveout for one launch, restoring "no preference" afterwards.
 class KernelSharedConfig {
  public:
-  KernelSharedConfig(const void* kernel, uint64_t bytes, bool preferShared) : kernel_(kernel) {
-    check(compat::set_kernel_shared(kernel, static_cast<int>(bytes), preferShared ? 100 : 0), "configure kernel shared memory");
+  KernelSharedConfig(const void* kernel, uint64_t bytes, int carveoutPercent) : kernel_(kernel) {
+    check(compat::set_kernel_shared(kernel, static_cast<int>(bytes), carveoutPercent), "configure kernel shared memory");
   }
   ~KernelSharedConfig() { (void)compat::set_kernel_shared(kernel_, 0, -1); }
 
  private:
   const void* kernel_;
 };
+
+// The carveout a launch asks for: the request's, else MT4G's PreferL1 (0) unless a chain lives in shared memory (100).
+int carveout_for(const LaunchSettings& launch, bool anyShared) {
+  if (launch.carveoutPercent >= 0) return launch.carveoutPercent;
+  return anyShared ? 100 : 0;
+}
+
+LaunchInfo launch_info(const void* kernel, uint64_t dynamicSharedBytes, int carveoutPercent, bool flushed) {
+  size_t staticBytes = 0;
+  check(compat::kernel_static_shared_bytes(kernel, &staticBytes), "hipFuncGetAttributes");
+  return LaunchInfo{static_cast<uint32_t>(carveoutPercent), dynamicSharedBytes + staticBytes, flushed};
+}
 
 void throw_if_timed_out(const DeviceBuffer<uint32_t>& flag, const char* what) {
   uint32_t timedOut = 0;
@@ -248,14 +344,13 @@ void ensure_shared_fits(uint64_t bytes, const ChaseTiming& t) {
   }
 }
 
-}  // namespace
-
-void upload_constant_chain(const uint32_t* deviceChain, uint32_t elems, uint32_t offsetElems) {
-  check(hipMemcpyToSymbol(HIP_SYMBOL(g_constantChain), deviceChain, elems * 4u, offsetElems * 4u, hipMemcpyDeviceToDevice),
-        "hipMemcpyToSymbol(constant chain)");
-}
-
-std::vector<ChaseRun> run_chasers(const std::vector<ChaserView>& chasers, const ChaseTiming& timing, int targetSm) {
+// run_chasers for either chase kernel: each run's latencies are `walks` series of timing.samples, back to back.
+template <ChaseWalks W>
+ChaseOutcome launch_chasers(const std::vector<ChaserView>& chasers, const ChaseTiming& timing, int targetSm, const LaunchSettings& launch,
+                            const char* what) {
+  constexpr uint32_t walks = walk_count(W);
+  const void* kernel = W == ChaseWalks::Consumed ? reinterpret_cast<const void*>(chase_kernel)
+                                                 : reinterpret_cast<const void*>(consumer_selftest_kernel);
   uint64_t sharedBytes = 0;
   bool anyShared = false;
   for (const ChaserView& c : chasers) {
@@ -263,9 +358,11 @@ std::vector<ChaseRun> run_chasers(const std::vector<ChaserView>& chasers, const 
     anyShared = anyShared || c.space == Space::Shared;
   }
   ensure_shared_fits(sharedBytes, timing);
-  KernelSharedConfig config(reinterpret_cast<const void*>(chase_kernel), sharedBytes, anyShared);
+  const int carveout = carveout_for(launch, anyShared);
+  KernelSharedConfig config(kernel, sharedBytes, carveout);
+  L2Flush l2(launch.flushBytes, timing.multiprocessors);
 
-  std::vector<ChaseRun> runs(chasers.size());
+  ChaseOutcome outcome{std::vector<ChaseRun>(chasers.size()), launch_info(kernel, sharedBytes, carveout, l2.enabled())};
   std::vector<size_t> pending(chasers.size());
   for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
   DeviceBuffer<uint32_t> timedOut(1);
@@ -283,20 +380,27 @@ std::vector<ChaseRun> run_chasers(const std::vector<ChaserView>& chasers, const 
     control.zero();
     DeviceBuffer<uint32_t> outSm(views.size());
     check(hipMemset(outSm.get(), 0xff, outSm.bytes()), "hipMemset");
-    DeviceBuffer<uint32_t> outLatencies(views.size() * timing.samples);
+    const size_t perRun = size_t{timing.samples} * walks;
+    DeviceBuffer<uint32_t> outLatencies(views.size() * perRun);
 
     const ChaseLaunch a{deviceViews.get(), static_cast<uint32_t>(views.size()), placed ? targetSm : -1, timing.warmup ? 1u : 0u,
                         timing.samples, timing.budgetNs, control.get(), control.get() + kMaxSmIds, outSm.get(),
                         outLatencies.get(), timedOut.get()};
     const bool single = views.size() == 1 && a.targetSm < 0;
     const uint32_t blocks = single ? 1u : std::max(2u * timing.multiprocessors, 1u);
-    chase_kernel<<<blocks, 32, sharedBytes>>>(a);
-    check_launch("chase_kernel");
-    throw_if_timed_out(timedOut, "pchase");
+    // After everything above wrote to the device, so nothing of the chains is left in the L2.
+    l2.flush();
+    if constexpr (W == ChaseWalks::Consumed) {
+      chase_kernel<<<blocks, kChaseThreads, sharedBytes>>>(a);
+    } else {
+      consumer_selftest_kernel<<<blocks, kChaseThreads, sharedBytes>>>(a);
+    }
+    check_launch(what);
+    throw_if_timed_out(timedOut, what);
 
     std::vector<uint32_t> sms(views.size());
     outSm.download(sms.data(), sms.size());
-    std::vector<uint32_t> latencies(views.size() * timing.samples);
+    std::vector<uint32_t> latencies(views.size() * perRun);
     outLatencies.download(latencies.data(), latencies.size());
     std::vector<size_t> stillPending;
     for (size_t k = 0; k < views.size(); ++k) {
@@ -305,21 +409,47 @@ std::vector<ChaseRun> run_chasers(const std::vector<ChaserView>& chasers, const 
         stillPending.push_back(i);
         continue;
       }
-      runs[i].smId = sms[k];
-      runs[i].latenciesCycles.assign(latencies.begin() + k * timing.samples, latencies.begin() + (k + 1) * timing.samples);
+      outcome.runs[i].smId = sms[k];
+      outcome.runs[i].latenciesCycles.assign(latencies.begin() + k * perRun, latencies.begin() + (k + 1) * perRun);
     }
     pending.swap(stillPending);
   }
-  return runs;
+  return outcome;
 }
 
-PairRun run_pair(const ChaserView& first, const ChaserView& second, const PairPlacementSpec& p, const ChaseTiming& timing) {
+}  // namespace
+
+void upload_constant_chain(const uint32_t* deviceChain, uint32_t elems, uint32_t offsetElems) {
+  check(hipMemcpyToSymbol(HIP_SYMBOL(g_constantChain), deviceChain, elems * 4u, offsetElems * 4u, hipMemcpyDeviceToDevice),
+        "hipMemcpyToSymbol(constant chain)");
+}
+
+ChaseOutcome run_chasers(const std::vector<ChaserView>& chasers, const ChaseTiming& timing, int targetSm, const LaunchSettings& launch) {
+  return launch_chasers<ChaseWalks::Consumed>(chasers, timing, targetSm, launch, "pchase");
+}
+
+ConsumerSelfTestRun run_consumer_selftest(const ChaserView& chaser, const ChaseTiming& timing, int targetSm, const LaunchSettings& launch) {
+  ChaseOutcome o = launch_chasers<ChaseWalks::ConsumedThenUnconsumed>({chaser}, timing, targetSm, launch, "selftest.consumer");
+  const std::vector<uint32_t>& all = o.runs.at(0).latenciesCycles;
+  ConsumerSelfTestRun run;
+  run.smId = o.runs[0].smId;
+  run.consumedLatenciesCycles.assign(all.begin(), all.begin() + timing.samples);
+  run.unconsumedLatenciesCycles.assign(all.begin() + timing.samples, all.end());
+  run.launch = o.launch;
+  return run;
+}
+
+PairRun run_pair(const ChaserView& first, const ChaserView& second, const PairPlacementSpec& p, const ChaseTiming& timing,
+                 const LaunchSettings& launch) {
   const uint64_t firstBytes = chaser_shared_bytes(first, timing.samples);
   const uint64_t secondBytes = chaser_shared_bytes(second, timing.samples);
   const uint64_t sharedBytes = p.sameSm ? firstBytes + secondBytes : std::max(firstBytes, secondBytes);
   ensure_shared_fits(sharedBytes, timing);
   const bool anyShared = first.space == Space::Shared || second.space == Space::Shared;
-  KernelSharedConfig config(reinterpret_cast<const void*>(pair_kernel), sharedBytes, anyShared);
+  const int carveout = carveout_for(launch, anyShared);
+  const void* kernel = reinterpret_cast<const void*>(pair_kernel);
+  KernelSharedConfig config(kernel, sharedBytes, carveout);
+  const LaunchInfo info = launch_info(kernel, sharedBytes, carveout, false);
 
   const uint32_t threads = 32u * (std::max(p.firstWarp, p.secondWarp) + 1u);
   DeviceBuffer<uint32_t> timedOut(1);
@@ -345,6 +475,7 @@ PairRun run_pair(const ChaserView& first, const ChaserView& second, const PairPl
     run.secondSmId = sms[1];
     run.firstLatenciesCycles.assign(latencies.begin(), latencies.begin() + timing.samples);
     run.secondLatenciesCycles.assign(latencies.begin() + timing.samples, latencies.end());
+    run.launch = info;
     return run;
   }
   throw ProbeFailure(ErrorCode::Unsupported, "could not place the two chasers on different SMs");

@@ -17,15 +17,48 @@ struct ChaseTiming {
   uint32_t multiprocessors;
 };
 
+// How a chase is launched (protocol.ts ChaseLaunchArgs).
+struct LaunchSettings {
+  int carveoutPercent = -1;  // L1/shared carveout preference; -1: 0, or 100 when a chain lives in shared memory
+  uint64_t flushBytes = 0;   // stream this many bytes through the L2 after the chains are built (0: no flush)
+};
+
+// What a chase was launched with (protocol.ts ChaseLaunchInfo).
+struct LaunchInfo {
+  uint32_t carveoutPercent;
+  uint64_t sharedBytesPerBlock;  // dynamic + the kernel's static shared memory
+  bool flushedL2;
+};
+
 struct ChaseRun {
   uint32_t smId;
   std::vector<uint32_t> latenciesCycles;
 };
 
+struct ChaseOutcome {
+  std::vector<ChaseRun> runs;  // one per chaser, in order
+  LaunchInfo launch;
+};
+
 // Runs each chaser on its own SM, all in one launch (relaunching for any
 // chaser left without an SM). With targetSm >= 0 there must be exactly one
 // chaser; it runs on that SM when a block lands there, else on any SM.
-std::vector<ChaseRun> run_chasers(const std::vector<ChaserView>& chasers, const ChaseTiming& timing, int targetSm);
+// A warm-up lap is walked by every thread of the chaser's block, the timed
+// walk by its thread 0 alone.
+ChaseOutcome run_chasers(const std::vector<ChaserView>& chasers, const ChaseTiming& timing, int targetSm, const LaunchSettings& launch);
+
+struct ConsumerSelfTestRun {
+  uint32_t smId;
+  std::vector<uint32_t> consumedLatenciesCycles, unconsumedLatenciesCycles;
+  LaunchInfo launch;
+};
+
+// selftest.consumer: one chaser placed as run_chasers places it, walked warm
+// (timing.warmup) and then timed twice in the same launch: `samples` loads
+// whose stop clock waits for the loaded value (the walk every chase op
+// times), then the next `samples` loads of the chain with a stop clock that
+// does not wait.
+ConsumerSelfTestRun run_consumer_selftest(const ChaserView& chaser, const ChaseTiming& timing, int targetSm, const LaunchSettings& launch);
 
 struct PairPlacementSpec {
   bool sameSm;
@@ -35,9 +68,12 @@ struct PairPlacementSpec {
 struct PairRun {
   uint32_t firstSmId, secondSmId;
   std::vector<uint32_t> firstLatenciesCycles, secondLatenciesCycles;
+  LaunchInfo launch;
 };
 
-PairRun run_pair(const ChaserView& first, const ChaserView& second, const PairPlacementSpec& placement, const ChaseTiming& timing);
+// The pair takes no L2 flush (launch.flushBytes is ignored): its step 1 is what fills the caches.
+PairRun run_pair(const ChaserView& first, const ChaserView& second, const PairPlacementSpec& placement, const ChaseTiming& timing,
+                 const LaunchSettings& launch);
 
 // Copies `elems` chain elements from device memory into the constant table at `offsetElems`.
 void upload_constant_chain(const uint32_t* deviceChain, uint32_t elems, uint32_t offsetElems);

@@ -61,11 +61,13 @@ class Registry {
   std::vector<Operation> ops_;
 };
 
-// Each family registers its operations (hello.cpp, pchase-ops.cpp, bandwidth-op.cpp, calibrate-op.cpp).
+// Each family registers its operations (hello.cpp, pchase-ops.cpp, bandwidth-op.cpp, calibrate-op.cpp),
+// in protocol.ts PROBE_OPS order; register_selftest (pchase-ops.cpp) adds selftest.consumer.
 void register_hello(Registry& r);
 void register_pchase(Registry& r);
 void register_bandwidth(Registry& r);
 void register_calibrate(Registry& r);
+void register_selftest(Registry& r);
 
 inline Registry make_registry() {
   Registry r;
@@ -73,6 +75,7 @@ inline Registry make_registry() {
   register_pchase(r);
   register_bandwidth(r);
   register_calibrate(r);
+  register_selftest(r);
   return r;
 }
 
