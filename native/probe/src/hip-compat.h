@@ -25,6 +25,7 @@ using hipDeviceAttribute_t = cudaDeviceAttr;
 #define hipSuccess cudaSuccess
 #define hipErrorMemoryAllocation cudaErrorMemoryAllocation
 #define hipErrorNoDevice cudaErrorNoDevice
+#define hipErrorNotSupported cudaErrorNotSupported
 #define hipErrorInsufficientDriver cudaErrorInsufficientDriver
 #define hipErrorIllegalAddress cudaErrorIllegalAddress
 #define hipErrorLaunchFailure cudaErrorLaunchFailure
@@ -194,15 +195,34 @@ inline bool reserved_shared_mem_per_block(const hipDeviceProp_t& p, size_t* out)
 #endif
 }
 
-// cudaLimitMaxL2FetchGranularity of `device` (a per-context limit, read with
-// the device made current and the previous one restored). AMD has no such
-// limit: false there, as when the runtime does not answer.
+// cudaLimitMaxL2FetchGranularity, a limit of the current context (how many
+// bytes device memory moves into the L2 per miss; not a device setting). AMD
+// has no such limit: hipErrorNotSupported there.
+inline hipError_t get_l2_fetch_granularity(size_t* out) {
+  *out = 0;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  return cudaDeviceGetLimit(out, cudaLimitMaxL2FetchGranularity);
+#else
+  return hipErrorNotSupported;
+#endif
+}
+
+inline hipError_t set_l2_fetch_granularity(size_t bytes) {
+#if defined(TOPOD_VENDOR_NVIDIA)
+  return cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, bytes);
+#else
+  (void)bytes;
+  return hipErrorNotSupported;
+#endif
+}
+
+// The limit above for `device`, made current for the read and the previous one restored; false where there is none.
 inline bool max_l2_fetch_granularity(int device, size_t* out) {
   *out = 0;
 #if defined(TOPOD_VENDOR_NVIDIA)
   int previous = 0;
   if (cudaGetDevice(&previous) != cudaSuccess) return false;
-  bool ok = cudaSetDevice(device) == cudaSuccess && cudaDeviceGetLimit(out, cudaLimitMaxL2FetchGranularity) == cudaSuccess;
+  bool ok = cudaSetDevice(device) == cudaSuccess && get_l2_fetch_granularity(out) == cudaSuccess;
   if (cudaSetDevice(previous) != cudaSuccess) ok = false;
   if (!ok) (void)cudaGetLastError();
   return ok;

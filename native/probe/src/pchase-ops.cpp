@@ -37,15 +37,27 @@ uint32_t read_samples(const ArgReader& a) { return static_cast<uint32_t>(a.integ
 
 uint64_t read_seed(const ArgReader& a) { return a.integer_or("seed", 1, 0, limits::kMaxSeed); }
 
-// ChaseLaunchArgs (rule 2): flushL2 where the op takes it, carveoutPercent everywhere.
+// ChaseLaunchArgs (rule 2): carveoutPercent everywhere; flushL2 and
+// l2FetchGranularityBytes where the op fills its caches itself (not the pair).
 struct LaunchArgs {
   bool flushL2 = false;
   int carveoutPercent = -1;  // absent: the kernel's default (LaunchSettings)
+  uint32_t l2FetchGranularityBytes = 0;  // absent: the limit in force
 };
 
-LaunchArgs read_launch(const ArgReader& a, bool takesFlush) {
+enum class LaunchFields { CarveoutOnly, All };
+
+LaunchArgs read_launch(const ArgReader& a, LaunchFields fields) {
   LaunchArgs l;
-  if (takesFlush) l.flushL2 = a.boolean_or("flushL2", false);
+  if (fields == LaunchFields::All) {
+    l.flushL2 = a.boolean_or("flushL2", false);
+    if (a.has("l2FetchGranularityBytes")) {
+      const json::Value& g = a.value("l2FetchGranularityBytes");
+      if (!g.is_number() || (g.as_number() != 32 && g.as_number() != 64 && g.as_number() != 128))
+        a.fail("l2FetchGranularityBytes", "one of 32, 64, 128");
+      l.l2FetchGranularityBytes = static_cast<uint32_t>(g.as_number());
+    }
+  }
   if (a.has("carveoutPercent")) l.carveoutPercent = static_cast<int>(a.integer("carveoutPercent", 0, 100));
   return l;
 }
@@ -56,12 +68,14 @@ LaunchSettings settings_for(const LaunchArgs& l, const OpContext& ctx) {
   LaunchSettings s;
   s.carveoutPercent = l.carveoutPercent;
   s.flushBytes = l.flushL2 ? 2 * static_cast<uint64_t>(ctx.device().l2CacheSize) : 0;
+  s.l2FetchGranularityBytes = l.l2FetchGranularityBytes;
   return s;
 }
 
 json::Value to_json(const LaunchInfo& l) {
   json::Value out = json::Value::object();
   out.set("carveoutPercent", l.carveoutPercent).set("sharedBytesPerBlock", l.sharedBytesPerBlock).set("flushedL2", l.flushedL2);
+  if (l.l2FetchGranularityBytes) out.set("l2FetchGranularityBytes", l.l2FetchGranularityBytes);
   return out;
 }
 
@@ -119,7 +133,7 @@ PchaseSpec validate_pchase(const json::Value& args, const OpContext& ctx) {
   const ArgReader a(args);
   const ChaseCommon c = read_common(a);
   PchaseSpec s{read_shape(a, c.space, a.value("arrayBytes"), "arrayBytes", c.pattern, c.seed), c.warmup, c.samples, -1, {}};
-  s.launch = read_launch(a, true);
+  s.launch = read_launch(a, LaunchFields::All);
   const hipDeviceProp_t& p = ctx.device();
   if (a.has("smId")) s.smId = static_cast<int>(a.integer("smId", 0, static_cast<uint64_t>(p.multiProcessorCount - 1)));
   const std::vector<limits::ChainSize> chains = sizes({&s.chain});
@@ -169,7 +183,7 @@ BatchSpec validate_batch(const json::Value& args, const OpContext& ctx) {
   for (size_t i = 0; i < list.as_array().size(); ++i) {
     s.chains.push_back(read_shape(a, c.space, list.as_array()[i], "arrayBytesList[" + std::to_string(i) + "]", c.pattern, c.seed));
   }
-  s.launch = read_launch(a, true);
+  s.launch = read_launch(a, LaunchFields::All);
   const hipDeviceProp_t& p = ctx.device();
   const size_t maxChasers = static_cast<size_t>(p.multiProcessorCount);
   if (s.chains.size() > maxChasers) a.fail("arrayBytesList", "at most " + std::to_string(maxChasers) + " sizes (one chaser per SM)");
@@ -223,7 +237,7 @@ PairSpec validate_pair(const json::Value& args, const OpContext& ctx) {
   PairSpec s{read_chaser(first, seed), read_chaser(second, seed + 1), {}, 0, {}};
   s.placement.sameSm = a.one_of("placement", {"same-sm", "different-sm"}) == 0;
   s.samples = read_samples(a);
-  s.launch = read_launch(a, false);
+  s.launch = read_launch(a, LaunchFields::CarveoutOnly);
   const hipDeviceProp_t& p = ctx.device();
   const uint64_t maxWarp = static_cast<uint64_t>(p.maxThreadsPerBlock / p.warpSize - 1);
   const uint64_t maxLane = static_cast<uint64_t>(p.warpSize - 1);

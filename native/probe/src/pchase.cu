@@ -318,16 +318,38 @@ class KernelSharedConfig {
   const void* kernel_;
 };
 
+// Sets the context's L2 fetch granularity for one launch (LaunchSettings), restoring the previous limit afterwards.
+class L2FetchGranularityLimit {
+ public:
+  explicit L2FetchGranularityLimit(uint32_t bytes) {
+    if (bytes == 0) return;
+    const hipError_t err = compat::get_l2_fetch_granularity(&previous_);
+    if (err == hipErrorNotSupported) throw ProbeFailure(ErrorCode::Unsupported, "this runtime has no L2 fetch-granularity limit");
+    check(err, "read the L2 fetch granularity");
+    check(compat::set_l2_fetch_granularity(bytes), "set the L2 fetch granularity");
+    set_ = true;
+  }
+  ~L2FetchGranularityLimit() {
+    if (set_) (void)compat::set_l2_fetch_granularity(previous_);
+  }
+  L2FetchGranularityLimit(const L2FetchGranularityLimit&) = delete;
+  L2FetchGranularityLimit& operator=(const L2FetchGranularityLimit&) = delete;
+
+ private:
+  size_t previous_ = 0;
+  bool set_ = false;
+};
+
 // The carveout a launch asks for: the request's, else MT4G's PreferL1 (0) unless a chain lives in shared memory (100).
 int carveout_for(const LaunchSettings& launch, bool anyShared) {
   if (launch.carveoutPercent >= 0) return launch.carveoutPercent;
   return anyShared ? 100 : 0;
 }
 
-LaunchInfo launch_info(const void* kernel, uint64_t dynamicSharedBytes, int carveoutPercent, bool flushed) {
+LaunchInfo launch_info(const void* kernel, uint64_t dynamicSharedBytes, int carveoutPercent, bool flushed, uint32_t fetchGranularity) {
   size_t staticBytes = 0;
   check(compat::kernel_static_shared_bytes(kernel, &staticBytes), "hipFuncGetAttributes");
-  return LaunchInfo{static_cast<uint32_t>(carveoutPercent), dynamicSharedBytes + staticBytes, flushed};
+  return LaunchInfo{static_cast<uint32_t>(carveoutPercent), dynamicSharedBytes + staticBytes, flushed, fetchGranularity};
 }
 
 void throw_if_timed_out(const DeviceBuffer<uint32_t>& flag, const char* what) {
@@ -360,9 +382,11 @@ ChaseOutcome launch_chasers(const std::vector<ChaserView>& chasers, const ChaseT
   ensure_shared_fits(sharedBytes, timing);
   const int carveout = carveout_for(launch, anyShared);
   KernelSharedConfig config(kernel, sharedBytes, carveout);
+  L2FetchGranularityLimit fetch(launch.l2FetchGranularityBytes);
   L2Flush l2(launch.flushBytes, timing.multiprocessors);
 
-  ChaseOutcome outcome{std::vector<ChaseRun>(chasers.size()), launch_info(kernel, sharedBytes, carveout, l2.enabled())};
+  ChaseOutcome outcome{std::vector<ChaseRun>(chasers.size()),
+                       launch_info(kernel, sharedBytes, carveout, l2.enabled(), launch.l2FetchGranularityBytes)};
   std::vector<size_t> pending(chasers.size());
   for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
   DeviceBuffer<uint32_t> timedOut(1);
@@ -449,7 +473,7 @@ PairRun run_pair(const ChaserView& first, const ChaserView& second, const PairPl
   const int carveout = carveout_for(launch, anyShared);
   const void* kernel = reinterpret_cast<const void*>(pair_kernel);
   KernelSharedConfig config(kernel, sharedBytes, carveout);
-  const LaunchInfo info = launch_info(kernel, sharedBytes, carveout, false);
+  const LaunchInfo info = launch_info(kernel, sharedBytes, carveout, false, 0);
 
   const uint32_t threads = 32u * (std::max(p.firstWarp, p.secondWarp) + 1u);
   DeviceBuffer<uint32_t> timedOut(1);

@@ -21,6 +21,7 @@ struct ChaseTiming {
 struct LaunchSettings {
   int carveoutPercent = -1;  // L1/shared carveout preference; -1: 0, or 100 when a chain lives in shared memory
   uint64_t flushBytes = 0;   // stream this many bytes through the L2 after the chains are built (0: no flush)
+  uint32_t l2FetchGranularityBytes = 0;  // cudaLimitMaxL2FetchGranularity for the launch (0: the limit in force)
 };
 
 // What a chase was launched with (protocol.ts ChaseLaunchInfo).
@@ -28,6 +29,7 @@ struct LaunchInfo {
   uint32_t carveoutPercent;
   uint64_t sharedBytesPerBlock;  // dynamic + the kernel's static shared memory
   bool flushedL2;
+  uint32_t l2FetchGranularityBytes;  // 0 when the limit in force was left alone
 };
 
 struct ChaseRun {
@@ -71,7 +73,7 @@ struct PairRun {
   LaunchInfo launch;
 };
 
-// The pair takes no L2 flush (launch.flushBytes is ignored): its step 1 is what fills the caches.
+// The pair takes neither an L2 flush nor a fetch granularity (only launch.carveoutPercent counts): its step 1 is what fills the caches.
 PairRun run_pair(const ChaserView& first, const ChaserView& second, const PairPlacementSpec& placement, const ChaseTiming& timing,
                  const LaunchSettings& launch);
 
