@@ -8,7 +8,7 @@ import type { LatencySummary } from './robust.js';
 export interface ChangePointEvidence {
   /** K-S p-value of "below" against "above" the change point. */
   pValue: number;
-  /** K-S D of the same two pools: 1 when no latency below overlaps one above. */
+  /** How much more the sizes above the step miss than any size below it (0..1): 1 for a full, clean step. */
   separation: number;
   /** Share of sweep points on the expected side of the step (0..1). */
   consistency: number;

@@ -13,3 +13,5 @@ export {
 } from './change-point.js';
 export { changePointConfidence, combineConfidences, latencyConfidence, type ChangePointEvidence } from './confidence.js';
 export { fewestSlowPlacement, type PlacedSweepPoint } from './placements.js';
+export { expectedHitShare, fitFetchGranularity, hitShare, type GranularityResult, type StridePoint } from './granularity.js';
+export { detectLineSize, largestPowerOfTwoAtMost, lineSizeStrides, type LineSizePoint, type LineSizeResult } from './line-size.js';

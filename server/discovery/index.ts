@@ -2,6 +2,7 @@ import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
 import { supportedOps, type CalibrateResult, type DeviceProperties, type HelloResult } from '../gpu/protocol.js';
 import type { DiscoveryOutcome, ElementName, RawSeries } from '../model/document.js';
 import { ProbeSession, type DiscoveryLogger } from './probe-session.js';
+import { withMissPenalties } from './miss-penalty.js';
 import { MEASURABLE_ELEMENTS, missingOps, strategiesFor, type Strategy } from './registry.js';
 
 export { L1_SEARCH_PLAN } from './l1.js';
@@ -10,7 +11,7 @@ export type { DiscoveryLogger } from './probe-session.js';
 export { MEASURABLE_ELEMENTS, STRATEGIES, carryOverRaw, missingOps, strategiesFor, strategyOwning, type Strategy, type StrategyBuild } from './registry.js';
 
 /** Bumped whenever the analysis of the same raw series may give a different document. */
-export const ANALYSIS_VERSION = 'cpd-ks-3';
+export const ANALYSIS_VERSION = 'cpd-ks-4';
 
 export interface DiscoverOptions {
   only?: ElementName[] | null;
@@ -113,8 +114,10 @@ export function reanalyse(raw: RawSeries[], only: ElementName[] | null = null): 
       const topology = built.elements[element];
       if (topology && (only === null || only.includes(element))) outcome.elements[element] = topology;
     }
+    if (built.carveout && !outcome.carveout) outcome.carveout = built.carveout;
     outcome.warnings.push(...built.warnings);
   }
+  outcome.elements = withMissPenalties(outcome.elements);
   return outcome;
 }
 

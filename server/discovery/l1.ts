@@ -1,42 +1,36 @@
-import { median } from '../analysis/index.js';
-import type { CalibrateResult, DeviceProperties } from '../gpu/protocol.js';
-import type { ElementTopology, RawSeries } from '../model/document.js';
-import { toLatencyValue } from './latency-value.js';
-import type { ProbeSession } from './probe-session.js';
-import { searchSize, type SizeSearchPlan } from './size-search.js';
-import { chunkSizes } from './sizes.js';
-import { seriesUnder, type Strategy } from './strategy.js';
-import { recordedSearch, residentSamples, sweepPoints } from './sweep-series.js';
+import type { DeviceProperties } from '../gpu/protocol.js';
+import { perSmCacheStrategy, type PerSmCacheSpec } from './per-sm-cache.js';
+import type { SizeSearchPlan } from './size-search.js';
 
 /**
- * L1 data cache size and latency (thesis §4.1): global `.ca` pointer chases,
- * one array size per SM in one `pchase.batch` launch, so a sweep of dozens of
- * sizes costs one kernel. One load per 128 B line, and enough timed loads to
- * cover the whole array near the L1 size: real L1s hash lines to sets, so
- * which lines a slightly too large array loses depends on its size, and
- * timing only the array's head would see them by luck (seen on an H100).
+ * The unified L1 and the two other load paths through it, texture and
+ * read-only (thesis §4.1; MT4G Table I lists each with its own size, latency,
+ * line and fetch granularity). One load per 128 B line in the size sweep, and
+ * enough timed loads to cover the whole array near the L1 size: real L1s
+ * hash lines to sets, so which lines a slightly too large array loses
+ * depends on its size, and timing only the array's head would see them by
+ * luck (seen on an H100).
  */
-const SERIES = 'l1.size';
+const KIB = 1024;
 const STRIDE_BYTES = 128;
 const SAMPLES = 2048;
-const KIB = 1024;
-/** Sizes at most this share of the measured size count as L1-resident for the latency. */
-const RESIDENT_SHARE = 0.9;
-/** Sizes at least this multiple of the first missing size miss on every thrashed line. */
-const MISSING_SHARE = 1.1;
 
-export const L1_SEARCH_PLAN: SizeSearchPlan = {
-  name: SERIES,
-  lowBytes: 8 * KIB,
-  highBytes: 1024 * KIB,
-  pointsPerOctave: 8,
-  refinePoints: 32,
-  refineRounds: 1,
-  alignBytes: STRIDE_BYTES,
-  minBytes: 1 * KIB,
-  maxBytes: 16 * 1024 * KIB,
-  maxWidenings: 2,
-};
+function searchPlan(prefix: string): SizeSearchPlan {
+  return {
+    name: `${prefix}.size`,
+    lowBytes: 8 * KIB,
+    highBytes: 1024 * KIB,
+    pointsPerOctave: 8,
+    refinePoints: 32,
+    refineRounds: 1,
+    alignBytes: STRIDE_BYTES,
+    minBytes: 1 * KIB,
+    maxBytes: 16 * 1024 * KIB,
+    maxWidenings: 2,
+  };
+}
+
+export const L1_SEARCH_PLAN: SizeSearchPlan = searchPlan('l1');
 
 /**
  * The chasers of one launch share the L2: their arrays together must stay
@@ -45,57 +39,26 @@ export const L1_SEARCH_PLAN: SizeSearchPlan = {
  */
 const L2_SHARE_PER_LAUNCH = 0.25;
 
-export async function measureL1(session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
-  const bytesPerLaunch = Math.max(L1_SEARCH_PLAN.highBytes, device.l2CacheSizeBytes * L2_SHARE_PER_LAUNCH);
-  // Each size twice: the reversed list allocates every array elsewhere, and sweepPoints keeps the placement with fewer misses.
-  const run = async (name: string, sizes: number[]) => {
-    for (const order of [sizes, [...sizes].reverse()]) {
-      for (const arrayBytesList of chunkSizes(order, Math.max(1, device.multiprocessorCount), bytesPerLaunch)) {
-        await session.request(name, 'pchase.batch', {
-          space: 'global.ca',
-          arrayBytesList,
-          strideBytes: STRIDE_BYTES,
-          pattern: 'sequential',
-          warmup: true,
-          samples: SAMPLES,
-        });
-      }
-    }
-    return sweepPoints(session.raw, name);
+function l1PathSpec(element: 'l1' | 'texture' | 'readOnly', space: 'global.ca' | 'texture' | 'readonly', prefix: string): PerSmCacheSpec {
+  return {
+    element,
+    space,
+    prefix,
+    plan: prefix === 'l1' ? L1_SEARCH_PLAN : searchPlan(prefix),
+    sizeStrideBytes: STRIDE_BYTES,
+    sizeSamples: SAMPLES,
+    bytesPerLaunch: (device: DeviceProperties) => Math.max(1024 * KIB, device.l2CacheSizeBytes * L2_SHARE_PER_LAUNCH),
+    maxArrayBytes: 16 * 1024 * KIB,
+    fetchStrides: [4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256],
+    maxLineStrideBytes: 512,
   };
-  await searchSize(run, L1_SEARCH_PLAN, onRound);
 }
 
-/** The L1 element from recorded series (pure: also used to re-analyse stored raw data). */
-export function buildL1(raw: readonly RawSeries[], calibration: CalibrateResult | null): { element?: ElementTopology; warnings: string[] } {
-  const search = recordedSearch(raw, SERIES);
-  if (!search) return { warnings: [] };
-  const { result, coarse } = search;
-  if (!result.found) return { warnings: [`l1: no size change point found (${result.reason})`] };
-  const resident = residentSamples(coarse, result.lastBelowBytes * RESIDENT_SHARE, 8);
-  const missed = coarse.filter((point) => point.sizeBytes >= result.firstAboveBytes * MISSING_SHARE).slice(0, 4);
-  const element: ElementTopology = {
-    size: { value: result.lastBelowBytes, unit: 'bytes', source: 'microbenchmark', confidence: result.confidence },
-  };
-  if (resident.length > 0 && missed.length > 0) {
-    const penalty = median(missed.flatMap((point) => [...point.samples])) - median(resident);
-    element.missPenalty = { value: penalty, unit: 'cycles', source: 'microbenchmark', confidence: result.confidence };
-  }
-  if (resident.length > 0) element.latency = toLatencyValue(resident, calibration);
-  const warnings = result.edge ? [`l1: the size change point lies at the ${result.edge} edge of the sweep`] : [];
-  return { element, warnings };
-}
+export const L1_SPEC = l1PathSpec('l1', 'global.ca', 'l1');
+export const TEXTURE_SPEC = l1PathSpec('texture', 'texture', 'texture');
+export const READ_ONLY_SPEC = l1PathSpec('readOnly', 'readonly', 'readonly');
 
-export const L1_STRATEGY: Strategy = {
-  name: 'l1',
-  elements: ['l1'],
-  requiredOps: ['pchase.batch'],
-  // A few batched launches (every SM at once), even at two placements: a small share of a discovery.
-  progressWeight: 1,
-  measure: measureL1,
-  build(raw, _device, calibration) {
-    const { element, warnings } = buildL1(raw, calibration);
-    return { elements: element ? { l1: element } : {}, warnings };
-  },
-  ownsSeries: seriesUnder(SERIES),
-};
+// A few batched launches each (every SM at once): a small share of a discovery.
+export const L1_STRATEGY = perSmCacheStrategy(L1_SPEC, 1);
+export const TEXTURE_STRATEGY = perSmCacheStrategy(TEXTURE_SPEC, 1);
+export const READ_ONLY_STRATEGY = perSmCacheStrategy(READ_ONLY_SPEC, 1);

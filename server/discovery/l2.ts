@@ -1,10 +1,12 @@
-import { combineConfidences } from '../analysis/index.js';
+import { combineConfidences, detectLineSize, fitFetchGranularity, lineSizeStrides, median, slowThreshold } from '../analysis/index.js';
 import type { CalibrateResult, DeviceProperties } from '../gpu/protocol.js';
 import type { ElementTopology, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
 import type { ProbeSession } from './probe-session.js';
 import { searchSize, type SizeSearchPlan } from './size-search.js';
+import { granularityValue, lineSizeArrays } from './per-sm-cache.js';
 import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
+import { chaseSamples, lineSizePoints, stridePoints } from './stride-series.js';
 import { recordedSearch, residentSamples, sweepPoints } from './sweep-series.js';
 
 /**
@@ -15,7 +17,8 @@ import { recordedSearch, residentSamples, sweepPoints } from './sweep-series.js'
  * memory is one segment's size; the API size divided by it is the number of
  * segments.
  */
-const SERIES = 'l2.size';
+const SERIES_PREFIX = 'l2';
+const SERIES = `${SERIES_PREFIX}.size`;
 /** One access per 128 B line: the capacity in lines is what matters, and a real warm-up walk stays short. */
 const STRIDE_BYTES = 128;
 const SAMPLES = 512;
@@ -40,7 +43,50 @@ export function l2SearchPlan(device: DeviceProperties): SizeSearchPlan {
   };
 }
 
+/** Cold walks: the L2 flushed first, so misses go to device memory. */
+const COLD_SAMPLES = 256;
+const COLD_STRIDES = [4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256];
+/** Device-memory latency: one load per 2 KiB + 128 B (off powers of two, so loads spread over channels and L2 sets), all cold. */
+const DRAM_STRIDE_BYTES = 2176;
+const DRAM_SAMPLES = 1024;
+const LINE_SAMPLES = 1024;
+const MAX_LINE_STRIDE_BYTES = 512;
+
 export async function measureL2(session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
+  await measureL2Size(session, device, onRound);
+  const cold = (name: string, strideBytes: number, samples: number, l2FetchGranularityBytes?: 32) =>
+    session.request(name, 'pchase', {
+      space: 'global.cg',
+      arrayBytes: samples * strideBytes,
+      strideBytes,
+      pattern: 'sequential',
+      warmup: false,
+      samples,
+      smId: 0,
+      flushL2: true,
+      ...(l2FetchGranularityBytes ? { l2FetchGranularityBytes } : {}),
+    });
+  await cold(`${SERIES_PREFIX}.dram`, DRAM_STRIDE_BYTES, DRAM_SAMPLES);
+  // The L2's own sector: with the fetch limit at its smallest, a miss fills only what was asked for.
+  for (const stride of COLD_STRIDES) await cold(`${SERIES_PREFIX}.fetch`, stride, COLD_SAMPLES, 32);
+  // What device memory fills per miss under the limit in force.
+  for (const stride of COLD_STRIDES) await cold(`${SERIES_PREFIX}.fill`, stride, COLD_SAMPLES);
+  onRound?.(`${SERIES_PREFIX}.fetch`);
+
+  const built = buildL2(session.raw, device, null);
+  const segment = built.l2?.segmentSize?.value ?? built.l2?.size?.value;
+  const fetch = built.l2?.fetchGranularity?.value;
+  if (segment === undefined || fetch === undefined) return;
+  for (const arrayBytes of lineSizeArrays(segment, device.totalMemoryBytes / 4)) {
+    for (const strideBytes of lineSizeStrides(fetch, MAX_LINE_STRIDE_BYTES)) {
+      const samples = Math.min(LINE_SAMPLES, Math.floor(arrayBytes / strideBytes));
+      await session.request(`${SERIES_PREFIX}.line`, 'pchase', { space: 'global.cg', arrayBytes, strideBytes, pattern: 'sequential', warmup: true, samples, smId: 0 });
+    }
+  }
+  onRound?.(`${SERIES_PREFIX}.line`);
+}
+
+async function measureL2Size(session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
   const run = async (name: string, sizes: number[]) => {
     for (const arrayBytes of sizes) {
       await session.request(name, 'pchase', {
@@ -55,7 +101,7 @@ export async function measureL2(session: ProbeSession, device: DeviceProperties,
     }
     return sweepPoints(session.raw, name);
   };
-  await searchSize(run, l2SearchPlan(device), onRound);
+  await searchSize(run, l2SearchPlan(device), onRound, () => recordedSearch(session.raw, SERIES)?.result ?? null);
 }
 
 export interface L2Elements {
@@ -91,17 +137,45 @@ export function buildL2(raw: readonly RawSeries[], device: DeviceProperties, cal
   if (resident.length > 0) l2.latency = toLatencyValue(resident, calibration);
 
   const deviceMemory: ElementTopology = { size: { value: device.totalMemoryBytes, unit: 'bytes', source: 'api' } };
+  const dram = chaseSamples(raw, `${SERIES_PREFIX}.dram`).flatMap((chase) => [...chase.samples]);
   const largest = coarse.at(-1);
-  if (largest && largest.sizeBytes >= 1.5 * result.firstAboveBytes) {
+  if (dram.length > 0) {
+    deviceMemory.latency = toLatencyValue(dram, calibration);
+  } else if (largest && largest.sizeBytes >= 1.5 * result.firstAboveBytes) {
+    // Series recorded before the cold walk existed: the largest array of the sweep, walked warm.
     deviceMemory.latency = toLatencyValue(largest.samples, calibration);
-    if (l2.latency) {
-      const penalty = Math.round((deviceMemory.latency.mean - l2.latency.mean) * 100) / 100;
-      l2.missPenalty = { value: penalty, unit: 'cycles', source: 'derived', confidence: result.confidence };
-    }
   } else {
     warnings.push('deviceMemory: the L2 sweep did not reach far enough past the L2 for a device-memory latency');
   }
+
+  const hitSamples = residentSamples(coarse, measured * RESIDENT_SHARE, 4);
+  const missCycles = dram.length > 0 ? median(dram) : undefined;
+  if (hitSamples.length > 0 && missCycles !== undefined) {
+    const threshold = (median(hitSamples) + missCycles) / 2;
+    for (const [attribute, name, what] of [
+      ['fetchGranularity', 'fetch', 'sector granularity'],
+      ['fillGranularity', 'fill', 'fill granularity'],
+    ] as const) {
+      const points = stridePoints(raw, `${SERIES_PREFIX}.${name}`);
+      if (points.length === 0) continue;
+      const fit = granularityValue(fitFetchGranularity(points, threshold), what);
+      if (fit.value) l2[attribute] = { ...fit.value, note: granularityNote(attribute, device) };
+      else if (fit.warning) warnings.push(`l2: ${fit.warning}`);
+    }
+  }
+  const linePoints = lineSizePoints(raw, `${SERIES_PREFIX}.line`);
+  if (linePoints.length > 0) {
+    const line = detectLineSize(linePoints, slowThreshold(coarse));
+    if (line.found) l2.lineSize = { value: line.lineBytes, unit: 'bytes', source: 'microbenchmark', confidence: line.confidence };
+    else warnings.push(`l2: no line size (${line.reason})`);
+  }
   return { l2, deviceMemory, warnings };
+}
+
+function granularityNote(attribute: 'fetchGranularity' | 'fillGranularity', device: DeviceProperties): string {
+  if (attribute === 'fetchGranularity') return 'the smallest unit the L2 fills (its sector), measured with cudaLimitMaxL2FetchGranularity at 32 B; the L1 asks the L2 for sectors of this size';
+  const limit = device.maxL2FetchGranularityBytes;
+  return `what device memory moves into the L2 per miss under the limit in force (cudaLimitMaxL2FetchGranularity ${limit === undefined || limit === null ? 'not reported' : `${limit} B`})`;
 }
 
 export const L2_STRATEGY: Strategy = {
@@ -118,5 +192,5 @@ export const L2_STRATEGY: Strategy = {
     if (deviceMemory) elements.deviceMemory = deviceMemory;
     return { elements, warnings };
   },
-  ownsSeries: seriesUnder(SERIES),
+  ownsSeries: seriesUnder(SERIES_PREFIX),
 };

@@ -26,7 +26,40 @@ export interface SizeSearchPlan {
 /** Measures the sizes and returns the sweep recorded under `seriesName`. */
 export type SweepRunner = (seriesName: string, sizes: number[]) => Promise<SweepPoint[]>;
 
-export async function searchSize(run: SweepRunner, plan: SizeSearchPlan, onRound?: (round: string) => void): Promise<ChangePointResult> {
+/** Below this confidence a search measures its last round again (another placement of every array) before settling. */
+export const RETRY_BELOW_CONFIDENCE = 0.9;
+const MAX_RETRIES = 2;
+
+/**
+ * `evaluate` scores the whole search as recorded so far (sweep-series.ts:
+ * every round merged); while that stays below RETRY_BELOW_CONFIDENCE, the
+ * last round is measured again under its own name, which adds placements
+ * that fewestSlowPlacement chooses from.
+ */
+export async function searchSize(
+  run: SweepRunner,
+  plan: SizeSearchPlan,
+  onRound?: (round: string) => void,
+  evaluate?: () => ChangePointResult | null,
+): Promise<ChangePointResult> {
+  const best = await searchRounds(run, plan, onRound);
+  if (!evaluate || !best.found) return best;
+  let last = best;
+  for (let retry = 1; retry <= MAX_RETRIES; retry += 1) {
+    const scored = evaluate();
+    if (!scored?.found || scored.confidence >= RETRY_BELOW_CONFIDENCE) return scored ?? last;
+    const name = `${plan.name}.refine.retry.${retry}`;
+    const width = Math.max(2 * plan.alignBytes, scored.firstAboveBytes - scored.lastBelowBytes);
+    const retried = detectSizeChangePoint(
+      await run(name, linearSizes(Math.max(plan.alignBytes, scored.lastBelowBytes - 2 * width), scored.firstAboveBytes + 2 * width, plan.refinePoints, plan.alignBytes)),
+    );
+    onRound?.(name);
+    if (retried.found) last = retried;
+  }
+  return evaluate() ?? last;
+}
+
+async function searchRounds(run: SweepRunner, plan: SizeSearchPlan, onRound?: (round: string) => void): Promise<ChangePointResult> {
   let low = plan.lowBytes;
   let high = plan.highBytes;
   let result: ChangePointResult = { found: false, reason: 'not measured', slowShares: [] };

@@ -1,11 +1,13 @@
 import type { CalibrateResult, DeviceProperties, ProbeOp } from '../gpu/protocol.js';
-import type { ElementName, ElementTopology, RawSeries } from '../model/document.js';
+import type { Carveout, ElementName, ElementTopology, RawSeries } from '../model/document.js';
 import type { ProbeSession } from './probe-session.js';
 
 /** What a strategy's build makes of recorded series. */
 export interface StrategyBuild {
   elements: Partial<Record<ElementName, ElementTopology>>;
   warnings: string[];
+  /** The L1/shared split the strategy's per-SM launches ran under, when they record it. */
+  carveout?: Carveout;
 }
 
 /**

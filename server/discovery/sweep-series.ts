@@ -39,17 +39,24 @@ export interface RecordedSearch {
   coarse: SweepPoint[];
 }
 
-/** Re-reads a size search (size-search.ts) from its raw series; null when none was recorded. */
+/**
+ * Re-reads a size search (size-search.ts) from its raw series; null when none
+ * was recorded. The change point is taken over every size the search
+ * measured at once (the last coarse sweep merged with the refining rounds):
+ * the refined sizes give the resolution, the coarse ones far past the step
+ * show how fully the cache misses there, and both score the result.
+ */
 export function recordedSearch(raw: readonly RawSeries[], prefix: string): RecordedSearch | null {
   const names = seriesNames(raw, `${prefix}.`);
-  const coarseName = names.filter((name) => name.startsWith(`${prefix}.coarse`)).at(-1);
+  const coarseNames = names.filter((name) => name.startsWith(`${prefix}.coarse`));
+  const coarseName = coarseNames.at(-1);
   if (coarseName === undefined) return null;
   const coarse = sweepPoints(raw, coarseName);
-  for (const name of [...names].reverse()) {
-    const result = detectSizeChangePoint(sweepPoints(raw, name));
-    if (result.found) return { result, coarse };
-  }
-  return { result: detectSizeChangePoint(coarse), coarse };
+  const refineNames = names.filter((name) => name.startsWith(`${prefix}.refine`));
+  const merged = new Map<number, SweepPoint>(coarse.map((point) => [point.sizeBytes, point]));
+  for (const name of refineNames) for (const point of sweepPoints(raw, name)) merged.set(point.sizeBytes, point);
+  const all = [...merged.values()].sort((a, b) => a.sizeBytes - b.sizeBytes);
+  return { result: detectSizeChangePoint(all), coarse };
 }
 
 /** Samples of up to `maxPoints` of the largest sizes at or below `belowBytes`. */

@@ -1,5 +1,5 @@
 import type { GpuIdentity } from '../model/gpu.js';
-import type { DiscoveryOutcome, ElementName, ResultDocument } from '../model/document.js';
+import { DOCUMENT_SCHEMA_VERSION, type DiscoveryOutcome, type ElementName, type ElementTopology, type ResultDocument } from '../model/document.js';
 
 export interface ResultMeta {
   gpu: GpuIdentity;
@@ -22,8 +22,12 @@ export interface ResultMeta {
  */
 export function buildResultDocument(outcome: DiscoveryOutcome, meta: ResultMeta, previous: ResultDocument | null): ResultDocument {
   const carried = meta.only && previous ? previous.elements : {};
+  const elements: Partial<Record<ElementName, ElementTopology>> = { ...carried, ...outcome.elements };
+  for (const [name, element] of Object.entries(elements) as Array<[ElementName, ElementTopology]>) {
+    elements[name] = { ...element, measuredAt: measuredAt(name, meta, previous) };
+  }
   return {
-    schemaVersion: 2,
+    schemaVersion: DOCUMENT_SCHEMA_VERSION,
     gpu: { uuid: meta.gpu.uuid, name: meta.gpu.name, vendor: meta.gpu.vendor, pciBusId: meta.gpu.pciBusId },
     simulated: meta.simulated,
     probe: {
@@ -39,7 +43,20 @@ export function buildResultDocument(outcome: DiscoveryOutcome, meta: ResultMeta,
     },
     device: outcome.device,
     clock: outcome.clock ?? previous?.clock ?? null,
-    elements: { ...carried, ...outcome.elements },
+    carveout: outcome.carveout ?? (meta.only ? (previous?.carveout ?? null) : null),
+    elements,
     warnings: outcome.warnings,
   };
+}
+
+/**
+ * When an element was measured: this probe's start for what it re-measured;
+ * for elements a partial probe carried over, and for every element of a
+ * re-analysed result, the time the earlier document gave it (or that
+ * document's probe start, for documents older than the field).
+ */
+function measuredAt(name: ElementName, meta: ResultMeta, previous: ResultDocument | null): string {
+  const remeasured = !meta.reanalysedFrom && (meta.only === null || meta.only.includes(name));
+  if (remeasured || !previous) return meta.startedAt.toISOString();
+  return previous.elements[name]?.measuredAt ?? previous.probe.startedAt;
 }

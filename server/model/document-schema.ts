@@ -12,8 +12,12 @@ import { ClockSchema, DocumentDeviceSchema, DynamicDeviceSchema, DynamicStateSch
 import { MIG_PARTS, MigComputeInstanceSchema, MigInstanceSchema, MigViewSchema } from './mig-schema.js';
 import { Count, Nullable, StringEnum, Timestamp, partRef } from './schema-helpers.js';
 
-/** Bumped whenever the document's shape changes. 2: every field typed and closed; probe.reanalysedFrom. */
-export const DOCUMENT_SCHEMA_VERSION = 2;
+/**
+ * Bumped whenever the document's shape changes. 2: every field typed and
+ * closed; probe.reanalysedFrom. 3: bound and note on values, fillGranularity,
+ * the carveout the per-SM benchmarks ran under.
+ */
+export const DOCUMENT_SCHEMA_VERSION = 3;
 
 export const VALUE_SOURCES = ['microbenchmark', 'api', 'nvml', 'derived'] as const;
 export type ValueSource = (typeof VALUE_SOURCES)[number];
@@ -33,6 +37,12 @@ const measuredValueProperties = {
   unit: StringEnum(VALUE_UNITS),
   source: StringEnum(VALUE_SOURCES, { description: 'microbenchmark: measured by topod; api: the runtime said so; nvml: NVML said so; derived: computed from other values' }),
   confidence: Type.Optional(Confidence()),
+  bound: Type.Optional(
+    StringEnum(['lower', 'upper'] as const, {
+      description: 'the value is a bound, not the size: "lower" = at least this much (e.g. the constant L1.5, which holds more than the 64 KiB a constant bank can address)',
+    }),
+  ),
+  note: Type.Optional(Type.String({ description: 'what the value is exactly, where that is not obvious (which transfer a granularity is, the limit in force)' })),
 };
 
 export const MeasuredValueSchema = Type.Object(measuredValueProperties, {
@@ -69,17 +79,38 @@ export const ElementTopologySchema = Type.Object(
     latency: Type.Optional(partRef(LatencyValueSchema)),
     lineSize: measured(),
     fetchGranularity: measured(),
+    fillGranularity: measured(),
     amount: Type.Optional(partRef(AmountValueSchema)),
     segmentSize: measured(),
     sharedWith: Type.Optional(Type.Array(StringEnum(ELEMENT_NAMES), { description: 'elements that share this one’s physical cache' })),
     readBandwidth: measured(),
     writeBandwidth: measured(),
     missPenalty: measured(),
+    measuredAt: Type.Optional(Timestamp('when the probe that measured this element started: a probe of some elements only keeps the others’ times')),
   },
-  { $id: 'ElementTopology', additionalProperties: false, description: 'one memory element; only what was measured or known is present' },
+  {
+    $id: 'ElementTopology',
+    additionalProperties: false,
+    description:
+      'one memory element; only what was measured or known is present. fetchGranularity: the smallest unit this cache fills (its sector); fillGranularity: what the next level moves in per miss under the limit in force, where that differs (L2: device memory fills 64 B on an H100 by default, cudaLimitMaxL2FetchGranularity)',
+  },
 );
 
 const element = () => Type.Optional(partRef(ElementTopologySchema));
+
+export const CarveoutSchema = Type.Object(
+  {
+    preferredSharedPercent: Type.Number({ minimum: 0, maximum: 100, description: 'cudaFuncAttributePreferredSharedMemoryCarveout the per-SM benchmarks ran with (0: as much L1 as possible)' }),
+    blockSharedBytes: Count('shared memory one block of the L1-size benchmark used (samples and sink), before the per-block reserve'),
+    reservedSharedBytesPerBlock: Nullable(Count(), { description: 'what the driver reserves per block on top; null when the runtime does not say' }),
+    note: Type.String({ description: 'how the carveout shapes the L1 size' }),
+  },
+  {
+    $id: 'Carveout',
+    additionalProperties: false,
+    description: 'the unified L1/shared-memory split the per-SM cache benchmarks ran under: the L1 holds what the shared-memory carveout leaves, so the L1, texture and read-only sizes hold for this carveout',
+  },
+);
 
 /** One optional key per element name: a closed object, not a free-form map. */
 export const ElementsSchema = Type.Object(
@@ -138,6 +169,7 @@ const resultDocumentProperties = {
   probe: partRef(ProbeRunSchema),
   device: partRef(DocumentDeviceSchema),
   clock: Nullable(partRef(ClockSchema)),
+  carveout: Nullable(partRef(CarveoutSchema), { description: 'null when no per-SM cache was measured, or the raw series predate the record' }),
   elements: partRef(ElementsSchema),
   warnings: Type.Array(Type.String(), { description: 'what the analysis could not do, one sentence each' }),
 };
@@ -163,6 +195,7 @@ const PARTS: TSchema[] = [
   LatencyValueSchema,
   ElementTopologySchema,
   ElementsSchema,
+  CarveoutSchema,
   ProbeRunSchema,
   DocumentDeviceSchema,
   ClockSchema,
@@ -217,6 +250,7 @@ export type AmountValue = Static<typeof AmountValueSchema>;
 export type LatencyValue = Static<typeof LatencyValueSchema>;
 export type ElementTopology = Static<typeof ElementTopologySchema>;
 export type TopologyElements = Static<typeof ElementsSchema>;
+export type Carveout = Static<typeof CarveoutSchema>;
 export type ProbeRun = Static<typeof ProbeRunSchema>;
 export type ResultDocument = Static<typeof ResultDocumentSchema>;
 export type TopologyStatus = Static<typeof TopologyStatusSchema>;

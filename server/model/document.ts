@@ -6,11 +6,12 @@
  * MigInstanceTopologyDocument.
  */
 import type { ClockCalibration } from './device-schema.js';
-import type { ElementName, ElementTopology, ResultDocument } from './document-schema.js';
+import type { Carveout, ElementName, ElementTopology, ResultDocument } from './document-schema.js';
 
 export { DOCUMENT_SCHEMA_VERSION, ELEMENT_NAMES } from './document-schema.js';
 export type {
   AmountValue,
+  Carveout,
   ElementName,
   ElementTopology,
   GpuTopologyDocument,
@@ -41,6 +42,8 @@ export interface DiscoveryOutcome {
   elements: Partial<Record<ElementName, ElementTopology>>;
   /** SM clock and clock-read overhead used to convert cycles. */
   clock?: ClockCalibration;
+  /** The L1/shared split the per-SM cache benchmarks ran under, when their series record it. */
+  carveout?: Carveout;
   /** Device properties as the runtime reported them (source "api"); `{}` when no hello series was recorded. */
   device: ResultDocument['device'];
   raw: RawSeries[];
