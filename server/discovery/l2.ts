@@ -4,7 +4,7 @@ import type { ElementTopology, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
 import type { ProbeSession } from './probe-session.js';
 import { searchSize, type SizeSearchPlan } from './size-search.js';
-import { granularityValue, lineSizeArrays } from './per-sm-cache.js';
+import { granularityValue, lineSizeArrays, sweepLineStrides } from './per-sm-cache.js';
 import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
 import { chaseSamples, lineSizePoints, stridePoints } from './stride-series.js';
 import { recordedSearch, residentSamples, sweepPoints } from './sweep-series.js';
@@ -50,6 +50,8 @@ const COLD_STRIDES = [4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256];
 const DRAM_STRIDE_BYTES = 2176;
 const DRAM_SAMPLES = 1024;
 const LINE_SAMPLES = 1024;
+/** Two array sizes past the segment: each walk is tens of MiB, and two sizes that agree settle the line. */
+const LINE_SIZES = 2;
 const MAX_LINE_STRIDE_BYTES = 512;
 
 export async function measureL2(session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
@@ -77,12 +79,17 @@ export async function measureL2(session: ProbeSession, device: DeviceProperties,
   const segment = built.l2?.segmentSize?.value ?? built.l2?.size?.value;
   const fetch = built.l2?.fetchGranularity?.value;
   if (segment === undefined || fetch === undefined) return;
-  for (const arrayBytes of lineSizeArrays(segment, device.totalMemoryBytes / 4)) {
-    for (const strideBytes of lineSizeStrides(fetch, MAX_LINE_STRIDE_BYTES)) {
+  const sizes = lineSizeArrays(segment, device.totalMemoryBytes / 4).slice(0, LINE_SIZES);
+  const search = recordedSearch(session.raw, SERIES);
+  const threshold = search ? slowThreshold(search.coarse) : Infinity;
+  await sweepLineStrides(lineSizeStrides(fetch, MAX_LINE_STRIDE_BYTES), threshold, async (strideBytes) => {
+    const name = `${SERIES_PREFIX}.line`;
+    for (const arrayBytes of sizes) {
       const samples = Math.min(LINE_SAMPLES, Math.floor(arrayBytes / strideBytes));
-      await session.request(`${SERIES_PREFIX}.line`, 'pchase', { space: 'global.cg', arrayBytes, strideBytes, pattern: 'sequential', warmup: true, samples, smId: 0 });
+      await session.request(name, 'pchase', { space: 'global.cg', arrayBytes, strideBytes, pattern: 'sequential', warmup: true, samples, smId: 0 });
     }
-  }
+    return chaseSamples(session.raw, name).filter((chase) => chase.strideBytes === strideBytes);
+  });
   onRound?.(`${SERIES_PREFIX}.line`);
 }
 

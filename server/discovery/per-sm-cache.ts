@@ -5,7 +5,7 @@ import { toLatencyValue } from './latency-value.js';
 import type { ProbeSession } from './probe-session.js';
 import { searchSize, type SizeSearchPlan } from './size-search.js';
 import { chunkSizes } from './sizes.js';
-import { chaseSamples, lineSizePoints, stridePoints } from './stride-series.js';
+import { chaseSamples, lineSizePoints, stridePoints, type ChaseSamples } from './stride-series.js';
 import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
 import { recordedSearch, residentSamples, sweepPoints, type RecordedSearch } from './sweep-series.js';
 
@@ -81,11 +81,29 @@ export async function measurePerSmCache(spec: PerSmCacheSpec, session: ProbeSess
   const fetch = built.element?.fetchGranularity?.value;
   if (size === undefined || fetch === undefined) return;
   const sizes = lineSizeArrays(size, spec.maxArrayBytes);
-  for (const strideBytes of lineSizeStrides(fetch, spec.maxLineStrideBytes)) {
+  const threshold = built.search ? slowThreshold(built.search.coarse) : Infinity;
+  await sweepLineStrides(lineSizeStrides(fetch, spec.maxLineStrideBytes), threshold, async (strideBytes) => {
     const samples = Math.min(MAX_LINE_SAMPLES, Math.max(1, Math.floor(Math.min(...sizes) / strideBytes)));
     for (const list of chunkSizes(sizes, maxCount, bytesPerLaunch)) await launch(`${spec.prefix}.line`, list, strideBytes, true, samples);
-  }
+    return chaseSamples(session.raw, `${spec.prefix}.line`).filter((chase) => chase.strideBytes === strideBytes);
+  });
   onRound?.(`${spec.prefix}.line`);
+}
+
+/**
+ * Walks the line-size strides in ascending order and stops once two strides
+ * in a row fit the cache at every size: the answer lies below them, and the
+ * larger strides would only repeat it (for an L2 segment each is a walk of
+ * tens of MiB).
+ */
+export async function sweepLineStrides(strides: readonly number[], thresholdCycles: number, measure: (strideBytes: number) => Promise<ChaseSamples[]>): Promise<void> {
+  let fittingInARow = 0;
+  for (const [i, strideBytes] of strides.entries()) {
+    const chases = await measure(strideBytes);
+    const fits = chases.length > 0 && chases.every((chase) => chase.samples.filter((value) => value > thresholdCycles).length <= chase.samples.length * 0.1);
+    fittingInARow = fits && i > 0 ? fittingInARow + 1 : 0;
+    if (fittingInARow >= 2) return;
+  }
 }
 
 export function lineSizeArrays(sizeBytes: number, maxArrayBytes: number): number[] {

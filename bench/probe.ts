@@ -1,0 +1,110 @@
+/**
+ * `npm run bench:probe [-- --backend native|sim --model h100-sxm5-80gb]` — one
+ * full discovery, timed per phase (each strategy, plus hello, calibrate and
+ * analysis): wall time and probe operations per phase and in total. On the
+ * GPU (the native probe, when built and a GPU is visible) that is the real
+ * cost; on the simulated GPU the wall time is JavaScript's, so it also prints
+ * the simulated device time (what the modelled loads, launches and flushes
+ * would take on the GPU) and the loads walked.
+ */
+import { Command } from 'commander';
+import type { ProbeChannel } from '../server/gpu/backend.js';
+import { NativeBackend } from '../server/gpu/native.js';
+import { modelById, SimulatedChannel, SimulatedDevice, SimulatedProbe } from '../server/gpu/sim/index.js';
+import { Prng } from '../server/gpu/sim/prng.js';
+import { discover, STRATEGIES } from '../server/discovery/index.js';
+
+interface Target {
+  label: string;
+  channel: ProbeChannel;
+  /** Simulated GPU only: modelled device seconds and loads so far. */
+  device?: SimulatedDevice;
+  close(): Promise<void>;
+}
+
+const options = new Command()
+  .option('--backend <name>', 'native, sim, or auto (native when a GPU answers)', 'auto')
+  .option('--model <id>', 'simulated GPU model', 'h100-sxm5-80gb')
+  .parse()
+  .opts<{ backend: string; model: string }>();
+
+async function pickTarget(): Promise<Target> {
+  if (options.backend !== 'sim') {
+    const check = await NativeBackend.available();
+    if (check.ok) {
+      const backend = new NativeBackend();
+      const gpu = (await backend.listDevices())[0]!;
+      const channel = await backend.open(gpu);
+      return { label: `native topod-probe ${backend.probeVersion} on ${gpu.name} (${gpu.uuid})`, channel, close: async () => (await channel.close(), await backend.close()) };
+    }
+    if (options.backend === 'native') throw new Error(`no native probe: ${check.reason}`);
+    console.log(`[bench] no native probe (${check.reason}): the SIMULATED GPU instead`);
+  }
+  const model = modelById(options.model);
+  if (!model) throw new Error(`unknown model ${options.model}`);
+  const device = new SimulatedDevice(model, new Prng(1));
+  const channel = new SimulatedChannel(new SimulatedProbe(device, { index: 0, uuid: 'GPU-bench', name: model.name, pciBusId: null }));
+  return { label: `SIMULATED ${model.id} — wall times are the simulator's, device times are modelled`, channel, device, close: () => channel.close() };
+}
+
+interface PhaseCost {
+  wallMs: number;
+  ops: number;
+  deviceS: number;
+  loads: number;
+}
+
+const target = await pickTarget();
+const strategyNames = new Set(STRATEGIES.map((strategy) => strategy.name));
+const costs = new Map<string, PhaseCost>();
+let phase = 'hello';
+let phaseStart = performance.now();
+let deviceAtStart = target.device?.simulatedDeviceSeconds() ?? 0;
+let loadsAtStart = target.device?.loadCount ?? 0;
+let ops = 0;
+const closePhase = () => {
+  const cost = costs.get(phase) ?? { wallMs: 0, ops: 0, deviceS: 0, loads: 0 };
+  cost.wallMs += performance.now() - phaseStart;
+  cost.ops += ops;
+  cost.deviceS += (target.device?.simulatedDeviceSeconds() ?? 0) - deviceAtStart;
+  cost.loads += (target.device?.loadCount ?? 0) - loadsAtStart;
+  costs.set(phase, cost);
+};
+const counting: ProbeChannel = {
+  request: (op, args, requestOptions) => {
+    ops += 1;
+    return target.channel.request(op, args, requestOptions);
+  },
+  close: () => target.channel.close(),
+};
+
+const started = performance.now();
+const outcome = await discover(counting, {
+  onProgress: (name) => {
+    // Rounds inside a strategy report their own names: charge them to the strategy that runs.
+    const next = strategyNames.has(name) || ['hello', 'calibrate', 'analysis', 'done'].includes(name) ? name : phase;
+    if (next === phase) return;
+    closePhase();
+    phase = next;
+    phaseStart = performance.now();
+    deviceAtStart = target.device?.simulatedDeviceSeconds() ?? 0;
+    loadsAtStart = target.device?.loadCount ?? 0;
+    ops = 0;
+  },
+});
+const totalMs = performance.now() - started;
+await target.close();
+
+console.log(`bench:probe — ${target.label}`);
+console.log(`phase        wall ms   ops${target.device ? '   device ms (modelled)   loads' : ''}`);
+for (const [name, cost] of costs) {
+  if (name === 'done') continue;
+  const simulated = target.device ? `   ${(cost.deviceS * 1000).toFixed(1).padStart(20)}   ${String(cost.loads).padStart(9)}` : '';
+  console.log(`${name.padEnd(10)} ${cost.wallMs.toFixed(0).padStart(9)} ${String(cost.ops).padStart(5)}${simulated}`);
+}
+const all = [...costs.values()];
+const sum = (pick: (c: PhaseCost) => number) => all.reduce((total, cost) => total + pick(cost), 0);
+const simulatedTotal = target.device ? `   ${(sum((c) => c.deviceS) * 1000).toFixed(1).padStart(20)}   ${String(sum((c) => c.loads)).padStart(9)}` : '';
+console.log(`${'total'.padEnd(10)} ${totalMs.toFixed(0).padStart(9)} ${String(sum((c) => c.ops)).padStart(5)}${simulatedTotal}`);
+console.log(`elements: ${Object.keys(outcome.elements).join(', ')}; raw series ${outcome.raw.length}; warnings ${outcome.warnings.length}`);
+for (const warning of outcome.warnings) console.log(`warning: ${warning}`);
