@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkConsumers, PCHASE_KERNELS, PTX_LOAD_KINDS, report, timedWindows } from './timed-loads.js';
 
 const exec = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -22,6 +23,14 @@ const dir = mkdtempSync(path.join(tmpdir(), 'topod-probe-compile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const COMPILE_TIMEOUT_MS = 600_000;
+
+/** pchase.cu as PTX for sm_90, compiled once for the tests that read it. */
+let pchasePtx: Promise<string> | undefined;
+function ptxOfPchase(): Promise<string> {
+  const out = path.join(dir, 'pchase.ptx');
+  pchasePtx ??= exec(NVCC!, ['-std=c++17', '-arch=sm_90', '-ptx', path.join(SRC, 'pchase.cu'), '-o', out]).then(() => readFileSync(out, 'utf8'));
+  return pchasePtx;
+}
 
 describe('probe sources', () => {
   it('keep inline assembly in device-ops.h only (one helper per load flavour and clock read)', () => {
@@ -48,12 +57,24 @@ describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc
   it(
     'emit the exact load and clock instructions each memory space needs (PTX, sm_90)',
     async () => {
-      const ptx = path.join(dir, 'pchase.ptx');
-      await exec(NVCC!, ['-std=c++17', '-arch=sm_90', '-ptx', path.join(SRC, 'pchase.cu'), '-o', ptx]);
-      const text = readFileSync(ptx, 'utf8');
+      const text = await ptxOfPchase();
       for (const instruction of ['ld.global.ca.u32', 'ld.global.cg.u32', 'ld.global.nc.u32', 'ld.const.u32', 'ld.shared.u32', 'tex.1d', '%clock;', '%globaltimer', '%smid']) {
         expect(text, instruction).toContain(instruction);
       }
+    },
+    COMPILE_TIMEOUT_MS,
+  );
+
+  // Issue 8: the stop clock must wait for the timed load. In every measuring
+  // kernel each flavour's timed load is read (the volatile shared store of
+  // the loaded index) before the second %clock read; the self-test kernel
+  // times each flavour with and without that store, so the check is seen to
+  // tell the two apart. The same check on SASS: sass-check.test.ts.
+  it(
+    'make every timed load feed the stop clock, and the consumer self-test time each flavour without it too (PTX, sm_90)',
+    async () => {
+      const windows = timedWindows(await ptxOfPchase(), 'ptx');
+      expect(checkConsumers(windows, { dialect: 'ptx', ...PCHASE_KERNELS, expectedKinds: PTX_LOAD_KINDS }), report(windows, 'ptx')).toEqual([]);
     },
     COMPILE_TIMEOUT_MS,
   );

@@ -97,8 +97,19 @@ const ROWS: Row[] = [
   bad('bandwidth repetitions 1001', 'bandwidth', () => ({ ...bandwidth, repetitions: 1001 })),
   bad('calibrate samples 0', 'calibrate', () => ({ samples: 0 })),
   bad('calibrate samples 1,000,001', 'calibrate', () => ({ samples: 1_000_001 })),
+  // Chase launch settings (ChaseLaunchArgs) and selftest.consumer (pchase's rules).
+  bad('flushL2 not a boolean', 'pchase', () => ({ ...chase, flushL2: 'yes' })),
+  bad('batch flushL2 as a number', 'pchase.batch', () => ({ ...chase, arrayBytes: undefined, arrayBytesList: [4096], flushL2: 1 })),
+  bad('carveoutPercent above 100', 'pchase', () => ({ ...chase, carveoutPercent: 101 })),
+  bad('negative carveoutPercent', 'pchase.batch', () => ({ ...chase, arrayBytes: undefined, arrayBytesList: [4096], carveoutPercent: -1 })),
+  bad('fractional carveoutPercent on a pair', 'pchase.pair', () => ({ first: chaser, second: chaser, placement: 'same-sm', samples: 16, carveoutPercent: 50.5 })),
+  bad('self-test with an unknown space', 'selftest.consumer', () => ({ ...chase, space: 'global.cs' })),
+  bad('self-test with samples 0', 'selftest.consumer', () => ({ ...chase, samples: 0 })),
+  bad('self-test with flushL2 a string', 'selftest.consumer', () => ({ ...chase, flushL2: 'no' })),
+  bad('self-test carveoutPercent above 100', 'selftest.consumer', () => ({ ...chase, carveoutPercent: 200 })),
   // Device limits.
   device('SM out of range', 'pchase', (d) => ({ ...chase, smId: d.multiprocessorCount })),
+  device('self-test SM out of range', 'selftest.consumer', (d) => ({ ...chase, smId: d.multiprocessorCount })),
   device('more batch sizes than SMs', 'pchase.batch', (d) => ({ ...chase, arrayBytesList: Array(d.multiprocessorCount + 1).fill(4096) })),
   device('constant array beyond the constant limit', 'pchase', (d) => ({ ...chase, space: 'constant', arrayBytes: constLimit(d) + 4 })),
   device('constant arrays of a batch beyond the constant limit together', 'pchase.batch', (d) => ({

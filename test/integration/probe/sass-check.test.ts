@@ -1,0 +1,52 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './raw-probe.js';
+import { checkConsumers, PCHASE_KERNELS, report, SASS_LOAD_CLASSES, timedWindows } from './timed-loads.js';
+
+// The SASS half of the timed-load proof (the PTX half is in compile.test.ts):
+// what ptxas made of walk_timed, per architecture. Needs nvcc and cuobjdump or
+// nvdisasm (the full CUDA toolkit; the GPU host has it at /usr/local/cuda).
+// scripts/device/sass-check.sh runs the same check from the shell.
+
+const exec = promisify(execFile);
+function findTool(name: string): string | null {
+  const onPath = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
+  const fallback = `/usr/local/cuda/bin/${name}`;
+  return onPath || (existsSync(fallback) ? fallback : null);
+}
+const NVCC = findTool('nvcc');
+const CUOBJDUMP = findTool('cuobjdump');
+const NVDISASM = findTool('nvdisasm');
+const DISASM = CUOBJDUMP ? { tool: CUOBJDUMP, args: ['-sass'] } : NVDISASM ? { tool: NVDISASM, args: [] } : null;
+const skipReason = !NVCC ? 'nvcc not found' : !DISASM ? 'neither cuobjdump nor nvdisasm found on PATH or in /usr/local/cuda/bin (the full CUDA toolkit has them)' : null;
+
+const dir = mkdtempSync(path.join(tmpdir(), 'topod-sass-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.skipIf(skipReason !== null)(`timed loads in SASS (${skipReason ? `skipped: ${skipReason}` : `${NVCC} + ${DISASM!.tool}`})`, () => {
+  for (const arch of ['sm_90', 'sm_80']) {
+    it(
+      `${arch}: every timed load's register is read before the stop clock; the self-test's unconsumed loads are not`,
+      async () => {
+        const cubin = path.join(dir, `pchase-${arch}.cubin`);
+        await exec(NVCC!, ['-std=c++17', '-cubin', `-arch=${arch}`, path.join(REPO_ROOT, 'native/probe/src/pchase.cu'), '-o', cubin]);
+        const { stdout } = await exec(DISASM!.tool, [...DISASM!.args, cubin], { maxBuffer: 64 << 20 });
+        const windows = timedWindows(stdout, 'sass');
+        expect(checkConsumers(windows, { dialect: 'sass', ...PCHASE_KERNELS, expectedKinds: SASS_LOAD_CLASSES }), report(windows, 'sass')).toEqual([]);
+      },
+      300_000,
+    );
+  }
+});
+
+describe('sass-check.sh', () => {
+  it('is executable and runs the shared checker', () => {
+    const script = path.join(REPO_ROOT, 'scripts/device/sass-check.sh');
+    expect(spawnSync('bash', ['-n', script]).status).toBe(0);
+    expect(readFileSync(script, 'utf8')).toContain('test/integration/probe/timed-loads-cli.ts sass');
+  });
+});
