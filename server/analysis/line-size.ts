@@ -5,8 +5,11 @@
  * touches N/s lines, which fit while N/s ≤ C/ℓ. For C < N < 2C the first
  * stride that fits therefore lies in (ℓ, 2ℓ), and ℓ is the power of two just
  * below it. Strides are kept off powers of two above the first (1.125 × 2^k,
- * 1.5 × 2^k) so they spread over the sets instead of aliasing into half of
- * them. Each array size votes; the sizes' agreement scores the answer.
+ * 1.5 × 2^k) so they spread over the sets instead of aliasing into part of
+ * them. A real cache hashes lines to sets, so an array just past its capacity
+ * thrashes only partly: a stride "fits" when it leaves at most half the slow
+ * loads the smallest stride had. Each array size votes; the sizes' agreement
+ * scores the answer.
  */
 
 export interface LineSizePoint {
@@ -39,12 +42,19 @@ export type LineSizeResult = LineSizeFound | LineSizeMissing;
 
 /** A stride "fits" when at most this share of the thrashing walks' slow loads remain. */
 const FITTING_SHARE = 0.5;
+/** The smallest stride must leave at least this share of loads slow: the array overflows the cache. */
+const THRASHING_SHARE = 0.2;
 
-/** Strides for a line-size sweep: the fetch granularity, then 1.125×, 1.5× and 2× each power of two up to `maxBytes`. */
+/**
+ * Strides for a line-size sweep: the fetch granularity, then 1.125× and 1.5×
+ * each power of two up to `maxBytes` — no larger power of two: a stride of
+ * 2ℓ uses every other set of a cache indexed by line number and thrashes at
+ * half the capacity (seen on the simulated L1 at 256 B).
+ */
 export function lineSizeStrides(fetchGranularityBytes: number, maxBytes: number): number[] {
   const strides = new Set<number>([fetchGranularityBytes]);
   for (let power = fetchGranularityBytes; power < maxBytes; power *= 2) {
-    for (const factor of [1.125, 1.5, 2]) strides.add(Math.round((power * factor) / 4) * 4);
+    for (const factor of [1.125, 1.5]) strides.add(Math.round((power * factor) / 4) * 4);
   }
   return [...strides].filter((stride) => stride <= maxBytes).sort((a, b) => a - b);
 }
@@ -69,7 +79,7 @@ function voteOf(sizeBytes: number, points: readonly LineSizePoint[], thresholdCy
   const slow = byStride.map((point) => point.samples.filter((value) => value > thresholdCycles).length / Math.max(1, point.samples.length));
   const pivot = slow[0] ?? 0;
   // The smallest stride must thrash, or this size did not exceed the cache.
-  if (pivot < 0.5) return { sizeBytes, firstFittingStrideBytes: null, lineBytes: null };
+  if (pivot < THRASHING_SHARE) return { sizeBytes, firstFittingStrideBytes: null, lineBytes: null };
   const index = slow.findIndex((share, i) => i > 0 && share <= pivot * FITTING_SHARE && slow.slice(i).every((later) => later <= pivot * FITTING_SHARE));
   if (index < 0) return { sizeBytes, firstFittingStrideBytes: null, lineBytes: null };
   const stride = byStride[index]!.strideBytes;
