@@ -104,7 +104,8 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
     pValue: ks.pValue,
     separation: shareSeparation(slowShares, index),
     consistency,
-    relativeResolution: (firstAboveBytes - lastBelowBytes) / lastBelowBytes,
+    // A bracket one size step wide is as fine as the sweep's alignment allows: only what is wider counts against it.
+    relativeResolution: Math.max(0, firstAboveBytes - lastBelowBytes - sizeStep(points)) / lastBelowBytes,
     atEdge: edge !== null,
   });
   return {
@@ -178,6 +179,12 @@ export function stepFitIndex(series: readonly number[]): number {
     }
   }
   return best;
+}
+
+/** The alignment every size of the sweep shares (their greatest common divisor). */
+function sizeStep(points: readonly SweepPoint[]): number {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  return points.reduce((step, point) => gcd(point.sizeBytes, step), 0);
 }
 
 /** Slow share the sizes from `index` on reach, above the most any size before it showed: 1 for a full, clean step. */

@@ -1,4 +1,4 @@
-import { detectLineSize, fitFetchGranularity, lineSizeStrides, median, slowThreshold, type ChangePointFound } from '../analysis/index.js';
+import { detectLineSize, fitFetchGranularity, lineSizeStrides, median, slowThreshold, type ChangePointFound, type SweepPoint } from '../analysis/index.js';
 import type { CalibrateResult, DeviceProperties, MemorySpace } from '../gpu/protocol.js';
 import type { Carveout, ElementName, ElementTopology, MeasuredValue, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
@@ -41,6 +41,7 @@ const FETCH_COPIES = 4;
 /** Array sizes just above the capacity for the line-size walks: C × (1 + k/16). */
 const LINE_SIZE_STEPS = [1, 2, 3, 4];
 const MAX_LINE_SAMPLES = 2048;
+const MIN_LINE_SAMPLES = 256;
 /** Sizes at most this share of the measured size count as resident for the latency. */
 const RESIDENT_SHARE = 0.9;
 /** The carveout every per-SM benchmark asks for: as much L1 as possible (MT4G's PreferL1). */
@@ -83,7 +84,8 @@ export async function measurePerSmCache(spec: PerSmCacheSpec, session: ProbeSess
   const sizes = lineSizeArrays(size, spec.maxArrayBytes);
   const threshold = built.search ? slowThreshold(built.search.coarse) : Infinity;
   await sweepLineStrides(lineSizeStrides(fetch, spec.maxLineStrideBytes), threshold, async (strideBytes) => {
-    const samples = Math.min(MAX_LINE_SAMPLES, Math.max(1, Math.floor(Math.min(...sizes) / strideBytes)));
+    // At least a few hundred loads: a walk wraps around its chain, and a thrashing one keeps missing on every lap.
+    const samples = Math.min(MAX_LINE_SAMPLES, Math.max(MIN_LINE_SAMPLES, Math.floor(Math.min(...sizes) / strideBytes)));
     for (const list of chunkSizes(sizes, maxCount, bytesPerLaunch)) await launch(`${spec.prefix}.line`, list, strideBytes, true, samples);
     return chaseSamples(session.raw, `${spec.prefix}.line`).filter((chase) => chase.strideBytes === strideBytes);
   });
@@ -133,7 +135,7 @@ export function buildPerSmCache(spec: PerSmCacheSpec, raw: readonly RawSeries[],
   const resident = residentSamples(coarse, result.lastBelowBytes * RESIDENT_SHARE, 8);
   if (resident.length > 0) element.latency = toLatencyValue(resident, calibration);
 
-  const fetch = fetchGranularityOf(raw, `${spec.prefix}.fetch`, resident);
+  const fetch = fetchGranularityOf(raw, `${spec.prefix}.fetch`, resident, nextLevelSamples(coarse, result.firstAboveBytes));
   if (fetch.value) element.fetchGranularity = fetch.value;
   else if (fetch.warning) warnings.push(`${name}: ${fetch.warning}`);
 
@@ -149,16 +151,28 @@ export function buildPerSmCache(spec: PerSmCacheSpec, raw: readonly RawSeries[],
   return out;
 }
 
+/** Sizes from this multiple of the first missing size on miss on every line: they show the next level's latency. */
+const NEXT_LEVEL_FROM_SHARE = 1.5;
+
+/** Samples of the first few sweep sizes well past the capacity: what a miss here costs (the next level's hit). */
+export function nextLevelSamples(points: readonly SweepPoint[], firstAboveBytes: number): number[] {
+  return points
+    .filter((point) => point.sizeBytes >= firstAboveBytes * NEXT_LEVEL_FROM_SHARE)
+    .slice(0, 3)
+    .flatMap((point) => [...point.samples]);
+}
+
 /**
  * The fetch granularity from the cold walks: a load counts as a hit when it
- * is nearer this level's hit latency than the latency every load shows at the
- * largest stride (all misses there).
+ * is nearer this level's hit latency than the next level's (from the size
+ * sweep past the capacity; without one, the latency every load shows at the
+ * largest stride, where all miss).
  */
-export function fetchGranularityOf(raw: readonly RawSeries[], name: string, hitSamples: readonly number[]): { value?: MeasuredValue; warning?: string } {
+export function fetchGranularityOf(raw: readonly RawSeries[], name: string, hitSamples: readonly number[], missSamples: readonly number[] = []): { value?: MeasuredValue; warning?: string } {
   const points = stridePoints(raw, name);
   if (points.length === 0) return {};
   if (hitSamples.length === 0) return { warning: 'no resident latency to tell fetch-granularity hits from misses' };
-  const missCycles = median(points.at(-1)!.samples);
+  const missCycles = median(missSamples.length > 0 ? missSamples : points.at(-1)!.samples);
   const threshold = (median(hitSamples) + missCycles) / 2;
   return granularityValue(fitFetchGranularity(points, threshold), 'fetch granularity');
 }
