@@ -48,17 +48,22 @@ const entries = requests.map((req, i) => {
   return res?.ok ? { ...entry, result: res.result } : { ...entry, error: res?.error };
 });
 
-const isChase = (e, pred) => e.op === 'pchase' && e.result && pred(e.args);
+// Launch settings (issue 8: flushL2, carveoutPercent, l2FetchGranularityBytes) go to their own family, so the older ones keep their shape.
+const LAUNCH_ARGS = ['flushL2', 'carveoutPercent', 'l2FetchGranularityBytes'];
+const plain = (a) => LAUNCH_ARGS.every((k) => a?.[k] === undefined);
+const isChase = (e, pred) => e.op === 'pchase' && e.result && plain(e.args) && pred(e.args);
 const families = {
   'hello.json': entries.filter((e) => e.op === 'hello' && e.result).slice(0, 1),
   'calibrate.json': entries.filter((e) => e.op === 'calibrate'),
   'latency-by-space.json': entries.filter((e) => isChase(e, (a) => a.arrayBytes <= 16384 && a.warmup)),
-  'l1-sweep.json': entries.filter((e) => e.op === 'pchase.batch' && e.args.space !== 'constant'),
-  'constant-sweep.json': entries.filter((e) => e.op === 'pchase.batch' && e.args.space === 'constant'),
+  'l1-sweep.json': entries.filter((e) => e.op === 'pchase.batch' && plain(e.args) && e.args.space !== 'constant'),
+  'constant-sweep.json': entries.filter((e) => e.op === 'pchase.batch' && plain(e.args) && e.args.space === 'constant'),
   'l2-sweep.json': entries.filter((e) => isChase(e, (a) => a.space === 'global.cg' && a.warmup && a.arrayBytes >= 8 << 20)),
   'device-memory.json': entries.filter((e) => isChase(e, (a) => a.space === 'global.cg' && !a.warmup && a.arrayBytes >= 1 << 30)),
   'line-size.json': entries.filter((e) => isChase(e, (a) => a.strideBytes === 32 && !a.warmup)),
-  'pair.json': entries.filter((e) => e.op === 'pchase.pair'),
+  'pair.json': entries.filter((e) => e.op === 'pchase.pair' && plain(e.args)),
+  'launch-settings.json': entries.filter((e) => (e.op === 'pchase' || e.op === 'pchase.batch') && e.result && !plain(e.args)),
+  'consumer-selftest.json': entries.filter((e) => e.op === 'selftest.consumer' && e.result),
   'bandwidth.json': entries.filter((e) => e.op === 'bandwidth'),
   'bad-requests.json': entries.filter((e) => e.error),
 };

@@ -41,6 +41,20 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   # Line size / fetch granularity: cold sequential walks at a 32-byte stride.
   chase global.ca 65536 32 sequential false 1024
   chase global.cg 65536 32 sequential false 1024
+  # Cold must be cold (issue 8): a 4 MiB chain just built sits dirty in the L2; flushL2 pushes it out first.
+  req pchase '{"space":"global.cg","arrayBytes":4194304,"strideBytes":128,"pattern":"random","warmup":false,"samples":512}'
+  req pchase '{"space":"global.cg","arrayBytes":4194304,"strideBytes":128,"pattern":"random","warmup":false,"samples":512,"flushL2":true}'
+  req pchase '{"space":"global.cg","arrayBytes":65536,"strideBytes":32,"pattern":"sequential","warmup":false,"samples":1024,"flushL2":true,"l2FetchGranularityBytes":32}'
+  req pchase '{"space":"global.cg","arrayBytes":65536,"strideBytes":32,"pattern":"sequential","warmup":false,"samples":1024,"flushL2":true,"l2FetchGranularityBytes":128}'
+  req pchase.batch "{\"space\":\"global.ca\",\"arrayBytesList\":[65536,131072,262144],\"strideBytes\":128,\"pattern\":\"sequential\",\"warmup\":false,\"samples\":256,\"flushL2\":true,\"carveoutPercent\":50}"
+  # Carveout: the same L1-sized walk preferring most L1 and most shared memory.
+  req pchase '{"space":"global.ca","arrayBytes":131072,"strideBytes":128,"pattern":"sequential","warmup":true,"samples":256,"carveoutPercent":0}'
+  req pchase '{"space":"global.ca","arrayBytes":131072,"strideBytes":128,"pattern":"sequential","warmup":true,"samples":256,"carveoutPercent":100}'
+  # Consumer self-test: every space warm, and device memory cold (flushed).
+  for s in global.ca global.cg readonly texture constant shared; do
+    req selftest.consumer "{\"space\":\"$s\",\"arrayBytes\":8192,\"strideBytes\":64,\"pattern\":\"sequential\",\"warmup\":true,\"samples\":256}"
+  done
+  req selftest.consumer '{"space":"global.cg","arrayBytes":1073741824,"strideBytes":4096,"pattern":"random","warmup":false,"samples":512,"flushL2":true,"smId":3}'
   # Pairs: L1 shared by two warps of one SM; L2 shared across SMs.
   req pchase.pair '{"first":{"space":"global.ca","arrayBytes":65536,"strideBytes":128},"second":{"space":"global.ca","arrayBytes":65536,"strideBytes":128},"placement":"same-sm","samples":256}'
   req pchase.pair '{"first":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"second":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"placement":"same-sm","samples":256}'
@@ -57,6 +71,9 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   chase l7 4096 64 sequential true 16
   chase global.ca 4096 6 sequential true 16
   chase constant 1048576 64 sequential true 16
+  req pchase '{"space":"global.ca","arrayBytes":4096,"strideBytes":64,"pattern":"sequential","warmup":true,"samples":16,"flushL2":"yes"}'
+  req pchase.pair '{"first":{"space":"global.ca","arrayBytes":4096,"strideBytes":64},"second":{"space":"global.ca","arrayBytes":4096,"strideBytes":64},"placement":"same-sm","samples":16,"carveoutPercent":101}'
+  req selftest.consumer '{"space":"global.ca","arrayBytes":4096,"strideBytes":64,"pattern":"sequential","warmup":"no","samples":16}'
   echo '{"id":999,"op":"pchase","args":{"space":'
   req warp-drive '{}'
   req hello '{}'

@@ -3,7 +3,9 @@
 // so in-order issue makes that read wait for the load to complete. The store
 // goes to one sink word per chaser, overwritten each step: a sink per sample
 // would double the shared memory a sweep takes, and the carveout it forces
-// comes out of the L1 being measured.
+// comes out of the L1 being measured. Warm-up laps are walked by every thread
+// of the chaser's block (warm_block); thread 0 alone times. The consumer
+// self-test times the same loop once more with the store after the stop clock.
 #include "pchase.h"
 
 #include <algorithm>
