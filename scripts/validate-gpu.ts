@@ -14,8 +14,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { Command } from 'commander';
-import type { GpuTopologyDocument } from '../server/model/document.js';
+import { ResultStore } from '../server/store/results.js';
+import type { GpuTopologyDocument, RawSeries } from '../server/model/document.js';
 import { compareToReference, renderTable } from './validate/compare.js';
 import { parseReference } from './validate/reference.js';
 
@@ -27,8 +29,9 @@ const options = new Command()
   .option('--reference <file>', 'Markdown file of reference values', process.env.TOPOD_REFERENCE)
   .option('--backend <name>', 'native (the GPU) or sim', 'native')
   .option('--json <file>', 'also write every run’s rows and document here')
+  .option('--raw <file>', 'also write every run’s raw series, as the daemon stored them (a fixture for re-analysis without the GPU)')
   .parse()
-  .opts<{ runs: number; reference?: string; backend: string; json?: string }>();
+  .opts<{ runs: number; reference?: string; backend: string; json?: string; raw?: string }>();
 
 const dir = mkdtempSync(path.join(tmpdir(), 'topod-validate-'));
 const daemon = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/main.ts'), '--port', '0'], {
@@ -52,6 +55,7 @@ try {
   const referenceText = options.reference && existsSync(options.reference) ? readFileSync(options.reference, 'utf8') : null;
   if (!referenceText) console.log(`no reference file (${options.reference ?? 'none given'}): values only`);
   const runs: unknown[] = [];
+  const rawRuns: unknown[] = [];
   let lastResultId: number | undefined;
   for (let run = 1; run <= options.runs; run += 1) {
     if (run > 1) await post(`${baseUrl}/v1/gpus/0/probe`, { force: true });
@@ -65,11 +69,23 @@ try {
     console.log(renderTable(rows));
     for (const warning of document.warnings) console.log(`warning: ${warning}`);
     runs.push({ run, rows, document });
+    if (options.raw && document.probe.resultId !== undefined) rawRuns.push({ run, document, raw: storedRawSeries(document.probe.resultId) });
   }
   if (options.json) writeFileSync(options.json, JSON.stringify(runs, null, 1));
+  if (options.raw) writeFileSync(options.raw, JSON.stringify({ recordedAt: new Date().toISOString(), command: process.argv.slice(1).join(' '), runs: rawRuns }));
 } finally {
   daemon.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** The raw series the daemon stored with a result, read from its database beside it. */
+function storedRawSeries(resultId: number): RawSeries[] {
+  const db = new Database(path.join(dir, 'topod.sqlite'), { readonly: true });
+  try {
+    return new ResultStore(db).rawSeries(resultId);
+  } finally {
+    db.close();
+  }
 }
 
 async function post(url: string, body: unknown): Promise<void> {
