@@ -218,6 +218,13 @@ describe('timed loads in SASS', () => {
     expect(timedWindows(sassKernel('12chase_kernel', rotated), 'sass')).toEqual([]);
   });
 
+  it('does not take a kernel-parameter reload (LDC from bank 0) for the timed load', () => {
+    const reload = sassLoop('LDG', 'unconsumed').replace(/^(.*CS2R\.32 R7, SR_CLOCKLO.*)$/m, (line) => `${ins('LDC.64 R12, c[0x0][0x218]')}\n${line}`);
+    const [w] = timedWindows(sassKernel('24consumer_selftest_kernel', reload), 'sass');
+    expect(w!.load.opcode).toBe('LDG.E.STRONG.SM');
+    expect(isConsumed(w!, 'sass')).toBe(false);
+  });
+
   it('classes texture fetches together', () => {
     expect(['TLD.SCR.LZ', 'TEX.SCR.B.LL', 'LDG.E.CONSTANT', 'LDS.U'].map(sassLoadClass)).toEqual(['TEX', 'TEX', 'LDG', 'LDS']);
   });

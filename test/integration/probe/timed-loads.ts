@@ -143,7 +143,8 @@ const RULES: Record<Dialect, DialectRules> = {
   sass: {
     parse: parseSass,
     isClock: (i) => /^(S2R|CS2R|S2UR)(\.|$)/.test(i.opcode) && /\bSR_CLOCKLO\b|\bSR_CLOCKHI\b/.test(i.text),
-    isLoad: (i) => /^(LDG|LDS|LDC|LD|LDL|ULDC|TEX|TLD|TLD4|TXD|TMML)(\.|$)/.test(i.opcode) && !/^(LDL|ULDC)(\.|$)/.test(i.opcode),
+    // Not LDL (spills), ULDC or an LDC from bank 0 (kernel parameters, which ptxas may reload anywhere): the chain is never there.
+    isLoad: (i) => /^(LDG|LDS|LDC|LD|TEX|TLD|TLD4|TXD|TMML)(\.|$)/.test(i.opcode) && !/\bc\[0x0\]/.test(i.text),
     isBranch: (i) => SASS_BRANCH.test(i.opcode),
   },
 };
