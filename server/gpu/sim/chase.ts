@@ -66,27 +66,53 @@ export class WorkSlicer {
 const LOADS_PER_BLOCK = 2048;
 
 /**
- * One chaser walking `loads` elements from element 0 (a kernel starts its
- * chase at the array head each round). The observed latencies of the first
- * `recordCount` loads are returned.
+ * The kernel that builds a chain writes each element (in address order), so
+ * the chain sits dirty in the L2 until a flush. Only the last elements can
+ * still be there: the last 1.25 L2's worth of lines is written, which gives
+ * every set it touches more lines than ways, so the L2 ends as the whole
+ * build would have left it. Shared-space chains live in the block. A launch
+ * that flushes the L2 skips this (the flush empties it anyway).
  */
-export async function walk(
-  device: SimulatedDevice,
-  smId: number,
-  space: MemorySpace,
-  array: ChaseArray,
-  loads: number,
-  slicer: WorkSlicer,
-  recordCount = 0,
-): Promise<number[]> {
+export async function writeChain(device: SimulatedDevice, space: MemorySpace, array: ChaseArray, slicer: WorkSlicer): Promise<void> {
+  if (space === 'shared') return;
+  const model = device.model;
+  const bytesPerLine = Math.min(array.strideBytes, model.l2.segment.lineBytes);
+  const tail = Math.min(array.elementCount, Math.ceil((1.25 * model.device.l2CacheSizeBytes) / bytesPerLine));
+  let element = array.elementCount - tail;
+  while (element < array.elementCount) {
+    const blockEnd = Math.min(array.elementCount, element + LOADS_PER_BLOCK);
+    for (; element < blockEnd; element += 1) device.writeThroughL2(array.baseAddress + element * array.strideBytes);
+    await slicer.pause();
+  }
+}
+
+export interface WalkPlan {
+  loads: number;
+  /** The first `record` loads' observed latencies are returned. */
+  record?: number;
+  /**
+   * What the stop clock sees of each recorded load: 1 when it waits for the
+   * value (every pchase op), the model's unconsumed share when it does not.
+   */
+  shownShare?: number;
+}
+
+/**
+ * One chaser walking `plan.loads` elements from element 0 (a kernel starts
+ * its chase at the array head each round), each load counted in the device's
+ * totals. Returns the observed latencies of the recorded loads.
+ */
+export async function walk(device: SimulatedDevice, smId: number, space: MemorySpace, array: ChaseArray, plan: WalkPlan, slicer: WorkSlicer): Promise<number[]> {
+  const recordCount = plan.record ?? 0;
+  const shownShare = plan.shownShare ?? 1;
   const recorded: number[] = [];
   let element = 0;
   let done = 0;
-  while (done < loads) {
-    const blockEnd = Math.min(loads, done + LOADS_PER_BLOCK);
+  while (done < plan.loads) {
+    const blockEnd = Math.min(plan.loads, done + LOADS_PER_BLOCK);
     for (; done < blockEnd; done += 1) {
-      const latency = device.loadLatencyCycles(smId, space, array.baseAddress + element * array.strideBytes);
-      if (done < recordCount) recorded.push(device.observe(latency));
+      const latency = device.load(smId, space, array.baseAddress + element * array.strideBytes);
+      if (done < recordCount) recorded.push(device.observe(latency * shownShare));
       element = array.next ? array.next[element]! : element + 1 === array.elementCount ? 0 : element + 1;
     }
     await slicer.pause();

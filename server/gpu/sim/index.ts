@@ -11,6 +11,7 @@ import { simulatedGpuUuid } from './uuid.js';
 
 export type { GpuModel } from './model.js';
 export { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';
+export { carveoutBytes, chaseLaunch, l1CapacityBytes, type ChaseLaunch } from './launch.js';
 export { SIM_PROBE_VERSION, SimulatedProbe } from './simulated-probe.js';
 export { SimulatedChannel } from './simulated-channel.js';
 export { SimulatedDevice } from './simulated-device.js';
@@ -44,6 +45,7 @@ export class SimulatedBackend implements MeasurementBackend {
   private readonly driverVersion: string;
   private readonly seed: number | undefined;
   private opened = 0;
+  private readonly probes: SimulatedProbe[] = [];
 
   constructor(options: SimulatedBackendOptions) {
     this.models = options.models.map((id) => {
@@ -76,7 +78,24 @@ export class SimulatedBackend implements MeasurementBackend {
     this.opened += 1;
     const seed = this.seed === undefined ? randomSeed() : mixSeed(this.seed, gpu.index, this.opened);
     const identity: SimulatedDeviceIdentity = { index: gpu.index, uuid: gpu.uuid, name: gpu.name, pciBusId: gpu.pciBusId };
-    return new SimulatedChannel(new SimulatedProbe(new SimulatedDevice(model, new Prng(seed)), identity));
+    const probe = new SimulatedProbe(new SimulatedDevice(model, new Prng(seed)), identity);
+    this.probes.push(probe);
+    return new SimulatedChannel(probe);
+  }
+
+  /**
+   * Simulated GPU time of every channel this backend opened: each load's true
+   * latency at the model's clock (warm-ups included; a batch's chasers run at
+   * once), a launch overhead per kernel, L2 flushes and bandwidth runs as
+   * modelled. For benchmarks: what the same ops would cost on the GPU.
+   */
+  simulatedDeviceSeconds(): number {
+    return this.probes.reduce((sum, probe) => sum + probe.simulatedDeviceSeconds(), 0);
+  }
+
+  /** Loads walked on every channel this backend opened, warm-ups included. */
+  loadCount(): number {
+    return this.probes.reduce((sum, probe) => sum + probe.loadCount(), 0);
   }
 
   async close(): Promise<void> {}

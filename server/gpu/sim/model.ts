@@ -1,10 +1,12 @@
-import type { DeviceProperties } from '../protocol.js';
+import type { DeviceProperties, MemorySpace } from '../protocol.js';
 import type { CacheGeometry } from './set-associative-cache.js';
 
 /**
- * The simulator's ground truth for one GPU model. These are invented
- * hardware parameters (a simulator needs some), not measured values; tests
- * use them as the oracle for what discovery should find on the sim.
+ * The simulator's ground truth for one GPU model, and the oracle tests hold
+ * discovery on the sim to. Each model file says where every value came from:
+ * the H100-like model from topod's own recorded H100 series
+ * (test/fixtures/h100/, rechecked by test/unit/sim/model-from-fixtures.test.ts),
+ * the A100-like model invented by scaling.
  */
 export interface GpuModel {
   /** Registry key, e.g. "h100-sxm5-80gb". */
@@ -12,7 +14,10 @@ export interface GpuModel {
   /** As NVIDIA names the board, e.g. "NVIDIA H100 80GB HBM3". */
   name: string;
   /** What `hello` reports; index, uuid, name and PCI bus id are per device. */
-  device: Omit<DeviceProperties, 'index' | 'uuid' | 'name' | 'pciBusId'>;
+  device: Omit<DeviceProperties, 'index' | 'uuid' | 'name' | 'pciBusId'> & {
+    reservedSharedMemPerBlockBytes: number;
+    maxL2FetchGranularityBytes: number;
+  };
   clock: { smClockHz: number; clockReadOverheadCycles: number };
   noise: {
     /** Gaussian stdev as a fraction of the latency. */
@@ -23,8 +28,18 @@ export interface GpuModel {
     outlierMinCycles: number;
     outlierMaxCycles: number;
   };
-  /** Per-SM L1 shared by global `.ca`, read-only and texture loads. */
-  l1: CacheGeometry & { hitLatencyCycles: { 'global.ca': number; readonly: number; texture: number } };
+  /**
+   * Per-SM L1, unified with shared memory, used by global `.ca`, read-only
+   * and texture loads. Its capacity is what the launch's carveout leaves of
+   * `unifiedBytes` (launch.ts).
+   */
+  l1: Omit<CacheGeometry, 'sizeBytes'> & {
+    /** L1 and shared memory of one SM together. */
+    unifiedBytes: number;
+    /** The shared-memory carveouts the driver picks from, ascending. */
+    carveoutStepsBytes: readonly number[];
+    hitLatencyCycles: { 'global.ca': number; readonly: number; texture: number };
+  };
   constantL1: CacheGeometry & { hitLatencyCycles: number };
   constantL15: CacheGeometry & { hitLatencyCycles: number };
   shared: { latencyCycles: number };
@@ -35,10 +50,18 @@ export interface GpuModel {
     nearHitLatencyCycles: number;
     /** A hit served by a line's far home segment (or, see below, any hit on a line homed there). */
     farHitLatencyCycles: number;
-    /** Lines are homed on segments, interleaved at this granularity. */
+    /** Lines are homed on segments in chunks of this size, hashed (each group of segmentCount chunks spans every segment). */
     homeInterleaveBytes: number;
-    /** When true a near hit on a line homed in the far segment costs the far latency (A100-like bimodal hits). */
+    /** When true a near hit on a line homed in the far segment costs the far latency (bimodal hits). */
     farHomedHitsCostFar: boolean;
+    /**
+     * Where a far-homed line lives once an SM has read it:
+     * - 'near-and-home': in the SM's near segment, and in its home (filled on
+     *   a miss too), so one SM keeps far hits up to the whole L2;
+     * - 'near-only': in the reader's near segment alone (a hit in the home
+     *   segment moves it), so one SM's hits end at one segment's size.
+     */
+    farLineResidence: 'near-and-home' | 'near-only';
     readBandwidthBytesPerS: number;
     writeBandwidthBytesPerS: number;
   };
@@ -47,6 +70,11 @@ export interface GpuModel {
     readBandwidthBytesPerS: number;
     writeBandwidthBytesPerS: number;
   };
-  /** Fixed cost of one kernel launch, seen by bandwidth timings. */
+  /**
+   * What a stop clock that does not wait for the loaded value shows, as a
+   * share of the load's true latency, per space (selftest.consumer).
+   */
+  unconsumedShare: Record<MemorySpace, number>;
+  /** Fixed cost of one kernel launch, seen by bandwidth timings and counted in simulated device time. */
   launchOverheadS: number;
 }

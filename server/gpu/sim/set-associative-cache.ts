@@ -49,6 +49,8 @@ export class SetAssociativeCache {
   private readonly rotationPageLines: number;
   private readonly rotationSeed: number;
   private tick = 0;
+  /** The slot the last miss filled, for widenLastFill. */
+  private lastFillSlot = -1;
 
   constructor(geometry: CacheGeometry, interleave?: Interleave) {
     const lines = Math.floor(geometry.sizeBytes / geometry.lineBytes);
@@ -97,6 +99,7 @@ export class SetAssociativeCache {
         const mask = this.sectorMasks[slot]!;
         if ((mask & sectorBit) !== 0) return true;
         this.sectorMasks[slot] = mask | sectorBit;
+        this.lastFillSlot = slot;
         return false;
       }
       if (this.stamps[slot]! < this.stamps[victim]!) victim = slot;
@@ -104,7 +107,54 @@ export class SetAssociativeCache {
     this.tags[victim] = line;
     this.sectorMasks[victim] = sectorBit;
     this.stamps[victim] = this.tick;
+    this.lastFillSlot = victim;
     return false;
+  }
+
+  /**
+   * Widens the fill of the last miss, at `address`, to the `chunkBytes`
+   * (sector multiple, at most a line) aligned chunk around its sector: a
+   * next level that delivers more than a sector per miss. O(1).
+   */
+  widenLastFill(address: number, chunkBytes: number): void {
+    const slot = this.lastFillSlot;
+    const line = Math.floor(address / this.lineBytes);
+    if (slot < 0 || this.tags[slot] !== line) return;
+    const offset = address - line * this.lineBytes;
+    const firstSector = (offset - (offset % chunkBytes)) / this.sectorBytes;
+    const chunkMask = ((1 << (chunkBytes / this.sectorBytes)) - 1) << firstSector;
+    this.sectorMasks[slot] = this.sectorMasks[slot]! | chunkMask;
+  }
+
+  /**
+   * Takes the sector out when present (the line goes when its last sector
+   * does): true when it was there. Lets a line move from one cache to another.
+   */
+  take(address: number): boolean {
+    const line = Math.floor(address / this.lineBytes);
+    const sectorBit = 1 << Math.floor((address - line * this.lineBytes) / this.sectorBytes);
+    const first = this.firstSlot(line);
+    for (let slot = first; slot < first + this.ways; slot += 1) {
+      if (this.tags[slot] !== line) continue;
+      const mask = this.sectorMasks[slot]!;
+      if ((mask & sectorBit) === 0) return false;
+      this.sectorMasks[slot] = mask & ~sectorBit;
+      if (this.sectorMasks[slot] === 0) {
+        this.tags[slot] = INVALID;
+        this.stamps[slot] = 0; // the set's next victim
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /** Empties the cache (an invalidation, or a flush: write-back costs nothing here). */
+  clear(): void {
+    this.tags.fill(INVALID);
+    this.sectorMasks.fill(0);
+    this.stamps.fill(0);
+    this.tick = 0;
+    this.lastFillSlot = -1;
   }
 
   /** True when the sector is present; changes nothing. */

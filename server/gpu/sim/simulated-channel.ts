@@ -19,6 +19,16 @@ export class SimulatedChannel implements ProbeChannel {
     return this.queue.run(() => this.run(op, args, options) as Promise<ProbeOps[O]['result']>);
   }
 
+  /** Simulated GPU time of the ops answered so far (SimulatedProbe.simulatedDeviceSeconds). */
+  simulatedDeviceSeconds(): number {
+    return this.probe.simulatedDeviceSeconds();
+  }
+
+  /** Loads walked so far, warm-ups included. */
+  loadCount(): number {
+    return this.probe.loadCount();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
   }

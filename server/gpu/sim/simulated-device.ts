@@ -1,20 +1,38 @@
 import type { MemorySpace } from '../protocol.js';
+import { l1CapacityBytes } from './launch.js';
 import type { GpuModel } from './model.js';
 import type { Prng } from './prng.js';
-import { SetAssociativeCache } from './set-associative-cache.js';
+import { SetAssociativeCache, type CacheGeometry } from './set-associative-cache.js';
 
 /**
- * The cache state of one simulated GPU and the latency of one load. Per-SM
- * caches are created on first use (a batch touches only the SMs it needs).
- * Latencies returned here are the model's truth; `observe` adds what a real
- * timed load shows on top: clock-read overhead, jitter and rare outliers.
+ * The cache state of one simulated GPU and the latency of one load.
+ *
+ * Paths (NVIDIA): global `.ca`, read-only and texture loads look in the
+ * SM's L1 (sectored: a miss asks the L2 for one 32 B sector); constant loads
+ * in the SM's constant L1, then its L1.5; `.cg` loads go straight to the L2;
+ * shared loads take a fixed latency. The L2 is split in segments: an SM looks
+ * in its near segment, then in the line's home segment; device memory fills
+ * the L2 in `maxL2FetchGranularityBytes` chunks.
+ *
+ * Per-SM caches start empty at every launch (`startLaunch`: GPUs invalidate
+ * the L1 between kernels) and the L1 takes the capacity the launch's carveout
+ * leaves. Latencies returned here are the model's truth; `observe` adds what
+ * a timed load shows on top: clock-read overhead, jitter and rare outliers.
  */
 export class SimulatedDevice {
   private readonly l1s: SetAssociativeCache[] = [];
+  private readonly l1Bytes: number[] = [];
   private readonly constantL1s: SetAssociativeCache[] = [];
   private readonly constantL15s: SetAssociativeCache[] = [];
   private readonly l2Segments: SetAssociativeCache[];
+  private readonly defaultL1Bytes: number;
+  private readonly fetchBytes: number;
   private nextAddress = 0;
+  /** Loads walked since the device was created, warm-ups included. */
+  loadCount = 0;
+  /** Sum of those loads' true latencies. */
+  loadCycles = 0;
+  private deviceSeconds = 0;
 
   constructor(
     readonly model: GpuModel,
@@ -22,6 +40,8 @@ export class SimulatedDevice {
   ) {
     const interleave = { chunkBytes: model.l2.homeInterleaveBytes, count: model.l2.segmentCount };
     this.l2Segments = Array.from({ length: model.l2.segmentCount }, () => new SetAssociativeCache(model.l2.segment, interleave));
+    this.defaultL1Bytes = l1CapacityBytes(model, 0, 0);
+    this.fetchBytes = Math.min(model.l2.segment.lineBytes, Math.max(model.l2.segment.sectorBytes, model.device.maxL2FetchGranularityBytes));
   }
 
   /** A fresh, line-aligned device address range (wraps like a reused allocation). */
@@ -39,6 +59,61 @@ export class SimulatedDevice {
     return Math.floor((smId * this.model.l2.segmentCount) / this.model.device.multiprocessorCount);
   }
 
+  /**
+   * The segment a line is homed on: chunks of `homeInterleaveBytes` are dealt
+   * to the segments in groups of one chunk each, in an order hashed per
+   * group, so the near/far pattern along an array looks irregular while every
+   * segment still gets every count-th chunk (the L2's set index folds that out).
+   */
+  homeSegment(address: number): number {
+    const count = this.model.l2.segmentCount;
+    if (count === 1) return 0;
+    const chunk = Math.floor(address / this.model.l2.homeInterleaveBytes);
+    const group = Math.floor(chunk / count);
+    return (chunk - group * count + (hash32(group) % count)) % count;
+  }
+
+  /**
+   * A new launch on `smIds`: their L1 and constant caches start empty, and
+   * the L1 is rebuilt when the carveout gives it another capacity.
+   */
+  startLaunch(smIds: Iterable<number>, l1Bytes: number): void {
+    for (const smId of smIds) {
+      const l1 = this.l1s[smId];
+      if (l1 && this.l1Bytes[smId] === l1Bytes) l1.clear();
+      else this.setL1(smId, l1Bytes);
+      this.constantL1s[smId]?.clear();
+      this.constantL15s[smId]?.clear();
+    }
+  }
+
+  /** The L1 capacity of an SM now (the default carveout before its first launch). */
+  l1CapacityOf(smId: number): number {
+    return this.l1Bytes[smId] ?? this.defaultL1Bytes;
+  }
+
+  /** Streams twice the L2's size through it: every segment ends up without the lines it held. */
+  flushL2(): void {
+    for (const segment of this.l2Segments) segment.clear();
+    this.addSeconds((2 * this.model.device.l2CacheSizeBytes) / this.model.deviceMemory.readBandwidthBytesPerS);
+  }
+
+  /**
+   * A chain element written by the kernel that builds the chain: the sector
+   * lands, dirty, in its home segment (no device-memory read).
+   */
+  writeThroughL2(address: number): void {
+    this.l2Segments[this.homeSegment(address)]!.access(address);
+  }
+
+  /** One load walked: its true latency, counted in the device's totals. */
+  load(smId: number, space: MemorySpace, address: number): number {
+    const latency = this.loadLatencyCycles(smId, space, address);
+    this.loadCount += 1;
+    this.loadCycles += latency;
+    return latency;
+  }
+
   loadLatencyCycles(smId: number, space: MemorySpace, address: number): number {
     const model = this.model;
     switch (space) {
@@ -51,7 +126,7 @@ export class SimulatedDevice {
       case 'global.cg':
         return this.l2LatencyCycles(smId, address);
       default:
-        if (perSm(this.l1s, smId, model.l1).access(address)) return model.l1.hitLatencyCycles[space];
+        if (this.l1(smId).access(address)) return model.l1.hitLatencyCycles[space];
         return this.l2LatencyCycles(smId, address);
     }
   }
@@ -72,29 +147,78 @@ export class SimulatedDevice {
     return value * (1 + relativeStdev * this.rng.gaussian());
   }
 
+  /** Adds modelled time the GPU was busy (launches, flushes, bandwidth runs). */
+  addSeconds(seconds: number): void {
+    this.deviceSeconds += seconds;
+  }
+
+  /** Simulated GPU time so far: what the ops would have kept a real GPU busy. */
+  simulatedDeviceSeconds(): number {
+    return this.deviceSeconds;
+  }
+
+  private l1(smId: number): SetAssociativeCache {
+    return this.l1s[smId] ?? this.setL1(smId, this.defaultL1Bytes);
+  }
+
+  private setL1(smId: number, sizeBytes: number): SetAssociativeCache {
+    const { lineBytes, sectorBytes, ways, pageSetRotation } = this.model.l1;
+    const cache = new SetAssociativeCache(pageSetRotation ? { sizeBytes, lineBytes, sectorBytes, ways, pageSetRotation } : { sizeBytes, lineBytes, sectorBytes, ways });
+    this.l1s[smId] = cache;
+    this.l1Bytes[smId] = sizeBytes;
+    return cache;
+  }
+
   /**
-   * Every line has a home segment (addresses interleaved across segments). A
-   * load fills the SM's near segment and, for a far-homed line, its home too:
-   * one SM's near hits are bounded by one segment, while far-homed lines
-   * evicted from it are still far hits until the whole L2 is exceeded.
+   * Every line has a home segment. A load looks in the SM's near segment
+   * (filling it on a miss), then in the home segment of a far-homed line:
+   * there the line stays ('near-and-home', filled on a miss too) or moves to
+   * the near segment ('near-only'). A miss in both reads device memory,
+   * which fills the fetch-granularity chunk around the sector.
    */
   private l2LatencyCycles(smId: number, address: number): number {
     const l2 = this.model.l2;
     const near = this.segmentOfSm(smId);
-    const home = Math.floor(address / l2.homeInterleaveBytes) % l2.segmentCount;
-    if (this.l2Segments[near]!.access(address)) {
+    const home = this.homeSegment(address);
+    const nearSegment = this.l2Segments[near]!;
+    if (nearSegment.access(address)) {
       return l2.farHomedHitsCostFar && home !== near ? l2.farHitLatencyCycles : l2.nearHitLatencyCycles;
     }
-    if (home !== near && this.l2Segments[home]!.access(address)) return l2.farHitLatencyCycles;
+    if (home !== near) {
+      const homeSegment = this.l2Segments[home]!;
+      if (l2.farLineResidence === 'near-only') {
+        if (homeSegment.take(address)) return l2.farHitLatencyCycles;
+      } else {
+        if (homeSegment.access(address)) return l2.farHitLatencyCycles;
+        this.fillFetchChunk(homeSegment, address);
+      }
+    }
+    this.fillFetchChunk(nearSegment, address);
     return this.model.deviceMemory.latencyCycles;
+  }
+
+  /** After a device-memory read: the fetch-granularity chunk around the sector (the lookup filled the sector itself). */
+  private fillFetchChunk(segment: SetAssociativeCache, address: number): void {
+    if (this.fetchBytes > this.model.l2.segment.sectorBytes) segment.widenLastFill(address, this.fetchBytes);
   }
 }
 
-function perSm(caches: SetAssociativeCache[], smId: number, geometry: ConstructorParameters<typeof SetAssociativeCache>[0]): SetAssociativeCache {
+function perSm(caches: SetAssociativeCache[], smId: number, geometry: CacheGeometry): SetAssociativeCache {
   let cache = caches[smId];
   if (!cache) {
     cache = new SetAssociativeCache(geometry);
     caches[smId] = cache;
   }
   return cache;
+}
+
+/** A 32-bit integer hash (lowbias32); allocation-free. */
+function hash32(value: number): number {
+  let h = value >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b);
+  h ^= h >>> 16;
+  return h >>> 0;
 }

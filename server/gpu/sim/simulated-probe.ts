@@ -3,16 +3,27 @@ import {
   PROBE_PROTOCOL_VERSION,
   type BandwidthResult,
   type CalibrateResult,
+  type ConsumerSelfTestResult,
   type DeviceProperties,
   type HelloResult,
   type PchaseBatchResult,
   type PchasePairResult,
   type PchaseResult,
+  type MemorySpace,
   type ProbeOp,
 } from '../protocol.js';
-import { createChaseArray, walk, type WorkSlicer } from './chase.js';
+import { createChaseArray, walk, writeChain, type ChaseArray, type WorkSlicer } from './chase.js';
+import { chaseLaunch, type ChaseLaunch } from './launch.js';
 import type { SimulatedDevice } from './simulated-device.js';
-import { validateBandwidth, validateCalibrate, validateHello, validatePchase, validatePchaseBatch, validatePchasePair } from './validate.js';
+import {
+  validateBandwidth,
+  validateCalibrate,
+  validateConsumerSelfTest,
+  validateHello,
+  validatePchase,
+  validatePchaseBatch,
+  validatePchasePair,
+} from './validate.js';
 
 export const SIM_PROBE_VERSION = 'sim-1';
 const SIM_RUNTIME_VERSION = 13000;
@@ -52,7 +63,18 @@ export class SimulatedProbe {
     'pchase.pair': (args, slicer) => this.pchasePair(args, slicer),
     bandwidth: (args) => this.bandwidth(args),
     calibrate: (args) => this.calibrate(args),
+    'selftest.consumer': (args, slicer) => this.consumerSelfTest(args, slicer),
   };
+
+  /** Simulated GPU time the ops so far would have taken (not part of the protocol; for benchmarks). */
+  simulatedDeviceSeconds(): number {
+    return this.device.simulatedDeviceSeconds();
+  }
+
+  /** Loads walked so far, warm-ups included. */
+  loadCount(): number {
+    return this.device.loadCount;
+  }
 
   async handle(op: string, args: unknown, slicer: WorkSlicer): Promise<unknown> {
     slicer.throwIfAborted();
@@ -72,45 +94,115 @@ export class SimulatedProbe {
     };
   }
 
+  /**
+   * Builds the chains (left dirty in the L2) or flushes the L2 when asked
+   * (which leaves it empty, built chains or not), and starts the launch: the SMs' L1 and constant caches cold, the L1 sized by
+   * the carveout.
+   */
+  private async begin(launch: ChaseLaunch, smIds: readonly number[], chains: ReadonlyArray<[MemorySpace, ChaseArray]>, slicer: WorkSlicer): Promise<void> {
+    if (launch.info.flushedL2) this.device.flushL2();
+    else for (const [space, array] of chains) await writeChain(this.device, space, array, slicer);
+    this.device.startLaunch(smIds, launch.l1Bytes);
+  }
+
+  /** One launch's simulated time: the launch overhead and the walked cycles at the SM clock. */
+  private finish(cycles: number): void {
+    const model = this.device.model;
+    this.device.addSeconds(model.launchOverheadS + cycles / model.clock.smClockHz);
+  }
+
   private async pchase(raw: unknown, slicer: WorkSlicer): Promise<PchaseResult> {
     const args = validatePchase(raw, this.properties);
     const smId = args.smId ?? 0;
+    const launch = chaseLaunch(this.device.model, [args], args.samples, args);
     const array = createChaseArray(this.device, args);
-    if (args.warmup) await walk(this.device, smId, args.space, array, array.elementCount, slicer);
-    const latenciesCycles = await walk(this.device, smId, args.space, array, args.samples, slicer, args.samples);
-    return { smId, latenciesCycles };
+    await this.begin(launch, [smId], [[args.space, array]], slicer);
+    const before = this.device.loadCycles;
+    if (args.warmup) await walk(this.device, smId, args.space, array, { loads: array.elementCount }, slicer);
+    const latenciesCycles = await walk(this.device, smId, args.space, array, { loads: args.samples, record: args.samples }, slicer);
+    this.finish(this.device.loadCycles - before);
+    return { smId, latenciesCycles, launch: launch.info };
   }
 
-  /** One chaser per size, chaser i on SM i: all warm up, then all are timed (they share the L2). */
+  /**
+   * One chaser per size, chaser i on SM i: all warm up, then all are timed
+   * (they share the L2). The chasers run at once, so the launch takes as
+   * long as its slowest chaser.
+   */
   private async pchaseBatch(raw: unknown, slicer: WorkSlicer): Promise<PchaseBatchResult> {
     const args = validatePchaseBatch(raw, this.properties);
+    const chains = args.arrayBytesList.map((arrayBytes) => ({ space: args.space, arrayBytes }));
+    const launch = chaseLaunch(this.device.model, chains, args.samples, args);
     const arrays = args.arrayBytesList.map((arrayBytes, index) =>
       createChaseArray(this.device, { ...args, arrayBytes, seed: ((args.seed ?? 0) + index) >>> 0 }),
     );
+    await this.begin(launch, arrays.map((_, smId) => smId), arrays.map((array) => [args.space, array] as [MemorySpace, ChaseArray]), slicer);
+    const chaserCycles = arrays.map(() => 0);
+    const timed = async (smId: number, plan: Parameters<typeof walk>[4]) => {
+      const before = this.device.loadCycles;
+      const recorded = await walk(this.device, smId, args.space, arrays[smId]!, plan, slicer);
+      chaserCycles[smId]! += this.device.loadCycles - before;
+      return recorded;
+    };
     if (args.warmup) {
-      for (const [smId, array] of arrays.entries()) await walk(this.device, smId, args.space, array, array.elementCount, slicer);
+      for (const [smId, array] of arrays.entries()) await timed(smId, { loads: array.elementCount });
     }
     const series: PchaseBatchResult['series'] = [];
-    for (const [smId, array] of arrays.entries()) {
-      const latenciesCycles = await walk(this.device, smId, args.space, array, args.samples, slicer, args.samples);
+    for (let smId = 0; smId < arrays.length; smId += 1) {
+      const latenciesCycles = await timed(smId, { loads: args.samples, record: args.samples });
       series.push({ arrayBytes: args.arrayBytesList[smId]!, smId, latenciesCycles });
     }
-    return { series };
+    this.finish(Math.max(...chaserCycles));
+    return { series, launch: launch.info };
   }
 
   /** Thesis §4 (amount, sharing): first fills, second walks, first is re-read timed. */
   private async pchasePair(raw: unknown, slicer: WorkSlicer): Promise<PchasePairResult> {
     const args = validatePchasePair(raw, this.properties);
     const firstSmId = 0;
-    const secondSmId = args.placement === 'same-sm' ? firstSmId : 1;
+    const sameSm = args.placement === 'same-sm';
+    const secondSmId = sameSm ? firstSmId : 1;
+    const launch = chaseLaunch(this.device.model, [args.first, args.second], args.samples, { ...args, oneBlock: sameSm });
     const seed = args.seed ?? 0;
     const first = createChaseArray(this.device, { ...args.first, seed });
     const second = createChaseArray(this.device, { ...args.second, seed: (seed + 1) >>> 0 });
-    await walk(this.device, firstSmId, args.first.space, first, first.elementCount, slicer);
+    const chains: Array<[MemorySpace, ChaseArray]> = [
+      [args.first.space, first],
+      [args.second.space, second],
+    ];
+    await this.begin(launch, sameSm ? [firstSmId] : [firstSmId, secondSmId], chains, slicer);
+    const before = this.device.loadCycles;
+    await walk(this.device, firstSmId, args.first.space, first, { loads: first.elementCount }, slicer);
     const secondLoads = Math.max(second.elementCount, args.samples);
-    const secondLatenciesCycles = await walk(this.device, secondSmId, args.second.space, second, secondLoads, slicer, args.samples);
-    const firstLatenciesCycles = await walk(this.device, firstSmId, args.first.space, first, args.samples, slicer, args.samples);
-    return { firstSmId, secondSmId, firstLatenciesCycles, secondLatenciesCycles };
+    const secondLatenciesCycles = await walk(this.device, secondSmId, args.second.space, second, { loads: secondLoads, record: args.samples }, slicer);
+    const firstLatenciesCycles = await walk(this.device, firstSmId, args.first.space, first, { loads: args.samples, record: args.samples }, slicer);
+    this.finish(this.device.loadCycles - before);
+    return { firstSmId, secondSmId, firstLatenciesCycles, secondLatenciesCycles, launch: launch.info };
+  }
+
+  /**
+   * The chase timed twice from the same start (L1 cold, the L2 flushed when
+   * asked, warmed up when asked): once as pchase times it, once with a stop
+   * clock that does not wait, which shows the model's unconsumed share of
+   * each load's latency.
+   */
+  private async consumerSelfTest(raw: unknown, slicer: WorkSlicer): Promise<ConsumerSelfTestResult> {
+    const args = validateConsumerSelfTest(raw, this.properties);
+    const smId = args.smId ?? 0;
+    const launch = chaseLaunch(this.device.model, [args], args.samples, args);
+    const array = createChaseArray(this.device, args);
+    const before = this.device.loadCycles;
+    const timing = async (shownShare: number) => {
+      if (launch.info.flushedL2) this.device.flushL2();
+      this.device.startLaunch([smId], launch.l1Bytes);
+      if (args.warmup) await walk(this.device, smId, args.space, array, { loads: array.elementCount }, slicer);
+      return walk(this.device, smId, args.space, array, { loads: args.samples, record: args.samples, shownShare }, slicer);
+    };
+    if (!launch.info.flushedL2) await writeChain(this.device, args.space, array, slicer);
+    const consumedLatenciesCycles = await timing(1);
+    const unconsumedLatenciesCycles = await timing(this.device.model.unconsumedShare[args.space]);
+    this.finish(this.device.loadCycles - before);
+    return { smId, consumedLatenciesCycles, unconsumedLatenciesCycles, launch: launch.info };
   }
 
   private bandwidth(raw: unknown): BandwidthResult {
@@ -123,11 +215,13 @@ export class SimulatedProbe {
     const efficiency = Math.min(1, threads / (this.properties.multiprocessorCount * SATURATING_THREADS_PER_SM));
     const seconds = model.launchOverheadS + args.arrayBytes / (peak * efficiency);
     const secondsPerRepetition = Array.from({ length: args.repetitions }, () => Math.max(1e-7, this.device.jitter(seconds, 0.02)));
+    this.device.addSeconds(secondsPerRepetition.reduce((sum, value) => sum + value, 0));
     return { bytesPerRepetition: args.arrayBytes, secondsPerRepetition };
   }
 
   private calibrate(raw: unknown): CalibrateResult {
     validateCalibrate(raw);
+    this.device.addSeconds(this.device.model.launchOverheadS);
     const clock = this.device.model.clock;
     return { clockReadOverheadCycles: clock.clockReadOverheadCycles, smClockHz: Math.round(this.device.jitter(clock.smClockHz, 1e-4)) };
   }

@@ -20,6 +20,10 @@
  *     - seed, when present, an integer in [0, 2^32 - 1].
  *     - pchase.batch: arrayBytesList a non-empty array of arrayBytes values.
  *     - pchase.pair: first and second objects; placement ∈ {same-sm, different-sm}.
+ *     - chase launches (pchase, pchase.batch, pchase.pair, selftest.consumer):
+ *       flushL2, when present, a boolean; carveoutPercent, when present, an
+ *       integer in [0, 100].
+ *     - selftest.consumer: the fields of pchase.
  *     - bandwidth: mode ∈ {read, write}; arrayBytes an integer in [16, 2^52],
  *       a multiple of 16 (128-bit accesses); blocks in [1, 2^20];
  *       repetitions in [1, 1000].
@@ -36,7 +40,8 @@
  *     - shared-space arrays ≤ sharedMemPerBlockOptinBytes (else sharedMemPerBlockBytes),
  *       and one block's need ≤ that limit too: per chaser samples × 4 plus a
  *       4-byte sink word, plus its array when it is shared-space; pchase.batch and different-sm take the
- *       largest chaser, same-sm adds both.
+ *       largest chaser, same-sm adds both; selftest.consumer as pchase (its
+ *       two timed walks reuse one buffer).
  *     - bandwidth threadsPerBlock in [1, maxThreadsPerBlock].
  *  4. Memory → out_of_memory: the request's arrays summed (pchase.batch,
  *     pchase.pair; bandwidth adds its 4-byte-per-thread sink) plus a 64 MiB
@@ -50,7 +55,9 @@ import {
   MEMORY_SPACES,
   type BandwidthArgs,
   type CalibrateArgs,
+  type ChaseLaunchArgs,
   type ChaserSpec,
+  type ConsumerSelfTestArgs,
   type DeviceProperties,
   type MemorySpace,
   type PchaseArgs,
@@ -133,7 +140,7 @@ function sharedLimitBytes(limits: Limits): number {
 }
 
 /** A chaser's shared-memory need: its latency buffer and sink word, plus its array when it lives in shared memory. */
-function chaserSharedBytes(chain: Chain, samples: number): number {
+export function chaserSharedBytes(chain: Pick<Chain, 'space' | 'arrayBytes'>, samples: number): number {
   return samples * SAMPLE_SHARED_BYTES + SINK_SHARED_BYTES + (chain.space === 'shared' ? chain.arrayBytes : 0);
 }
 
@@ -174,6 +181,15 @@ function checkChainsFit(chains: readonly Chain[], limits: Limits): void {
   }
 }
 
+/** Rule 2 for every chase launch: the optional L2 flush and carveout preference. */
+function launchSettings(source: Fields): ChaseLaunchArgs {
+  const settings: ChaseLaunchArgs = {};
+  if (source.flushL2 !== undefined) settings.flushL2 = boolean(source, 'flushL2');
+  const carveoutPercent = optionalInteger(source, 'carveoutPercent', 0, 100);
+  if (carveoutPercent !== undefined) settings.carveoutPercent = carveoutPercent;
+  return settings;
+}
+
 function chaseCommon(source: Fields) {
   return {
     space: oneOf(source, 'space', MEMORY_SPACES),
@@ -193,10 +209,16 @@ export function validatePchase(raw: unknown, limits: Limits): PchaseArgs {
   const source = fields(raw, 'args');
   const { space, pattern, warmup, samples, seed } = chaseCommon(source);
   const chain = chainShape(space, source.arrayBytes, source);
+  const settings = launchSettings(source);
   const smId = optionalInteger(source, 'smId', 0, limits.multiprocessorCount - 1);
   checkSpaceLimits([chain], chaserSharedBytes(chain, samples), limits);
   checkChainsFit([chain], limits);
-  return { ...chain, pattern, warmup, samples, smId, seed };
+  return { ...chain, pattern, warmup, samples, smId, seed, ...settings };
+}
+
+/** selftest.consumer takes what pchase takes, and flushL2 like every chase launch. */
+export function validateConsumerSelfTest(raw: unknown, limits: Limits): ConsumerSelfTestArgs & ChaseLaunchArgs {
+  return validatePchase(raw, limits);
 }
 
 export function validatePchaseBatch(raw: unknown, limits: Limits): PchaseBatchArgs {
@@ -205,10 +227,11 @@ export function validatePchaseBatch(raw: unknown, limits: Limits): PchaseBatchAr
   const list = source.arrayBytesList;
   if (!Array.isArray(list) || list.length === 0) badRequest('arrayBytesList must be a non-empty array of sizes');
   const chains = list.map((value: unknown, index: number) => chainShape(space, value, source, `arrayBytesList[${index}]`));
+  const settings = launchSettings(source);
   if (list.length > limits.multiprocessorCount) badRequest(`arrayBytesList must hold at most ${limits.multiprocessorCount} sizes (one chaser per SM)`);
   checkSpaceLimits(chains, Math.max(...chains.map((c) => chaserSharedBytes(c, samples))), limits);
   checkChainsFit(chains, limits);
-  return { space, arrayBytesList: chains.map((c) => c.arrayBytes), strideBytes: chains[0]!.strideBytes, pattern, warmup, samples, seed };
+  return { space, arrayBytesList: chains.map((c) => c.arrayBytes), strideBytes: chains[0]!.strideBytes, pattern, warmup, samples, seed, ...settings };
 }
 
 function chaserShape(raw: unknown, what: string): Chain & { pattern: 'sequential' | 'random'; source: Fields } {
@@ -228,13 +251,14 @@ function placed(chaser: ReturnType<typeof chaserShape>, defaultWarp: number, lim
   return { ...spec, warp, lane };
 }
 
-export function validatePchasePair(raw: unknown, limits: Limits): PchasePairArgs & { first: PlacedChaser; second: PlacedChaser } {
+export function validatePchasePair(raw: unknown, limits: Limits): PchasePairArgs & ChaseLaunchArgs & { first: PlacedChaser; second: PlacedChaser } {
   const source = fields(raw, 'args');
   const seed = optionalInteger(source, 'seed', 0, MAX_SEED);
   const firstShape = chaserShape(source.first, 'first');
   const secondShape = chaserShape(source.second, 'second');
   const placement = oneOf(source, 'placement', ['same-sm', 'different-sm'] as const);
   const samples = integer(source, 'samples', 1, MAX_SAMPLES);
+  const settings = launchSettings(source);
   const sameSm = placement === 'same-sm';
   const first = placed(firstShape, 0, limits);
   const second = placed(secondShape, sameSm ? 1 : 0, limits);
@@ -243,7 +267,7 @@ export function validatePchasePair(raw: unknown, limits: Limits): PchasePairArgs
   const needs = [chaserSharedBytes(first, samples), chaserSharedBytes(second, samples)];
   checkSpaceLimits([first, second], sameSm ? needs[0]! + needs[1]! : Math.max(...needs), limits);
   checkChainsFit([first, second], limits);
-  return { first, second, placement, samples, seed };
+  return { first, second, placement, samples, seed, ...settings };
 }
 
 export function validateBandwidth(raw: unknown, limits: Limits): BandwidthArgs {

@@ -1,7 +1,17 @@
 import type { GpuModel } from '../model.js';
-import { KIB, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
+import { INVENTED_UNCONSUMED_SHARE, KIB, kibSteps, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
 
-/** Invented but plausible A100 40GB parameters: two 20 MiB L2 partitions; hits on far-homed lines cost more. */
+/**
+ * An invented but plausible A100 40GB: no A100 series has been recorded.
+ * Device properties and sizes are the sm_80 runtime's usual ones (192 KiB
+ * L1/shared per SM, 164 KiB of it shareable, two 20 MiB L2 partitions).
+ * Latencies are this model's earlier invented values scaled by how far the
+ * H100-like model's values moved when they were re-derived from the H100
+ * recordings (consumed loads instead of MT4G-style figures), element by
+ * element: L1 ×38/34, read-only ×38/32, texture ×89/37, constant L1 ×33/19,
+ * constant L1.5 ×99/98, shared ×31/27, L2 near ×264/206, far ×298/262,
+ * device memory ×737/790, clock-read overhead ×4/6; rounded.
+ */
 export const A100_40GB: GpuModel = {
   id: 'a100-40gb',
   name: 'NVIDIA A100-SXM4-40GB',
@@ -19,23 +29,34 @@ export const A100_40GB: GpuModel = {
     persistingL2CacheMaxBytes: 31_457_280,
     sharedMemPerMultiprocessorBytes: 164 * KIB,
     sharedMemPerBlockOptinBytes: 163 * KIB,
+    // Invented: the H100-like model's.
+    maxL2FetchGranularityBytes: 64,
   },
-  clock: { smClockHz: 1_410_000_000, clockReadOverheadCycles: 5 },
+  clock: { smClockHz: 1_410_000_000, clockReadOverheadCycles: 3 },
   noise: latencyNoise(0.02),
-  l1: { sizeBytes: 168 * KIB, ...SECTORED_LINE, ways: 4, hitLatencyCycles: { 'global.ca': 36, readonly: 34, texture: 41 } },
-  constantL1: { sizeBytes: 2 * KIB, lineBytes: 64, sectorBytes: 64, ways: 4, hitLatencyCycles: 24 },
-  constantL15: { sizeBytes: 80 * KIB, lineBytes: 256, sectorBytes: 256, ways: 8, hitLatencyCycles: 92 },
-  shared: { latencyCycles: 29 },
+  l1: {
+    unifiedBytes: 192 * KIB,
+    carveoutStepsBytes: kibSteps(0, 8, 16, 32, 64, 100, 132, 164),
+    ...SECTORED_LINE,
+    ways: 4,
+    hitLatencyCycles: { 'global.ca': 40, readonly: 40, texture: 99 },
+  },
+  constantL1: { sizeBytes: 2 * KIB, lineBytes: 64, sectorBytes: 64, ways: 4, hitLatencyCycles: 42 },
+  constantL15: { sizeBytes: 80 * KIB, lineBytes: 256, sectorBytes: 256, ways: 8, hitLatencyCycles: 93 },
+  shared: { latencyCycles: 33 },
   l2: {
     segment: { sizeBytes: 20 * MIB, ...SECTORED_LINE, ways: 16 },
     segmentCount: 2,
-    nearHitLatencyCycles: 176,
-    farHitLatencyCycles: 268,
+    nearHitLatencyCycles: 226,
+    farHitLatencyCycles: 305,
     homeInterleaveBytes: 4 * KIB,
+    // Hits on far-homed lines cost more, and far-homed lines stay in their home segment too.
     farHomedHitsCostFar: true,
+    farLineResidence: 'near-and-home',
     readBandwidthBytesPerS: 3.9e12,
     writeBandwidthBytesPerS: 3.2e12,
   },
-  deviceMemory: { latencyCycles: 610, readBandwidthBytesPerS: 1.4e12, writeBandwidthBytesPerS: 1.5e12 },
+  deviceMemory: { latencyCycles: 569, readBandwidthBytesPerS: 1.4e12, writeBandwidthBytesPerS: 1.5e12 },
+  unconsumedShare: INVENTED_UNCONSUMED_SHARE,
   launchOverheadS: 4e-6,
 };

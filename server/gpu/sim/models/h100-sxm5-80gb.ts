@@ -1,10 +1,19 @@
 import type { GpuModel } from '../model.js';
-import { KIB, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
+import { INVENTED_UNCONSUMED_SHARE, KIB, kibSteps, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
 
-/** Invented but plausible H100 SXM5 parameters: two L2 segments, 256 KiB L1/shared per SM. */
+/**
+ * An H100 SXM5 80GB as topod's own probe recorded one (test/fixtures/h100/,
+ * driver 580.159.04, SM clock 1980 MHz, MIG off). Every latency is a
+ * consumed one (the probe stores the loaded value before the stop clock):
+ * the median of the named samples minus the recorded clock-read overhead.
+ * test/unit/sim/model-from-fixtures.test.ts recomputes each value marked
+ * "fixture" with the same rule and fails when the two drift apart.
+ * Values marked "invented" have no recording behind them.
+ */
 export const H100_SXM5_80GB: GpuModel = {
   id: 'h100-sxm5-80gb',
   name: 'NVIDIA H100 80GB HBM3',
+  // fixture hello.json: every runtime property as reported (totalMemoryBytes included).
   device: {
     ...NVIDIA_LAUNCH_LIMITS,
     architecture: 'sm_90',
@@ -14,28 +23,72 @@ export const H100_SXM5_80GB: GpuModel = {
     clockRateKHz: 1_980_000,
     memoryClockRateKHz: 2_619_000,
     memoryBusWidthBits: 5120,
-    totalMemoryBytes: 85_045_149_696,
+    totalMemoryBytes: 85_017_493_504,
     l2CacheSizeBytes: 50 * MIB,
     persistingL2CacheMaxBytes: 32_768_000,
     sharedMemPerMultiprocessorBytes: 228 * KIB,
     sharedMemPerBlockOptinBytes: 227 * KIB,
+    // fixture line-size.json (global.ca, 32 B stride, cold): the loads that miss
+    // the L2 alternate with L2 hits, one miss per 64 B, so a miss brings 64 B.
+    maxL2FetchGranularityBytes: 64,
   },
-  clock: { smClockHz: 1_755_000_000, clockReadOverheadCycles: 6 },
+  // fixture calibrate.json: clockReadOverheadCycles as recorded; smClockHz rounded to the MHz.
+  clock: { smClockHz: 1_980_000_000, clockReadOverheadCycles: 4 },
   noise: latencyNoise(0.015),
-  l1: { sizeBytes: 240 * KIB, ...SECTORED_LINE, ways: 4, hitLatencyCycles: { 'global.ca': 34, readonly: 32, texture: 37 } },
-  constantL1: { sizeBytes: 2 * KIB, lineBytes: 64, sectorBytes: 64, ways: 4, hitLatencyCycles: 19 },
-  constantL15: { sizeBytes: 96 * KIB, lineBytes: 256, sectorBytes: 256, ways: 8, hitLatencyCycles: 98 },
-  shared: { latencyCycles: 27 },
+  l1: {
+    // unifiedBytes: the 256 KiB L1/shared array; with the 8 KiB carveout the
+    // recorded l1-sweep.json launch took (512 samples × 4 B + 4 B + 1 KiB
+    // reserve), 248 KiB of L1: fixture l1-sweep.json global.ca hits every
+    // load up to 240 KiB and loses some from 248 KiB.
+    unifiedBytes: 256 * KIB,
+    carveoutStepsBytes: kibSteps(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
+    // Sectors: fixture line-size.json global.ca with a 32 B stride, cold, hits the
+    // L1 on no load, so a miss fills 32 B. Line 128 B: invented (not measured by topod yet).
+    ...SECTORED_LINE,
+    ways: 4,
+    // fixture latency-by-space.json: median of the global.ca, readonly and texture series (8–16 KiB, warm) − overhead.
+    hitLatencyCycles: { 'global.ca': 38, readonly: 38, texture: 89 },
+  },
+  // Size: fixture constant-sweep.json hits every load up to 2048 B and misses from 2304 B.
+  // Line ≤ 64 B: in the 2304 B series two 64 B elements of one 128 B block hit and miss apart.
+  // Latency: median of the constant-sweep series that hit on every load − overhead.
+  constantL1: { sizeBytes: 2 * KIB, lineBytes: 64, sectorBytes: 64, ways: 4, hitLatencyCycles: 33 },
+  // Size: only bounded from below (a 64 KiB constant bank walk still hits); 96 KiB is invented.
+  // Line 256 B: fixture constant-sweep.json L1.5-hit series repeat their latency pattern every 256 B.
+  // Latency: fixture latency-by-space.json constant (8 KiB, past the L1) median − overhead.
+  constantL15: { sizeBytes: 96 * KIB, lineBytes: 256, sectorBytes: 256, ways: 8, hitLatencyCycles: 99 },
+  // fixture latency-by-space.json: shared series median − overhead.
+  shared: { latencyCycles: 31 },
   l2: {
+    // Segment: the API's 50 MiB in two; fixture discovery-run.json l2.size.refine.2
+    // (SM 0, sequential) keeps its hits up to 24.1 MiB, within 5 % of it.
     segment: { sizeBytes: 25 * MIB, ...SECTORED_LINE, ways: 16 },
     segmentCount: 2,
-    nearHitLatencyCycles: 206,
-    farHitLatencyCycles: 262,
-    homeInterleaveBytes: 4 * KIB,
-    farHomedHitsCostFar: false,
+    // fixture l2-sweep.json, arrays up to 16 MiB (inside one segment): the samples
+    // fall in two classes split at 285 cycles; each class's median − overhead.
+    nearHitLatencyCycles: 264,
+    farHitLatencyCycles: 298,
+    // fixture latency-by-space.json global.cg (64 B stride): the class changes only
+    // between 256 B chunks, in an irregular order (hashed here).
+    homeInterleaveBytes: 256,
+    // fixture l2-sweep.json: both classes within 8 MiB, which one SM's near segment holds.
+    farHomedHitsCostFar: true,
+    // fixture discovery-run.json l2.size.coarse at 29.7 MiB and l2-sweep.json at 36 MiB:
+    // no L2 hit at all once one SM's array passes one segment.
+    farLineResidence: 'near-only',
+    // Invented (the recorded 8 MiB bandwidth run is bound by the launch, not the L2).
     readBandwidthBytesPerS: 5.1e12,
     writeBandwidthBytesPerS: 3.9e12,
   },
-  deviceMemory: { latencyCycles: 790, readBandwidthBytesPerS: 2.9e12, writeBandwidthBytesPerS: 3.0e12 },
-  launchOverheadS: 4e-6,
+  deviceMemory: {
+    // fixture device-memory.json: median of the loads that missed the L2 (over
+    // 400 cycles; 30–40 % hit the chain left dirty in the L2) − overhead.
+    latencyCycles: 737,
+    // fixture bandwidth.json: the 1 GiB read and write runs' bytes over their median seconds.
+    readBandwidthBytesPerS: 3.07e12,
+    writeBandwidthBytesPerS: 3.14e12,
+  },
+  unconsumedShare: INVENTED_UNCONSUMED_SHARE,
+  // fixture bandwidth.json: the 8 MiB read run's median seconds minus 8 MiB at the L2 read bandwidth above.
+  launchOverheadS: 7.8e-6,
 };

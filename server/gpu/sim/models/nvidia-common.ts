@@ -15,6 +15,8 @@ export const NVIDIA_LAUNCH_LIMITS = {
   maxThreadsPerBlock: 1024,
   maxThreadsPerMultiprocessor: 2048,
   maxBlocksPerMultiprocessor: 32,
+  /** cudaDevAttrReservedSharedMemoryPerBlock on sm_80 and sm_90. */
+  reservedSharedMemPerBlockBytes: 1 * KIB,
 } as const;
 
 /** Gaussian jitter around each latency plus rare disturbances of 500–2000 cycles in 0.5% of loads. */
@@ -24,3 +26,24 @@ export function latencyNoise(relativeStdev: number): GpuModel['noise'] {
 
 /** 128 B lines of four 32 B sectors. */
 export const SECTORED_LINE = { lineBytes: 128, sectorBytes: 32 } as const;
+
+/** Carveout steps in KiB as bytes. */
+export function kibSteps(...steps: number[]): readonly number[] {
+  return steps.map((step) => step * KIB);
+}
+
+/**
+ * Invented: a stop clock that does not wait for the load shows 0.7 of the
+ * load's latency, in every space. The native self-test (selftest.consumer)
+ * has not been recorded on an H100 yet; once it is, in
+ * test/fixtures/h100/selftest-consumer.json, the H100-like model's shares
+ * will come from it (unconsumed median over consumed median, per space).
+ */
+export const INVENTED_UNCONSUMED_SHARE: GpuModel['unconsumedShare'] = {
+  'global.ca': 0.7,
+  'global.cg': 0.7,
+  readonly: 0.7,
+  texture: 0.7,
+  constant: 0.7,
+  shared: 0.7,
+};
