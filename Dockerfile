@@ -1,9 +1,12 @@
 # syntax=docker/dockerfile:1
-# topod: build the native parts with the CUDA toolkit, run on the CUDA runtime with Node 20.
+# topod: build the native parts with the CUDA toolkit, run on the CUDA runtime with Node 24 (active LTS).
 #   docker build -t topod .
-#   docker run --gpus all -p 8080:8080 -v topod-data:/var/lib/topod topod
+#   docker run --gpus all -p 8080:8080 -v topod-data:/var/lib/topod \
+#     -v ./topod-token:/run/secrets/topod-token:ro -e TOPOD_ADMIN_TOKEN_FILE=/run/secrets/topod-token topod
+# It listens on 0.0.0.0, so it refuses to start without an admin token; for read-only exposure without one
+# (mutating requests then only from inside the container) pass -e TOPOD_INSECURE=1 instead.
 
-FROM node:20-bookworm-slim AS node
+FROM node:24-bookworm-slim AS node
 
 FROM nvidia/cuda:13.0.0-devel-ubuntu24.04 AS build
 RUN apt-get update && apt-get install -y --no-install-recommends cmake g++ make python3 ca-certificates \

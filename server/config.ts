@@ -9,6 +9,8 @@
  * it). The poller, the NVML addon loader and the probe processes get their
  * settings from the Config built here, never from the environment.
  */
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ERROR_CODES } from './errors.js';
 
@@ -46,6 +48,24 @@ export interface Settings {
   probePath: string | null;
   /** The probe's own budget per request (its --deadline-ms); the daemon kills a probe silent well past it. */
   probeDeadlineMs: number;
+  /** A file holding the admin token (a mounted secret); read once at boot into adminToken. */
+  adminTokenFile: string | null;
+  /** Listen on a non-loopback address without an admin token anyway. */
+  insecure: boolean;
+  /** Folder of the per-GPU probe locks (gpu-<uuid>.lock); null: /run/topod as root, else $XDG_RUNTIME_DIR/topod or <tmp>/topod-<uid>. */
+  lockDir: string | null;
+  /** Results kept per GPU (with their raw series); older ones are pruned. */
+  retainResults: number;
+  /** Finished jobs older than this many days are deleted. */
+  retainJobsDays: number;
+  /** Mutating requests per client address per minute (429 beyond). */
+  rateLimitPerMinute: number;
+  /** Open TCP connections at most; more are refused by the kernel's backlog handling. */
+  maxConnections: number;
+  /** Open event streams (GET /v1/events) at most; 503 beyond. */
+  maxEventStreams: number;
+  /** A request's headers and body must arrive within this many ms (slow clients are cut off). */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -63,6 +83,8 @@ interface Option<K extends keyof Settings> {
   help: string;
   parse: (raw: string, name: string) => Settings[K];
   fallback: Settings[K];
+  /** A switch: the flag takes no value, the variable is 1/true/0/false. */
+  boolean?: true;
 }
 
 const integerIn =
@@ -88,6 +110,14 @@ const nonEmpty = (raw: string, name: string): string => {
   if (raw.trim() === '') throw new ConfigError(`${name} must not be empty`);
   return raw;
 };
+
+/** An admin token: at least 8 characters, no whitespace inside (it travels in a header). */
+function tokenValue(raw: string, name: string): string {
+  if (raw === '') throw new ConfigError(`${name} is set but empty: give a token of at least 8 characters, or unset it to allow loopback clients only`);
+  if (raw.length < 8) throw new ConfigError(`${name} must be at least 8 characters`);
+  if (/\s/.test(raw)) throw new ConfigError(`${name} must not contain whitespace`);
+  return raw;
+}
 
 const SIM_MODEL_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
@@ -130,11 +160,85 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     env: 'TOPOD_ADMIN_TOKEN',
     flag: '--admin-token',
     help: 'bearer token for mutating endpoints (unset: loopback clients only)',
-    parse: (raw, name) => {
-      if (raw.length < 8) throw new ConfigError(`${name} must be at least 8 characters`);
-      return raw;
-    },
+    parse: (raw, name) => tokenValue(raw, name),
     fallback: null,
+  },
+  adminTokenFile: {
+    key: 'adminTokenFile',
+    env: 'TOPOD_ADMIN_TOKEN_FILE',
+    flag: '--admin-token-file',
+    help: 'file holding the admin token (a mounted secret); one trailing newline is ignored',
+    parse: nonEmpty,
+    fallback: null,
+  },
+  insecure: {
+    key: 'insecure',
+    env: 'TOPOD_INSECURE',
+    flag: '--insecure',
+    help: 'allow listening on a non-loopback address without an admin token',
+    parse: (raw, name) => {
+      if (/^(1|true|yes)$/i.test(raw)) return true;
+      if (/^(0|false|no)$/i.test(raw)) return false;
+      throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${raw}"`);
+    },
+    fallback: false,
+    boolean: true,
+  },
+  lockDir: {
+    key: 'lockDir',
+    env: 'TOPOD_LOCK_DIR',
+    flag: '--lock-dir',
+    help: 'folder of the per-GPU probe locks gpu-<uuid>.lock (default /run/topod as root, else $XDG_RUNTIME_DIR/topod or <tmp>/topod-<uid>)',
+    parse: nonEmpty,
+    fallback: null,
+  },
+  retainResults: {
+    key: 'retainResults',
+    env: 'TOPOD_RETAIN_RESULTS',
+    flag: '--retain-results',
+    help: 'results kept per GPU with their raw series; older ones are pruned',
+    parse: integerIn(1, 10_000),
+    fallback: 10,
+  },
+  retainJobsDays: {
+    key: 'retainJobsDays',
+    env: 'TOPOD_RETAIN_JOBS_DAYS',
+    flag: '--retain-jobs-days',
+    help: 'finished jobs older than this many days are deleted',
+    parse: integerIn(1, 36_500),
+    fallback: 30,
+  },
+  rateLimitPerMinute: {
+    key: 'rateLimitPerMinute',
+    env: 'TOPOD_RATE_LIMIT_PER_MIN',
+    flag: '--rate-limit-per-min',
+    help: 'mutating requests per client address per minute (429 beyond)',
+    parse: integerIn(1, 100_000),
+    fallback: 60,
+  },
+  maxConnections: {
+    key: 'maxConnections',
+    env: 'TOPOD_MAX_CONNECTIONS',
+    flag: '--max-connections',
+    help: 'open HTTP connections at most (further ones are closed at once)',
+    parse: integerIn(8, 1_000_000),
+    fallback: 1024,
+  },
+  maxEventStreams: {
+    key: 'maxEventStreams',
+    env: 'TOPOD_MAX_EVENT_STREAMS',
+    flag: '--max-event-streams',
+    help: 'open GET /v1/events streams at most (503 beyond)',
+    parse: integerIn(1, 100_000),
+    fallback: 256,
+  },
+  requestTimeoutMs: {
+    key: 'requestTimeoutMs',
+    env: 'TOPOD_REQUEST_TIMEOUT_MS',
+    flag: '--request-timeout-ms',
+    help: "a request's headers and body must arrive within this many ms; slower clients are cut off (headers: at most 10 s)",
+    parse: integerIn(1000, 3_600_000),
+    fallback: 30_000,
   },
   probeConcurrency: {
     key: 'probeConcurrency',
@@ -223,8 +327,9 @@ function flagValues(argv: readonly string[]): Map<string, string> {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    if (!known.has(flag)) throw new ConfigError(`unknown option "${arg}"\n\n${usage()}`);
-    const value = inline ?? argv[++i];
+    const option = known.get(flag);
+    if (!option) throw new ConfigError(`unknown option "${arg}"\n\n${usage()}`);
+    const value = inline ?? (option.boolean ? 'true' : argv[++i]);
     if (value === undefined) throw new ConfigError(`${flag} needs a value`);
     values.set(flag, value);
   }
@@ -239,7 +344,50 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     const fromFlag = flags.get(option.flag);
     const raw = fromFlag ?? env[option.env];
     const name = fromFlag !== undefined ? option.flag : option.env;
-    settings[option.key] = raw === undefined || (fromFlag === undefined && raw === '') ? option.fallback : option.parse(raw, name);
+    // An empty variable means unset, except the token: `TOPOD_ADMIN_TOKEN=` must not silently mean "no auth".
+    const unset = raw === undefined || (fromFlag === undefined && raw === '' && option.key !== 'adminToken');
+    settings[option.key] = unset ? option.fallback : option.parse(raw, name);
   }
-  return { ...(settings as unknown as Settings), probeEnv: probeEnvironment(env) };
+  const config = { ...(settings as unknown as Settings), probeEnv: probeEnvironment(env) };
+  if (config.adminTokenFile !== null) {
+    if (config.adminToken !== null) throw new ConfigError('TOPOD_ADMIN_TOKEN and TOPOD_ADMIN_TOKEN_FILE are both set: give one');
+    config.adminToken = readTokenFile(config.adminTokenFile);
+  }
+  if (config.lockDir === null) config.lockDir = defaultLockDir(env);
+  return config;
+}
+
+function readTokenFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`TOPOD_ADMIN_TOKEN_FILE ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  return tokenValue(text.replace(/\r?\n$/, ''), `the token in TOPOD_ADMIN_TOKEN_FILE ${file}`);
+}
+
+/** Where two topod instances of one host (and users' own benchmarks) meet to lock a GPU. */
+export function defaultLockDir(env: NodeJS.ProcessEnv): string {
+  if (process.getuid?.() === 0) return '/run/topod';
+  if (env['XDG_RUNTIME_DIR']) return path.join(env['XDG_RUNTIME_DIR'], 'topod');
+  return path.join(tmpdir(), `topod-${process.getuid?.() ?? 'user'}`);
+}
+
+/** Whether an address only this host can reach was given to listen on. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Checks that involve several settings. Listening where others can reach
+ * without a token would let any client on the network start probes — unless
+ * the operator says so with --insecure (main.ts warns at every start).
+ */
+export function checkExposure(config: Pick<Config, 'host' | 'adminToken' | 'insecure'>): void {
+  if (config.adminToken === null && !isLoopbackHost(config.host) && !config.insecure) {
+    throw new ConfigError(
+      `TOPOD_HOST ${config.host} is reachable from other hosts but no admin token is set: set TOPOD_ADMIN_TOKEN or TOPOD_ADMIN_TOKEN_FILE, or pass --insecure (TOPOD_INSECURE=1) to serve reads to anyone who can reach it (mutating requests then stay loopback-only)`,
+    );
+  }
 }

@@ -12,15 +12,19 @@ import { selectBackend } from './gpu/select-backend.js';
 import type { Analysis } from './jobs/analysis.js';
 import { ResultReanalyser } from './jobs/reanalyser.js';
 import { ProbeScheduler } from './jobs/scheduler.js';
-import { openDatabase, type Db } from './store/database.js';
+import type { Db } from './store/database.js';
 import { GpuStore } from './store/gpus.js';
 import { JobStore } from './store/jobs.js';
 import { StoreHealth } from './store/health.js';
+import { ensureFolder, openStore, type OpenedStore } from './store/integrity.js';
+import { acquireLock, gpuLockFile, lockDatabase, ownerLine, type HeldLock } from './store/lock.js';
 import { ResultStore } from './store/results.js';
+import { Retention } from './store/retention.js';
 import { readKernelModuleVersion, resolveDriverIdentity } from './topology/driver-identity.js';
 import { ProbePolicy } from './topology/probe-policy.js';
 import { TopologyService } from './topology/service.js';
 import { TOPOD_VERSION } from './version.js';
+import { ERROR_CODES } from './errors.js';
 
 export interface Daemon {
   app: FastifyInstance;
@@ -30,6 +34,8 @@ export interface Daemon {
   db: Db;
   /** Boot: fail interrupted jobs, read NVML, enumerate GPUs, queue the probes that are missing. */
   start(): Promise<void>;
+  /** What opening the store found (boot check, a damaged file moved aside and what was salvaged). */
+  store: Pick<OpenedStore, 'boot' | 'movedAside'>;
   /** Resolves when no probe is queued or running. */
   whenIdle(): Promise<void>;
   close(): Promise<void>;
@@ -42,6 +48,20 @@ export interface DaemonOptions {
   dynamicSource?: DynamicSource;
   /** The kernel module's driver version when NVML is absent (tests inject it; default: /proc/driver/nvidia/version). */
   kernelDriverVersion?: () => string | null;
+  /** Whether probes take the per-GPU file lock (default: only a backend that measures a real GPU, i.e. not simulated). */
+  lockGpus?: boolean;
+}
+
+/** How often retention runs besides after each stored result. */
+const RETENTION_INTERVAL_MS = 60 * 60_000;
+
+/** One line on what opening the store found, for the log and /readyz. */
+function bootSummary(opened: OpenedStore): string {
+  const check = opened.boot.check === 'none' ? 'new or in-memory database' : `${opened.boot.check} ${opened.boot.ok ? 'ok' : 'failed'} in ${opened.boot.durationMs} ms`;
+  if (!opened.movedAside) return check;
+  const { file, salvage } = opened.movedAside;
+  const kept = salvage ? `${salvage.results} results, ${salvage.rawSeries} raw series and ${salvage.gpus} GPUs recovered, ${salvage.skipped} unreadable rows skipped` : 'nothing could be recovered';
+  return `${check}; the damaged file was moved to ${file}; fresh database, ${kept}`;
 }
 
 /** The analysis the jobs and the re-analyser use: server/discovery's, at its current version. */
@@ -62,29 +82,99 @@ function identitiesFromSnapshot(snapshot: DynamicSnapshot): GpuIdentity[] {
 
 export async function createDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const db = openDatabase(config.dbPath);
-  const results = new ResultStore(db);
+  // One daemon per database: locked before the file is even read (a StartupError naming the holder otherwise).
+  if (config.dbPath !== ':memory:') ensureFolder(config.dbPath);
+  const dbLock: HeldLock | null = await lockDatabase(config.dbPath);
+  let opened: OpenedStore;
+  try {
+    opened = openStore(config.dbPath);
+  } catch (error) {
+    await dbLock?.release();
+    throw error;
+  }
+  const db = opened.db;
+  if (opened.movedAside) {
+    const { reason, salvageError } = opened.movedAside;
+    logger.error(
+      { code: ERROR_CODES.STORE_DAMAGED, db: config.dbPath, reason, movedTo: opened.movedAside.file, salvage: opened.movedAside.salvage, salvageError },
+      `database ${config.dbPath} was damaged (${reason}): ${bootSummary(opened)}; GPUs without a recovered result are probed again`,
+    );
+  } else {
+    logger.info({ db: config.dbPath, check: opened.boot }, `database ${config.dbPath}: ${bootSummary(opened)}`);
+  }
+  const results = new ResultStore(db, {
+    onQuarantine: (row) =>
+      logger.error({ resultId: row.resultId, gpu: row.gpuUuid, reason: row.reason }, `stored result ${row.resultId} cannot be read (${row.reason}): kept in the database for inspection, no longer served; the GPU is probed again if it has no other result`),
+  });
   const jobs = new JobStore(db);
   const gpuStore = new GpuStore(db);
+  const retention = new Retention(db, { keepResults: config.retainResults ?? 10, jobMaxAgeMs: (config.retainJobsDays ?? 30) * 86_400_000 });
+  const prune = (gpuUuid?: string): void => {
+    const pruned = gpuUuid ? retention.pruneGpu(gpuUuid) : retention.pruneAll();
+    if (pruned.results + pruned.jobs > 0) logger.info({ gpu: gpuUuid, ...pruned }, 'retention: pruned old results and jobs');
+  };
 
-  const selection =
-    options.backend !== undefined
-      ? { backend: options.backend, reason: options.backend ? `${options.backend.kind} backend (injected)` : 'no backend (injected)' }
-      : await selectBackend({ choice: config.backend, simModels: config.simModels, probePath: config.probePath, probeDeadlineMs: config.probeDeadlineMs, probeEnv: config.probeEnv, logger });
+  /** A failure further on must not leave the database open and locked (tests create daemons in one process). */
+  const releaseStore = async (): Promise<void> => {
+    db.close();
+    await dbLock?.release();
+  };
+  let selection;
+  try {
+    selection =
+      options.backend !== undefined
+        ? { backend: options.backend, reason: options.backend ? `${options.backend.kind} backend (injected)` : 'no backend (injected)' }
+        : await selectBackend({ choice: config.backend, simModels: config.simModels, probePath: config.probePath, probeDeadlineMs: config.probeDeadlineMs, probeEnv: config.probeEnv, logger });
+  } catch (error) {
+    await releaseStore();
+    throw error;
+  }
   const backend = selection.backend;
   if (backend) logger.info({ backend: backend.kind, probeVersion: backend.probeVersion }, `measurement backend: ${selection.reason}`);
   else logger.warn({ reason: selection.reason }, 'no measurement backend: GPUs are listed but not probed');
 
   const analysis = DISCOVERY_ANALYSIS;
-  const scheduler = backend ? new ProbeScheduler({ db, jobs, results, backend, discover, analysis, concurrency: config.probeConcurrency, logger }) : null;
+  const store = new StoreHealth(db, config.dbPath, 1000, { boot: bootSummary(opened) });
+  const lockDir = config.lockDir ?? null;
+  const lockGpus = (options.lockGpus ?? (backend !== null && !backend.simulated)) && lockDir !== null;
+  const lockGpu = async (gpu: GpuIdentity, signal: AbortSignal, onWait: (owner: string) => void) => {
+    const file = gpuLockFile(lockDir as string, gpu.uuid);
+    const owner = ownerLine(`topod probe of ${gpu.uuid}`);
+    const first = await acquireLock(file, { wait: false, owner, signal });
+    if (first.acquired) return first.lock;
+    onWait(first.owner);
+    const waited = await acquireLock(file, { wait: true, owner, signal });
+    if (!waited.acquired) throw new Error(`the GPU lock ${file} could not be taken`);
+    return waited.lock;
+  };
+  const scheduler = backend
+    ? new ProbeScheduler({
+        db,
+        jobs,
+        results,
+        backend,
+        discover,
+        analysis,
+        concurrency: config.probeConcurrency,
+        logger,
+        storeHealth: store,
+        afterStore: (gpuUuid) => prune(gpuUuid),
+        ...(lockGpus ? { lockGpu } : {}),
+      })
+    : null;
   const reanalyser = backend ? new ResultReanalyser({ db, results, analysis, logger }) : null;
   const policy = new ProbePolicy({ results, probeVersion: backend?.probeVersion ?? null, reanalyser, logger });
-  const store = new StoreHealth(db, config.dbPath);
   const topology = new TopologyService({ jobs, scheduler, policy, store, noBackendReason: backend ? null : selection.reason, logger });
   const kernelDriverVersion = options.kernelDriverVersion ?? (() => readKernelModuleVersion());
   const dynamicSource = options.dynamicSource ?? createDynamicSource({ libraryPath: config.nvmlLib, addonPath: config.nvmlAddon, logger });
   const poller = new DynamicPoller({ source: dynamicSource, pollMs: config.pollMs, logger });
-  const app = await buildApp({ config, topology, logger, version: TOPOD_VERSION });
+  let app: FastifyInstance;
+  try {
+    app = await buildApp({ config, topology, logger, version: TOPOD_VERSION });
+  } catch (error) {
+    await releaseStore();
+    throw error;
+  }
 
   /**
    * The backend's own GPU list (no NVML), with each driver version made
@@ -116,13 +206,31 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
     topology.syncGpus(identities, requestedBy);
   }
 
+  let retentionTimer: NodeJS.Timeout | null = null;
+
   return {
     app,
     topology,
     poller,
     backend,
     db,
+    store: { boot: opened.boot, movedAside: opened.movedAside },
     async start() {
+      try {
+        prune();
+      } catch (error) {
+        store.recordWriteFailure(error);
+        logger.warn({ err: error }, 'retention at boot failed; old rows are kept');
+      }
+      retentionTimer = setInterval(() => {
+        try {
+          prune();
+        } catch (error) {
+          store.recordWriteFailure(error);
+          logger.warn({ err: error }, 'retention failed; old rows are kept');
+        }
+      }, RETENTION_INTERVAL_MS);
+      retentionTimer.unref();
       for (const job of jobs.failInterrupted()) {
         logger.warn({ jobId: job.id, gpu: job.gpuUuid }, 'a probe job was interrupted by the previous shutdown; marked failed, the previous result stays served');
       }
@@ -142,11 +250,13 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
     },
     whenIdle: () => scheduler?.whenIdle() ?? Promise.resolve(),
     async close() {
+      if (retentionTimer) clearInterval(retentionTimer);
       poller.stop();
       await app.close();
       await scheduler?.close();
       await dynamicSource.close();
       db.close();
+      await dbLock?.release();
     },
   };
 }

@@ -15,6 +15,12 @@ const ERROR_CODE_TABLE = {
   SIM_CONFIG: ['TOPOD_ERR_SIM_CONFIG', 'the simulated backend was asked for a model it does not know'],
   NVML_ADDON_LOAD: ['TOPOD_ERR_NVML_ADDON_LOAD', 'no topod_nvml.node candidate could be loaded'],
   EMPTY_SAMPLE: ['TOPOD_ERR_EMPTY_SAMPLE', 'a statistic was asked of an empty series'],
+  STORE_OPEN: ['TOPOD_ERR_STORE_OPEN', 'the database or its folder cannot be created or opened (the message names the path and the fix); the daemon does not start'],
+  STORE_DAMAGED: ['TOPOD_ERR_STORE_DAMAGED', 'the database failed its integrity check or is not a topod database: it was moved aside and a fresh one started'],
+  STORE_LOCKED: ['TOPOD_ERR_STORE_LOCKED', 'another topod process (its pid is named) already uses this database; the daemon does not start'],
+  STORE_WRITE: ['TOPOD_ERR_STORE_WRITE', 'a write to the database failed (disk full, read-only, I/O error): readiness fails and what is measured is kept in memory'],
+  LISTEN: ['TOPOD_ERR_LISTEN', 'the daemon cannot listen on the configured address and port (in use, not permitted); it does not start'],
+  STARTUP: ['TOPOD_ERR_STARTUP', 'any other failure while starting; the message says what, the stack is logged at debug'],
   // HTTP problems (the `code` member of a problem+json answer).
   VALIDATION: ['TOPOD_ERR_VALIDATION', 'a parameter, query or body does not match the schema (400)'],
   MALFORMED_BODY: ['TOPOD_ERR_MALFORMED_BODY', 'the request body is not valid JSON (400)'],
@@ -98,6 +104,22 @@ export function jobErrorCode(error: unknown): ErrorCode {
   if (typeof code !== 'string') return ERROR_CODES.PROBE_FAILED;
   if (isErrorCode(code)) return code;
   return Object.hasOwn(PROBE_ERROR_CODES, code) ? PROBE_ERROR_CODES[code as ProbeErrorCode] : ERROR_CODES.PROBE_FAILED;
+}
+
+/**
+ * A failure that stops the daemon from starting. Its message is one line that
+ * names the path or setting at fault and what to do; main.ts prints it and
+ * exits with status 2 (as for a configuration error), never a stack trace.
+ */
+export class StartupError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'StartupError';
+  }
 }
 
 /** One scheme for every problem type: `urn:topod:problem:<slug>`, slug from the code. */

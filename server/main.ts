@@ -1,12 +1,33 @@
 /**
  * The daemon's entry point: owns the logger, listen, signals and graceful
  * close (STYLE.md: app.ts composes, main.ts runs).
+ *
+ * Start-up order: configuration, the database (locked, checked, opened),
+ * the HTTP app, `listen` — and only then boot (GPUs enumerated, probes
+ * queued), so a port in use stops a second daemon before it touches a GPU.
+ * Anything that stops the start is one line on stderr naming what and the
+ * fix, exit status 2; never a stack trace (it goes to the log at debug).
  */
 import pino from 'pino';
-import { ConfigError, loadConfig, usage } from './config.js';
-import { createDaemon } from './daemon.js';
+import { checkExposure, ConfigError, loadConfig, usage, type Config } from './config.js';
+import { createDaemon, type Daemon } from './daemon.js';
+import { ERROR_CODES, isErrorCode, StartupError } from './errors.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
+const STARTUP_FAILED = 2;
+
+/** One line for anything that stopped the start; errors with a stable code keep their own wording. */
+export function startupLine(error: unknown, config: Pick<Config, 'host' | 'port'> | null): string {
+  if (error instanceof ConfigError) return `topod: invalid configuration: ${error.message}`;
+  const code = error !== null && typeof error === 'object' && 'code' in error ? String(error.code) : '';
+  const text = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  if (config && (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')) {
+    const fix = code === 'EADDRINUSE' ? 'another process (another topod?) listens there: stop it, or set TOPOD_PORT (--port)' : 'choose another TOPOD_HOST / TOPOD_PORT (ports below 1024 need privileges)';
+    return `topod: cannot start: [${ERROR_CODES.LISTEN}] cannot listen on ${config.host}:${config.port} (${code}): ${fix}`;
+  }
+  if (error instanceof StartupError || isErrorCode(code)) return `topod: cannot start: [${code}] ${text}`;
+  return `topod: cannot start: [${ERROR_CODES.STARTUP}] ${text} (run with TOPOD_LOG_LEVEL=debug for the stack)`;
+}
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -14,25 +35,40 @@ async function main(): Promise<void> {
     console.log(usage());
     return;
   }
-  let config;
+  let config: Config;
   try {
     config = loadConfig(process.env, argv);
+    checkExposure(config);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`topod: invalid configuration: ${error.message}`);
-      process.exitCode = 2;
-      return;
-    }
-    throw error;
+    console.error(startupLine(error, null));
+    process.exitCode = STARTUP_FAILED;
+    return;
   }
   const logger = pino({
     level: config.logLevel,
     redact: { paths: ['req.headers.authorization', 'config.adminToken', 'adminToken'], censor: '[redacted]' },
   });
-  const { probeEnv, ...settings } = config;
+  const { probeEnv, adminToken, ...settings } = config;
+  const token = adminToken ? 'set' : 'none';
   // The probe environment's names only: its values (PATH, LD_LIBRARY_PATH…) are the host's business.
-  logger.info({ config: { ...settings, adminToken: config.adminToken ? '[set]' : null }, probeEnv: Object.keys(probeEnv) }, 'topod starting');
-  const daemon = await createDaemon(config, { logger });
+  logger.info({ config: settings, token, probeEnv: Object.keys(probeEnv) }, `topod starting (token: ${token})`);
+  if (config.insecure && token === 'none') {
+    logger.warn({ host: config.host }, `--insecure: listening on ${config.host} without an admin token; anyone who can reach it reads the topology (mutating requests stay loopback-only)`);
+  }
+
+  let daemon: Daemon | null = null;
+  let address: string;
+  try {
+    daemon = await createDaemon(config, { logger });
+    address = await daemon.app.listen({ host: config.host, port: config.port });
+    logger.debug({ address }, 'port bound; booting');
+  } catch (error) {
+    logger.debug({ err: error }, 'start-up failed');
+    console.error(startupLine(error, config));
+    await daemon?.close().catch(() => undefined);
+    process.exit(STARTUP_FAILED);
+  }
+  const running = daemon;
 
   let closing = false;
   const shutdown = (signal: string): void => {
@@ -44,7 +80,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     force.unref();
-    daemon.close().then(
+    running.close().then(
       () => logger.info('stopped'),
       (error: unknown) => {
         logger.error({ err: error }, 'error while shutting down');
@@ -55,12 +91,19 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
-  await daemon.start();
-  const address = await daemon.app.listen({ host: config.host, port: config.port });
-  logger.info({ address, db: config.dbPath }, 'topod listening');
+  try {
+    await running.start();
+  } catch (error) {
+    logger.error({ err: error }, 'boot failed');
+    console.error(startupLine(error, config));
+    await running.close().catch(() => undefined);
+    process.exit(STARTUP_FAILED);
+  }
+  // Said once GPUs are enumerated: the port was bound before boot, so no probe ever starts on a port another daemon holds.
+  logger.info({ address, db: config.dbPath, token }, 'topod listening');
 }
 
 main().catch((error: unknown) => {
-  console.error('topod: failed to start:', error instanceof Error ? (error.stack ?? error.message) : error);
-  process.exit(1);
+  console.error(startupLine(error, null));
+  process.exit(STARTUP_FAILED);
 });

@@ -38,6 +38,15 @@ export interface SchedulerOptions {
   jobTimeoutMs?: number;
   /** Progress is written to SQLite at most this often per job. */
   progressWriteMs?: number;
+  /**
+   * Takes the GPU's cross-process lock before the probe starts (server/store/lock.ts):
+   * resolves with a release once held, waiting while another process measures the GPU.
+   */
+  lockGpu?: (gpu: GpuIdentity, signal: AbortSignal, onWait: (owner: string) => void) => Promise<{ release(): Promise<void> }>;
+  /** Told of every write that failed or succeeded, so readiness reflects the store (server/store/health.ts). */
+  storeHealth?: { recordWriteFailure(error: unknown): void; recordWriteSuccess(): void };
+  /** Called after each stored result (retention prunes that GPU's history). */
+  afterStore?: (gpuUuid: string) => void;
 }
 
 interface Pending {
@@ -163,7 +172,15 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     const timeoutMs = this.options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
     const timeout = setTimeout(() => abort.abort(new JobTimeoutError(timeoutMs)), timeoutMs);
     let channel: Awaited<ReturnType<MeasurementBackend['open']>> | null = null;
+    let gpuLock: { release(): Promise<void> } | null = null;
     try {
+      if (this.options.lockGpu) {
+        gpuLock = await this.options.lockGpu(gpu, abort.signal, (owner) => {
+          logger.info({ jobId: job.id, gpu: gpu.uuid, owner }, 'the GPU is being measured by another process; waiting for its lock');
+          this.safeWrite(() => jobs.progress(job.id, 'waiting for the GPU lock', 0));
+        });
+        if (abort.signal.aborted) throw abort.signal.reason;
+      }
       channel = await backend.open(gpu);
       const outcome = await this.options.discover(channel, {
         only: job.only,
@@ -173,6 +190,12 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       });
       if (abort.signal.aborted) throw abort.signal.reason;
       const stored = this.store(job, gpu, outcome, startedAt);
+      this.options.storeHealth?.recordWriteSuccess();
+      try {
+        this.options.afterStore?.(gpu.uuid);
+      } catch (error) {
+        logger.warn({ err: error, gpu: gpu.uuid }, 'pruning old results failed; they are kept');
+      }
       logger.info({ jobId: job.id, gpu: gpu.uuid, resultId: stored.id, durationMs: stored.durationMs }, 'probe job succeeded');
       const succeeded = jobs.get(job.id) as ProbeJob;
       this.track(succeeded);
@@ -182,15 +205,33 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       if (cause instanceof CancelledError) {
         logger.info({ jobId: job.id, gpu: gpu.uuid }, 'cancelled probe stopped');
       } else {
-        const code = errorCode(cause);
-        const message = cause instanceof Error ? cause.message : String(cause);
-        jobs.finish(job.id, { state: 'failed', error: { code, message } });
+        const storeFailed = isStoreWriteError(cause);
+        const code = storeFailed ? ERROR_CODES.STORE_WRITE : errorCode(cause);
+        const message = (storeFailed ? 'the result could not be stored: ' : '') + (cause instanceof Error ? cause.message : String(cause));
+        const error = { code, message };
+        // With the disk full or the file read-only, even this write may fail: the job's end is then known from memory.
+        const written = this.safeWrite(() => {
+          jobs.finish(job.id, { state: 'failed', error });
+          return jobs.get(job.id);
+        });
         logger.warn({ jobId: job.id, gpu: gpu.uuid, code, err: cause }, 'probe job failed; the previous result stays served');
-        this.publish('failed', jobs.get(job.id) as ProbeJob);
+        this.publish('failed', written ?? { ...job, state: 'failed', error, finishedAt: new Date().toISOString() });
       }
     } finally {
       clearTimeout(timeout);
       await channel?.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the probe channel failed'));
+      await gpuLock?.release().catch((error: unknown) => logger.warn({ err: error }, 'releasing the GPU lock failed'));
+    }
+  }
+
+  /** Runs a store write; a failure is logged and reported to readiness instead of escaping (no unhandled rejection). */
+  private safeWrite<T>(write: () => T): T | null {
+    try {
+      return write();
+    } catch (error) {
+      this.options.storeHealth?.recordWriteFailure(error);
+      this.options.logger.error({ err: error }, 'a database write failed; readiness reports the store degraded');
+      return null;
     }
   }
 
@@ -206,21 +247,27 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       { gpu, simulated: backend.simulated, probeVersion: backend.probeVersion, analysisVersion, jobId: job.id, only: job.only, startedAt, finishedAt },
       previous?.document ?? null,
     );
-    const resultId = db.transaction(() => {
-      const id = results.insert({
-        ...key,
-        analysisVersion,
-        configuration: { backend: backend.kind, only: job.only, force: job.force, reason: job.reason },
-        createdAt: finishedAt.toISOString(),
-        durationMs: document.probe.durationMs,
-        simulated: backend.simulated,
-        jobId: job.id,
-        document,
-        raw: outcome.raw,
-      });
-      jobs.finish(job.id, { state: 'succeeded', resultId: id }, finishedAt.toISOString());
-      return id;
-    })();
+    let resultId: number;
+    try {
+      resultId = db.transaction(() => {
+        const id = results.insert({
+          ...key,
+          analysisVersion,
+          configuration: { backend: backend.kind, only: job.only, force: job.force, reason: job.reason },
+          createdAt: finishedAt.toISOString(),
+          durationMs: document.probe.durationMs,
+          simulated: backend.simulated,
+          jobId: job.id,
+          document,
+          raw: outcome.raw,
+        });
+        jobs.finish(job.id, { state: 'succeeded', resultId: id }, finishedAt.toISOString());
+        return id;
+      })();
+    } catch (error) {
+      this.options.storeHealth?.recordWriteFailure(error);
+      throw error;
+    }
     return results.get(resultId) as StoredResult;
   }
 
@@ -259,6 +306,12 @@ export class JobTimeoutError extends Error {
   constructor(limitMs: number) {
     super(`the probe job did not finish within ${limitMs} ms`);
   }
+}
+
+/** SQLite could not write (disk full, read-only, I/O error, the file gone): the store's fault, not the probe's. */
+export function isStoreWriteError(error: unknown): boolean {
+  const code = error !== null && typeof error === 'object' && 'code' in error ? String(error.code) : '';
+  return /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB|PERM)/.test(code);
 }
 
 /** The code a failed job records (server/errors.ts maps probe protocol codes). */

@@ -32,13 +32,24 @@ function fromRow(row: JobRow): ProbeJob {
     error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
     reason: row.reason,
     requestedBy: row.requested_by,
-    only: row.only_elements ? (JSON.parse(row.only_elements) as ElementName[]) : null,
+    only: parseOnly(row.only_elements),
     force: row.force === 1,
     resultId: row.result_id,
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
   };
+}
+
+/** A job's `only` list; an unreadable one (a damaged row) reads as null rather than stopping whoever lists jobs. */
+function parseOnly(text: string | null): ElementName[] | null {
+  if (!text) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as ElementName[]) : null;
+  } catch {
+    return null;
+  }
 }
 
 export interface NewJob {

@@ -2,6 +2,24 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { RawSeries, ResultDocument } from '../model/document.js';
 import type { Db } from './database.js';
 
+/** A row that cannot be served: its JSON does not parse, or the document lacks what every reader needs. */
+export class UnreadableRowError extends Error {
+  constructor(
+    readonly resultId: number,
+    readonly reason: string,
+  ) {
+    super(`result ${resultId} cannot be read: ${reason}`);
+    this.name = 'UnreadableRowError';
+  }
+}
+
+/** A result row set aside: logged once, kept in the table for inspection, never served. */
+export interface QuarantinedRow {
+  resultId: number;
+  gpuUuid: string;
+  reason: string;
+}
+
 export interface ResultKey {
   gpuUuid: string;
   driverVersion: string;
@@ -40,6 +58,7 @@ interface ResultRow {
   simulated: number;
   job_id: string | null;
   reanalysed_from: number | null;
+  quarantined?: string | null;
 }
 
 const RAW_ENCODING = 'json+gzip';
@@ -52,22 +71,46 @@ const RAW_ENCODING = 'json+gzip';
  * raw series (server/jobs/reanalyser.ts) writes a version 2 document.
  */
 function fromRow(row: ResultRow): StoredResult {
-  const document = JSON.parse(row.document) as ResultDocument;
-  document.probe.resultId = row.id;
+  const document = parseObject(row, row.document, 'document');
+  // What every reader of a stored document touches (probe.resultId is set below; merge reads elements).
+  for (const field of ['probe', 'elements'] as const) {
+    const value = document[field];
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UnreadableRowError(row.id, `the document has no "${field}" object`);
+  }
+  if (typeof document['schemaVersion'] !== 'number') throw new UnreadableRowError(row.id, 'the document has no schemaVersion');
+  const configuration = parseObject(row, row.configuration, 'configuration');
+  const result = document as unknown as ResultDocument;
+  result.probe.resultId = row.id;
   return {
     id: row.id,
     gpuUuid: row.gpu_uuid,
     driverVersion: row.driver_version,
     probeVersion: row.probe_version,
     analysisVersion: row.analysis_version,
-    configuration: JSON.parse(row.configuration) as Record<string, unknown>,
+    configuration,
     createdAt: row.created_at,
     durationMs: row.duration_ms,
     simulated: row.simulated === 1,
     jobId: row.job_id,
     reanalysedFrom: row.reanalysed_from,
-    document,
+    document: result,
   };
+}
+
+function parseObject(row: ResultRow, text: string, column: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UnreadableRowError(row.id, `its ${column} is not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UnreadableRowError(row.id, `its ${column} is not a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+export interface ResultStoreOptions {
+  /** Told of each row set aside (once: the row is marked and skipped from then on). */
+  onQuarantine?: (row: QuarantinedRow) => void;
 }
 
 /** Probe results: insert-only history, plus the raw series behind each. */
@@ -80,18 +123,26 @@ export class ResultStore {
   private readonly rawByResult;
   private readonly historyByGpu;
   private readonly copyRaw;
+  private readonly markQuarantined;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly options: ResultStoreOptions = {},
+  ) {
     this.insertResult = db.prepare(`INSERT INTO probe_results
       (gpu_uuid, driver_version, probe_version, analysis_version, configuration, created_at, duration_ms, document, simulated, job_id, reanalysed_from)
       VALUES (@gpuUuid, @driverVersion, @probeVersion, @analysisVersion, @configuration, @createdAt, @durationMs, @document, @simulated, @jobId, @reanalysedFrom)`);
     this.insertRaw = db.prepare('INSERT INTO raw_series (result_id, name, op, encoding, data) VALUES (?, ?, ?, ?, ?)');
-    this.byKey = db.prepare(`SELECT * FROM probe_results WHERE gpu_uuid = ? AND driver_version = ? AND probe_version = ? ORDER BY id DESC LIMIT 1`);
-    this.latestAny = db.prepare('SELECT * FROM probe_results WHERE gpu_uuid = ? ORDER BY id DESC LIMIT 1');
-    this.byId = db.prepare('SELECT * FROM probe_results WHERE id = ?');
+    // Newest first, without LIMIT: an unreadable row is set aside and the next one read (firstReadable).
+    this.byKey = db.prepare(
+      'SELECT * FROM probe_results WHERE gpu_uuid = ? AND driver_version = ? AND probe_version = ? AND quarantined IS NULL ORDER BY id DESC',
+    );
+    this.latestAny = db.prepare('SELECT * FROM probe_results WHERE gpu_uuid = ? AND quarantined IS NULL ORDER BY id DESC');
+    this.byId = db.prepare('SELECT * FROM probe_results WHERE id = ? AND quarantined IS NULL');
+    this.markQuarantined = db.prepare('UPDATE probe_results SET quarantined = ? WHERE id = ?');
     this.rawByResult = db.prepare('SELECT name, op, encoding, data FROM raw_series WHERE result_id = ? ORDER BY id');
     this.historyByGpu = db.prepare(
-      'SELECT id, driver_version, probe_version, analysis_version, created_at, duration_ms, simulated, job_id, reanalysed_from FROM probe_results WHERE gpu_uuid = ? ORDER BY id DESC LIMIT ?',
+      'SELECT id, driver_version, probe_version, analysis_version, created_at, duration_ms, simulated, job_id, reanalysed_from FROM probe_results WHERE gpu_uuid = ? AND quarantined IS NULL ORDER BY id DESC LIMIT ?',
     );
     this.copyRaw = db.prepare('INSERT INTO raw_series (result_id, name, op, encoding, data) SELECT ?, name, op, encoding, data FROM raw_series WHERE result_id = ? ORDER BY id');
   }
@@ -118,18 +169,42 @@ export class ResultStore {
   }
 
   latestFor(key: ResultKey): StoredResult | null {
-    const row = this.byKey.get(key.gpuUuid, key.driverVersion, key.probeVersion) as ResultRow | undefined;
-    return row ? fromRow(row) : null;
+    return this.firstReadable(this.byKey.iterate(key.gpuUuid, key.driverVersion, key.probeVersion) as IterableIterator<ResultRow>);
   }
 
   latestForGpu(gpuUuid: string): StoredResult | null {
-    const row = this.latestAny.get(gpuUuid) as ResultRow | undefined;
-    return row ? fromRow(row) : null;
+    return this.firstReadable(this.latestAny.iterate(gpuUuid) as IterableIterator<ResultRow>);
   }
 
   get(id: number): StoredResult | null {
-    const row = this.byId.get(id) as ResultRow | undefined;
-    return row ? fromRow(row) : null;
+    return this.firstReadable(this.byId.iterate(id) as IterableIterator<ResultRow>);
+  }
+
+  /**
+   * The first row that reads, newest first. An unreadable one (a truncated
+   * document, one missing its fields) must not stop the daemon: it is marked
+   * quarantined — kept, never served — and the next row is tried; with none
+   * left the GPU has no result and is probed again.
+   */
+  private firstReadable(rows: IterableIterator<ResultRow>): StoredResult | null {
+    const bad: QuarantinedRow[] = [];
+    let found: StoredResult | null = null;
+    for (const row of rows) {
+      try {
+        found = fromRow(row);
+        break;
+      } catch (error) {
+        if (!(error instanceof UnreadableRowError)) throw error;
+        bad.push({ resultId: row.id, gpuUuid: row.gpu_uuid, reason: error.reason });
+      }
+    }
+    // After the loop: the iterator holds the connection while it is open.
+    if (typeof rows.return === 'function') rows.return();
+    for (const row of bad) {
+      this.markQuarantined.run(row.reason, row.resultId);
+      this.options.onQuarantine?.(row);
+    }
+    return found;
   }
 
   rawSeries(resultId: number): RawSeries[] {

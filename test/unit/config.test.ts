@@ -99,6 +99,8 @@ describe('loadConfig', () => {
   it('lists every variable in the usage text', () => {
     const names = ['TOPOD_HOST', 'TOPOD_PORT', 'TOPOD_DB', 'TOPOD_BACKEND', 'TOPOD_SIM_MODEL', 'TOPOD_LOG_LEVEL', 'TOPOD_ADMIN_TOKEN', 'TOPOD_PROBE_CONCURRENCY', 'TOPOD_POLL_MS'];
     names.push('TOPOD_BODY_LIMIT_BYTES', 'TOPOD_NVML_LIB', 'TOPOD_NVML_ADDON', 'TOPOD_PROBE_PATH', 'TOPOD_PROBE_DEADLINE_MS', 'TOPOD_FAKE_NVML_SCENARIO');
+    names.push('TOPOD_ADMIN_TOKEN_FILE', 'TOPOD_INSECURE', 'TOPOD_LOCK_DIR', 'TOPOD_RETAIN_RESULTS', 'TOPOD_RETAIN_JOBS_DAYS', 'TOPOD_RATE_LIMIT_PER_MIN');
+    names.push('TOPOD_MAX_CONNECTIONS', 'TOPOD_MAX_EVENT_STREAMS', 'TOPOD_REQUEST_TIMEOUT_MS');
     for (const name of names) expect(usage()).toContain(name);
     expect(SETTINGS.map((s) => s.env).concat(TEST_SETTINGS.map((t) => t.env)).sort()).toEqual([...names].sort());
   });

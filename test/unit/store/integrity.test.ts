@@ -1,0 +1,167 @@
+/**
+ * A damaged or foreign database never stops the daemon: it is moved aside
+ * (never deleted) with a timestamped name, a fresh store is opened, and what
+ * can still be read is salvaged. Before, `new Database()` or the first query
+ * threw "database disk image is malformed" / "file is not a database" and the
+ * daemon died at every start.
+ */
+import Database from 'better-sqlite3';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, writeFileSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { StartupError } from '../../../server/errors.js';
+import { openDatabase } from '../../../server/store/database.js';
+import { GpuStore } from '../../../server/store/gpus.js';
+import { openStore } from '../../../server/store/integrity.js';
+import { ResultStore, type NewResult } from '../../../server/store/results.js';
+import type { ResultDocument } from '../../../server/model/document.js';
+import { gpuIdentity } from '../../helpers/fakes.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
+
+const NOW = new Date('2026-05-01T10:20:30.456Z');
+
+function result(l1: number): NewResult {
+  const document = { schemaVersion: 2, elements: { l1: { size: { value: l1 } } }, probe: {}, device: {} } as unknown as ResultDocument;
+  return {
+    gpuUuid: gpuIdentity().uuid,
+    driverVersion: '580.1',
+    probeVersion: 'p1',
+    analysisVersion: 'a1',
+    configuration: { backend: 'sim' },
+    createdAt: NOW.toISOString(),
+    durationMs: 5,
+    simulated: true,
+    jobId: null,
+    document,
+    raw: [{ name: 'l1.size.sweep', op: 'pchase.batch', args: {}, result: { sizeBytes: l1 } }],
+  };
+}
+
+/** A checkpointed database with `count` results (each ~3 KiB, so they span many pages). */
+function populated(file: string, count: number, padBytes = 3000): void {
+  const db = openDatabase(file);
+  new GpuStore(db).seen(gpuIdentity());
+  const results = new ResultStore(db);
+  for (let i = 1; i <= count; i++) results.insert({ ...result(i), document: { ...result(i).document, pad: 'x'.repeat(padBytes) } as unknown as ResultDocument });
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+}
+
+function overwrite(file: string, offset: number, bytes: Buffer): void {
+  const fd = openSync(file, 'r+');
+  writeSync(fd, bytes, 0, bytes.length, offset);
+  closeSync(fd);
+}
+
+const asideFiles = (dir: string) => readdirSync(dir).filter((f) => f.includes('.damaged-') && !f.endsWith('-wal') && !f.endsWith('-shm'));
+
+describe('openStore', () => {
+  const tempDir = useTempDir();
+
+  it('checks a sound file with integrity_check and opens it as it is', () => {
+    const file = path.join(tempDir(), 'topod.sqlite');
+    populated(file, 20);
+    const opened = openStore(file);
+    expect(opened.boot).toMatchObject({ check: 'integrity_check', ok: true, problem: null });
+    expect(opened.movedAside).toBeNull();
+    expect(new ResultStore(opened.db).latestForGpu(gpuIdentity().uuid)?.document.elements.l1?.size?.value).toBe(20);
+    opened.db.close();
+  });
+
+  it('moves a file with garbage pages aside, starts fresh, and salvages the rows it can read', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'topod.sqlite');
+    populated(file, 200);
+    // A few KiB of garbage in the middle of the file, as in the issue.
+    overwrite(file, 4096 * 100, Buffer.alloc(8192, 0x41));
+    const opened = openStore(file, { now: () => NOW });
+    expect(opened.movedAside?.file).toBe(`${file}.damaged-2026-05-01T102030Z`);
+    expect(opened.movedAside?.reason).toMatch(/malformed|integrity_check failed/);
+    expect(existsSync(opened.movedAside?.file as string)).toBe(true);
+    const salvage = opened.movedAside?.salvage;
+    expect(salvage?.gpus).toBe(1);
+    // Rows on the two overwritten pages are lost; the rest is read around them.
+    expect(salvage?.results).toBeGreaterThan(150);
+    expect(salvage?.results).toBeLessThan(200);
+    expect(salvage?.skipped).toBeGreaterThan(0);
+    // The fresh file passes its own check and serves the newest salvaged result.
+    expect(opened.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    const latest = new ResultStore(opened.db).latestForGpu(gpuIdentity().uuid);
+    expect(latest).not.toBeNull();
+    expect(new ResultStore(opened.db).rawSeries(latest?.id as number)).toHaveLength(1);
+    opened.db.close();
+  });
+
+  it('moves a file that is not a database aside (the damaged copy is kept, nothing salvaged)', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'topod.sqlite');
+    populated(file, 3);
+    overwrite(file, 0, Buffer.alloc(100, 0x41));
+    const opened = openStore(file, { now: () => NOW });
+    expect(opened.movedAside).toMatchObject({ reason: 'file is not a database', salvage: null });
+    expect(asideFiles(dir)).toEqual(['topod.sqlite.damaged-2026-05-01T102030Z']);
+    expect(new ResultStore(opened.db).latestForGpu(gpuIdentity().uuid)).toBeNull();
+    opened.db.close();
+  });
+
+  it('moves another program\'s SQLite file aside instead of migrating it', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'topod.sqlite');
+    const foreign = new Database(file);
+    foreign.exec('CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT); INSERT INTO moz_places (url) VALUES (\'x\')');
+    foreign.close();
+    const opened = openStore(file, { now: () => NOW });
+    expect(opened.movedAside?.reason).toMatch(/not a topod database \(its tables: moz_places\)/);
+    const kept = new Database(opened.movedAside?.file as string, { readonly: true });
+    expect(kept.prepare('SELECT url FROM moz_places').get()).toEqual({ url: 'x' });
+    kept.close();
+    opened.db.close();
+  });
+
+  it('finds index damage that quick_check does not (integrity_check cross-checks indexes)', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'topod.sqlite');
+    populated(file, 5, 0);
+    // One row's driver version changed in the table page behind its index's back (same length, page still well formed).
+    const db = new Database(file, { readonly: true });
+    const root = (db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'probe_results'").get() as { rootpage: number }).rootpage;
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    const page = Buffer.alloc(pageSize);
+    const fd = openSync(file, 'r+');
+    readSync(fd, page, 0, pageSize, (root - 1) * pageSize);
+    const at = page.indexOf('580.1');
+    expect(at).toBeGreaterThan(0);
+    page.write('580.2', at);
+    writeSync(fd, page, 0, pageSize, (root - 1) * pageSize);
+    closeSync(fd);
+    const check = new Database(file, { readonly: true });
+    expect(check.pragma('quick_check', { simple: true })).toBe('ok');
+    expect(check.pragma('integrity_check', { simple: true })).toMatch(/missing from index/);
+    check.close();
+    const opened = openStore(file, { now: () => NOW });
+    expect(opened.boot).toMatchObject({ check: 'integrity_check', ok: false, problem: expect.stringMatching(/missing from index/) });
+    expect(opened.movedAside?.salvage).toMatchObject({ gpus: 1, results: 5, rawSeries: 5, skipped: 0 });
+    opened.db.close();
+  });
+
+  it('says in one line which folder cannot be created and what to do', () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'data'), 'a file where the folder should be');
+    const attempt = () => openStore(path.join(dir, 'data', 'topod.sqlite'));
+    expect(attempt).toThrow(StartupError);
+    expect(attempt).toThrow(new RegExp(`^cannot create the database folder ${path.join(dir, 'data')} \\((EEXIST|ENOTDIR)\\): a file is in the way`));
+  });
+
+  it('says so when the database path is a folder', () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'topod.sqlite'));
+    expect(() => openStore(path.join(dir, 'topod.sqlite'))).toThrow(/is a folder: point TOPOD_DB \(--db\) at a file in it/);
+  });
+
+  it('opens :memory: without checks', () => {
+    const opened = openStore(':memory:');
+    expect(opened.boot.check).toBe('none');
+    opened.db.close();
+  });
+});
