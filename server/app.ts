@@ -8,6 +8,7 @@ import eventRoutes from './api/events.js';
 import gpuRoutes from './api/gpus.js';
 import healthRoutes from './api/health.js';
 import jobRoutes from './api/jobs.js';
+import metricsRoutes from './api/metrics.js';
 import reanalysisRoutes from './api/reanalysis.js';
 import { API_PREFIX } from './api/links.js';
 import { MAX_PARAM_LENGTH } from './api/schemas/common.js';
@@ -19,6 +20,7 @@ import problems, { sendProblem } from './plugins/problems.js';
 import sharedSchemas from './plugins/shared-schemas.js';
 import topologyPlugin from './plugins/topology.js';
 import type { TopologyApi } from './model/topology-api.js';
+import type { PollSource } from './faces/metrics.js';
 
 export interface AppDeps {
   config: Pick<Config, 'adminToken' | 'bodyLimitBytes'>;
@@ -28,6 +30,8 @@ export interface AppDeps {
   version: string;
   /** SSE heartbeat period; tests shorten it. */
   sseHeartbeatMs?: number;
+  /** The NVML poller, for the poll-duration and poll-failure metrics (absent: those series stay at zero). */
+  nvmlPoller?: PollSource | null;
 }
 
 /** Credentials never reach a log line, whatever logger the caller passes. */
@@ -75,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(openapi, { version: deps.version });
 
   await app.register(healthRoutes, { version: deps.version });
+  await app.register(metricsRoutes, { poller: deps.nvmlPoller ?? null });
   await app.register(
     async (v1) => {
       await v1.register(gpuRoutes);
