@@ -37,6 +37,16 @@ const refused: Array<[string, string, unknown, string]> = [
   ['pair without second', 'pchase.pair', { first: chaser, placement: 'same-sm', samples: 16 }, 'bad_request'],
   ['pair with unknown placement', 'pchase.pair', { first: chaser, second: chaser, placement: 'far', samples: 16 }, 'bad_request'],
   ['pair lane out of range', 'pchase.pair', { first: { ...chaser, lane: 32 }, second: chaser, placement: 'same-sm', samples: 16 }, 'bad_request'],
+  ['flushL2 not a boolean', 'pchase', { ...chase, flushL2: 'yes' }, 'bad_request'],
+  ['carveoutPercent over 100', 'pchase', { ...chase, carveoutPercent: 101 }, 'bad_request'],
+  ['negative carveoutPercent', 'pchase.batch', { ...chase, arrayBytesList: [4096], carveoutPercent: -1 }, 'bad_request'],
+  ['batch flushL2 not a boolean', 'pchase.batch', { ...chase, arrayBytesList: [4096], flushL2: 1 }, 'bad_request'],
+  ['fractional pair carveoutPercent', 'pchase.pair', { first: chaser, second: chaser, placement: 'same-sm', samples: 16, carveoutPercent: 12.5 }, 'bad_request'],
+  ['pair flushL2 not a boolean', 'pchase.pair', { first: chaser, second: chaser, placement: 'same-sm', samples: 16, flushL2: 'no' }, 'bad_request'],
+  ['self-test without a space', 'selftest.consumer', { ...chase, space: undefined }, 'bad_request'],
+  ['self-test SM out of range', 'selftest.consumer', { ...chase, smId: H100.device.multiprocessorCount }, 'bad_request'],
+  ['self-test carveoutPercent not an integer', 'selftest.consumer', { ...chase, carveoutPercent: '50' }, 'bad_request'],
+  ['self-test beyond device memory', 'selftest.consumer', { ...chase, arrayBytes: H100.device.totalMemoryBytes + 4096 }, 'out_of_memory'],
   ['bandwidth with unknown mode', 'bandwidth', { mode: 'copy', arrayBytes: 4096, blocks: 1, threadsPerBlock: 32, repetitions: 1 }, 'bad_request'],
   ['bandwidth with too many threads', 'bandwidth', { mode: 'read', arrayBytes: 4096, blocks: 1, threadsPerBlock: 2048, repetitions: 1 }, 'bad_request'],
   ['calibrate with zero samples', 'calibrate', { samples: 0 }, 'bad_request'],
@@ -53,6 +63,12 @@ describe('simulated probe requests', () => {
       const error = await channel.request(op as ProbeOp, {} as never).catch((caught: unknown) => caught);
       expect((error as ProbeError | undefined)?.code, op).not.toBe('unknown_op');
     }
+  });
+
+  it('names the field in launch-setting errors, worded like the other rules', async () => {
+    const channel = await openH100();
+    await expect(channel.request('pchase', { ...chase, flushL2: 'yes' } as never)).rejects.toThrow('flushL2 must be a boolean, got "yes"');
+    await expect(channel.request('pchase', { ...chase, carveoutPercent: 101 } as never)).rejects.toThrow('carveoutPercent must be an integer in [0, 100], got 101');
   });
 
   it.each(refused)('refuses %s', async (_, op, args, code) => {
