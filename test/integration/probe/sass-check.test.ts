@@ -50,3 +50,15 @@ describe('sass-check.sh', () => {
     expect(readFileSync(script, 'utf8')).toContain('test/integration/probe/timed-loads-cli.ts sass');
   });
 });
+
+// Always runs: ptxas's own sm_90 output for pchase.cu as cuobjdump printed it on the H100 host
+// (scripts/device/sass-check.sh, 2026-11-23). Texture fetches there name two destinations
+// (TLD.LZ RZ, R3, R3, …): reading the first as the loaded register failed every texture window.
+describe('timed loads in recorded H100 SASS (test/fixtures/h100/pchase-sm_90.sass.gz)', () => {
+  it('every timed load of every flavour is consumed before the stop clock; only the self-test leaves some unconsumed', async () => {
+    const { gunzipSync } = await import('node:zlib');
+    const text = gunzipSync(readFileSync(path.join(REPO_ROOT, 'test/fixtures/h100/pchase-sm_90.sass.gz'))).toString('utf8');
+    const windows = timedWindows(text, 'sass');
+    expect(checkConsumers(windows, { dialect: 'sass', ...PCHASE_KERNELS, expectedKinds: SASS_LOAD_CLASSES }), report(windows, 'sass')).toEqual([]);
+  });
+});

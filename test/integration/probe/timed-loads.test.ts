@@ -138,7 +138,7 @@ const SASS_LOADS: Record<string, string> = {
   LDG: 'LDG.E.STRONG.SM R5, desc[UR4][R2.64]',
   LDC: 'LDC R5, c[0x3][R4]',
   LDS: 'LDS R5, [R4]',
-  TEX: 'TLD.SCR.LZ R5, R4, RZ, 0x0, 0x58, 1D, 0x1',
+  TEX: 'TLD.SCR.LZ RZ, R5, R4, 0x0, 0x58, 1D, 0x1',
 };
 
 let address = 0x100;
@@ -232,7 +232,7 @@ describe('timed loads in SASS', () => {
   it('passes the pchase.cu shape and fails it when a consumer is dropped', () => {
     expect(checkConsumers(timedWindows(goodSass(), 'sass'), SASS_CHECK)).toEqual([]);
     const dropped = checkConsumers(timedWindows(goodSass((k) => sassLoop(k, k === 'TEX' ? 'none' : 'consumed')), 'sass'), SASS_CHECK);
-    expect(dropped).toEqual([expect.stringMatching(/stop clock does not wait for TLD\.SCR\.LZ R5.*chase_kernel/)]);
+    expect(dropped).toEqual([expect.stringMatching(/stop clock does not wait for TLD\.SCR\.LZ RZ, R5.*chase_kernel/)]);
   });
 
   it('reads nvdisasm output (functions as .text sections) the same way', () => {

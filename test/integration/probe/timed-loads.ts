@@ -101,6 +101,7 @@ function sassRegisters(operand: string): string[] {
 }
 
 const SASS_NO_DESTINATION = /^(ST|STG|STS|STL|STSM|RED|REDG|REDUX\.SUM\.S32\.NONE|BAR|BRA|BRX|JMP|JMX|CALL|RET|EXIT|MEMBAR|FENCE|CCTL|ERRBAR|NOP|BSYNC|BSSY|WARPSYNC|DEPBAR|YIELD|KILL|BPT)(\.|$)/;
+const SASS_TEXTURE = /^(TEX|TLD|TLD4|TXD|TMML)(\.|$)/;
 const SASS_BRANCH = /^(BRA|BRX|JMP|JMX|CALL|RET|EXIT|KILL|BPT|BREAK)(\.|$)/;
 
 function parseSass(text: string): Item[] {
@@ -117,8 +118,10 @@ function parseSass(text: string): Item[] {
     const opcode = p[2]!;
     const operands = splitOperands(p[3] ?? '');
     const writesFirst = !SASS_NO_DESTINATION.test(opcode) && operands.length > 0;
-    const writes = writesFirst ? sassRegisters(operands[0]!) : [];
-    const reads = writesFirst ? operands.slice(1).flatMap(sassRegisters) : operands.flatMap(sassRegisters);
+    // Texture fetches name two destinations (RZ where unused) before their sources: TLD.LZ RZ, R3, R3, UR4, … writes R3 (seen in sm_90 ptxas output).
+    const destinations = writesFirst ? (SASS_TEXTURE.test(opcode) ? 2 : 1) : 0;
+    const writes = operands.slice(0, destinations).flatMap(sassRegisters);
+    const reads = operands.slice(destinations).flatMap(sassRegisters);
     items.push({ kind: 'instruction', instruction: { line: i + 1, text: body, opcode, writes, reads } });
   });
   return items;
