@@ -88,6 +88,8 @@ export async function writeChain(device: SimulatedDevice, space: MemorySpace, ar
 
 export interface WalkPlan {
   loads: number;
+  /** The element the walk starts at (default the head, 0). */
+  from?: number;
   /** The first `record` loads' observed latencies are returned. */
   record?: number;
   /**
@@ -98,7 +100,7 @@ export interface WalkPlan {
 }
 
 /**
- * One chaser walking `plan.loads` elements from element 0 (a kernel starts
+ * One chaser walking `plan.loads` elements from `plan.from` (a kernel starts
  * its chase at the array head each round), each load counted in the device's
  * totals. Returns the observed latencies of the recorded loads.
  */
@@ -106,7 +108,7 @@ export async function walk(device: SimulatedDevice, smId: number, space: MemoryS
   const recordCount = plan.record ?? 0;
   const shownShare = plan.shownShare ?? 1;
   const recorded: number[] = [];
-  let element = 0;
+  let element = plan.from ?? 0;
   let done = 0;
   while (done < plan.loads) {
     const blockEnd = Math.min(plan.loads, done + LOADS_PER_BLOCK);
@@ -118,4 +120,12 @@ export async function walk(device: SimulatedDevice, smId: number, space: MemoryS
     await slicer.pause();
   }
   return recorded;
+}
+
+/** The element `steps` loads after `from` along the chain. */
+export function elementAfter(array: ChaseArray, from: number, steps: number): number {
+  if (!array.next) return (from + steps) % array.elementCount;
+  let element = from;
+  for (let i = 0; i < steps; i += 1) element = array.next[element]!;
+  return element;
 }

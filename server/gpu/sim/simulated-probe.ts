@@ -12,7 +12,7 @@ import {
   type MemorySpace,
   type ProbeOp,
 } from '../protocol.js';
-import { createChaseArray, walk, writeChain, type ChaseArray, type WorkSlicer } from './chase.js';
+import { createChaseArray, elementAfter, walk, type ChaseArray, type WorkSlicer, writeChain } from './chase.js';
 import { chaseLaunch, type ChaseLaunch } from './launch.js';
 import type { SimulatedDevice } from './simulated-device.js';
 import {
@@ -181,26 +181,24 @@ export class SimulatedProbe {
   }
 
   /**
-   * The chase timed twice from the same start (L1 cold, the L2 flushed when
-   * asked, warmed up when asked): once as pchase times it, once with a stop
-   * clock that does not wait, which shows the model's unconsumed share of
-   * each load's latency.
+   * One launch as the native self-test runs it: the warm-up (when asked),
+   * `samples` loads timed as pchase times them, then the chain's next
+   * `samples` loads timed by a stop clock that does not wait, which shows the
+   * model's unconsumed share of each load's latency.
    */
   private async consumerSelfTest(raw: unknown, slicer: WorkSlicer): Promise<ConsumerSelfTestResult> {
     const args = validateConsumerSelfTest(raw, this.properties);
     const smId = args.smId ?? 0;
     const launch = chaseLaunch(this.device.model, [args], args.samples, args);
     const array = createChaseArray(this.device, args);
+    await this.begin(launch, [smId], [[args.space, array]], slicer);
     const before = this.device.loadCycles;
-    const timing = async (shownShare: number) => {
-      if (launch.info.flushedL2) this.device.flushL2();
-      this.device.startLaunch([smId], launch.l1Bytes);
-      if (args.warmup) await walk(this.device, smId, args.space, array, { loads: array.elementCount }, slicer);
-      return walk(this.device, smId, args.space, array, { loads: args.samples, record: args.samples, shownShare }, slicer);
-    };
-    if (!launch.info.flushedL2) await writeChain(this.device, args.space, array, slicer);
-    const consumedLatenciesCycles = await timing(1);
-    const unconsumedLatenciesCycles = await timing(this.device.model.unconsumedShare[args.space]);
+    if (args.warmup) await walk(this.device, smId, args.space, array, { loads: array.elementCount }, slicer);
+    const timed = { loads: args.samples, record: args.samples };
+    const consumedLatenciesCycles = await walk(this.device, smId, args.space, array, timed, slicer);
+    const from = elementAfter(array, 0, args.samples);
+    const shownShare = this.device.model.unconsumedShare[args.space];
+    const unconsumedLatenciesCycles = await walk(this.device, smId, args.space, array, { ...timed, from, shownShare }, slicer);
     this.finish(this.device.loadCycles - before);
     return { smId, consumedLatenciesCycles, unconsumedLatenciesCycles, launch: launch.info };
   }

@@ -20,9 +20,9 @@
  *     - seed, when present, an integer in [0, 2^32 - 1].
  *     - pchase.batch: arrayBytesList a non-empty array of arrayBytes values.
  *     - pchase.pair: first and second objects; placement ∈ {same-sm, different-sm}.
- *     - chase launches (pchase, pchase.batch, pchase.pair, selftest.consumer):
- *       flushL2, when present, a boolean; carveoutPercent, when present, an
- *       integer in [0, 100].
+ *     - chase launches: carveoutPercent, when present, an integer in [0, 100];
+ *       flushL2, when present, a boolean (pchase, pchase.batch,
+ *       selftest.consumer; a pair fills its caches itself and takes none).
  *     - selftest.consumer: the fields of pchase.
  *     - bandwidth: mode ∈ {read, write}; arrayBytes an integer in [16, 2^52],
  *       a multiple of 16 (128-bit accesses); blocks in [1, 2^20];
@@ -181,10 +181,10 @@ function checkChainsFit(chains: readonly Chain[], limits: Limits): void {
   }
 }
 
-/** Rule 2 for every chase launch: the optional L2 flush and carveout preference. */
-function launchSettings(source: Fields): ChaseLaunchArgs {
+/** Rule 2 for chase launches: the carveout preference, and the optional L2 flush where the op takes one. */
+function launchSettings(source: Fields, takesFlush = true): ChaseLaunchArgs {
   const settings: ChaseLaunchArgs = {};
-  if (source.flushL2 !== undefined) settings.flushL2 = boolean(source, 'flushL2');
+  if (takesFlush && source.flushL2 !== undefined) settings.flushL2 = boolean(source, 'flushL2');
   const carveoutPercent = optionalInteger(source, 'carveoutPercent', 0, 100);
   if (carveoutPercent !== undefined) settings.carveoutPercent = carveoutPercent;
   return settings;
@@ -251,14 +251,14 @@ function placed(chaser: ReturnType<typeof chaserShape>, defaultWarp: number, lim
   return { ...spec, warp, lane };
 }
 
-export function validatePchasePair(raw: unknown, limits: Limits): PchasePairArgs & ChaseLaunchArgs & { first: PlacedChaser; second: PlacedChaser } {
+export function validatePchasePair(raw: unknown, limits: Limits): PchasePairArgs & { first: PlacedChaser; second: PlacedChaser } {
   const source = fields(raw, 'args');
   const seed = optionalInteger(source, 'seed', 0, MAX_SEED);
   const firstShape = chaserShape(source.first, 'first');
   const secondShape = chaserShape(source.second, 'second');
   const placement = oneOf(source, 'placement', ['same-sm', 'different-sm'] as const);
   const samples = integer(source, 'samples', 1, MAX_SAMPLES);
-  const settings = launchSettings(source);
+  const settings = launchSettings(source, false);
   const sameSm = placement === 'same-sm';
   const first = placed(firstShape, 0, limits);
   const second = placed(secondShape, sameSm ? 1 : 0, limits);

@@ -94,6 +94,15 @@ describe('launch info', () => {
       });
     expect((await pair('same-sm')).launch).toEqual({ carveoutPercent: 50, sharedBytesPerBlock: 2 * (32 * 4 + 4) + 4 * KIB, flushedL2: false });
     expect((await pair('different-sm')).launch).toEqual({ carveoutPercent: 50, sharedBytesPerBlock: 32 * 4 + 4 + 4 * KIB, flushedL2: false });
+    // A pair fills its caches itself: it takes no flush (as the native probe, it ignores the field).
+    const flushed = await channel.request('pchase.pair', {
+      first: { space: 'global.ca', arrayBytes: 8 * KIB, strideBytes: 128 },
+      second: { space: 'global.ca', arrayBytes: 8 * KIB, strideBytes: 128 },
+      placement: 'same-sm',
+      samples: 32,
+      flushL2: true,
+    } as never);
+    expect(flushed.launch?.flushedL2).toBe(false);
   });
 
   it('a cold walk finds the freshly built chain in the L2 unless the launch flushes it', async () => {
@@ -123,7 +132,7 @@ describe('selftest.consumer', () => {
     expect(unconsumed / consumed).toBeCloseTo(H100.unconsumedShare['global.cg'], 1);
   });
 
-  it('starts both walks alike: cold and flushed, both read device memory', async () => {
+  it('runs both walks in one launch, the second continuing the chain: cold and flushed, both read device memory', async () => {
     const { channel } = await open(H100, 4);
     const result = await channel.request('selftest.consumer', chase({ space: 'global.cg', arrayBytes: 1 << 20, warmup: false, flushL2: true } as never));
     expect(result.launch?.flushedL2).toBe(true);

@@ -42,7 +42,6 @@ const refused: Array<[string, string, unknown, string]> = [
   ['negative carveoutPercent', 'pchase.batch', { ...chase, arrayBytesList: [4096], carveoutPercent: -1 }, 'bad_request'],
   ['batch flushL2 not a boolean', 'pchase.batch', { ...chase, arrayBytesList: [4096], flushL2: 1 }, 'bad_request'],
   ['fractional pair carveoutPercent', 'pchase.pair', { first: chaser, second: chaser, placement: 'same-sm', samples: 16, carveoutPercent: 12.5 }, 'bad_request'],
-  ['pair flushL2 not a boolean', 'pchase.pair', { first: chaser, second: chaser, placement: 'same-sm', samples: 16, flushL2: 'no' }, 'bad_request'],
   ['self-test without a space', 'selftest.consumer', { ...chase, space: undefined }, 'bad_request'],
   ['self-test SM out of range', 'selftest.consumer', { ...chase, smId: H100.device.multiprocessorCount }, 'bad_request'],
   ['self-test carveoutPercent not an integer', 'selftest.consumer', { ...chase, carveoutPercent: '50' }, 'bad_request'],

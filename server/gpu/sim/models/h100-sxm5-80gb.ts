@@ -88,6 +88,8 @@ export const H100_SXM5_80GB: GpuModel = {
     readBandwidthBytesPerS: 3.07e12,
     writeBandwidthBytesPerS: 3.14e12,
   },
+  // Invented (nvidia-common.ts) until the native self-test is recorded on this H100;
+  // then from test/fixtures/h100/selftest-consumer.json: unconsumed over consumed median, per space.
   unconsumedShare: INVENTED_UNCONSUMED_SHARE,
   // fixture bandwidth.json: the 8 MiB read run's median seconds minus 8 MiB at the L2 read bandwidth above.
   launchOverheadS: 7.8e-6,
