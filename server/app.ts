@@ -5,6 +5,7 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { pino, type Logger } from 'pino';
 import eventRoutes from './api/events.js';
+import fitRoutes from './api/fit.js';
 import gpuRoutes from './api/gpus.js';
 import healthRoutes from './api/health.js';
 import jobRoutes from './api/jobs.js';
@@ -85,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(gpuRoutes);
       await v1.register(reanalysisRoutes);
       await v1.register(topologyRoutes);
+      await v1.register(fitRoutes);
       await v1.register(jobRoutes);
       await v1.register(eventRoutes, deps.sseHeartbeatMs === undefined ? {} : { heartbeatMs: deps.sseHeartbeatMs });
     },

@@ -1,0 +1,89 @@
+/**
+ * `topod probe --watch`: follows one job through the event stream (polling
+ * the job as a safety net for a dropped stream) until it ends. On a terminal,
+ * a cli-progress bar with the phase name; otherwise one plain line per phase
+ * or 10 % step, so logs and pipes stay readable. The exit status is the
+ * job's end state: 0 succeeded, 1 failed or cancelled.
+ */
+import { Presets, SingleBar } from 'cli-progress';
+import type { ProbeJob } from '../model/job.js';
+import type { TopodClient } from './client.js';
+
+export interface WatchIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream;
+}
+
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+const POLL_MS = 1000;
+
+interface Display {
+  update(job: ProbeJob): void;
+  stop(): void;
+}
+
+function barDisplay(io: WatchIo): Display {
+  const bar = new SingleBar({
+    format: 'probe {bar} {percentage}% | {phase}',
+    stream: io.stdout,
+    hideCursor: true,
+    clearOnComplete: false,
+    barsize: 30,
+    // Draw on a pseudo-terminal too (cli-progress checks isTTY on the stream it is given).
+    noTTYOutput: false,
+  }, Presets.shades_classic);
+  bar.start(100, 0, { phase: 'queued' });
+  return {
+    update: (job) => bar.update(Math.round(job.progress * 100), { phase: job.phase ?? job.state }),
+    stop: () => bar.stop(),
+  };
+}
+
+function lineDisplay(io: WatchIo): Display {
+  let last = '';
+  return {
+    update(job) {
+      const percent = Math.round(job.progress * 100);
+      const line = `${job.state} ${Math.floor(percent / 10) * 10}% ${job.phase ?? ''}`.trimEnd();
+      if (line === last) return;
+      last = line;
+      io.stdout.write(`${job.state} ${percent}% ${job.phase ?? ''}`.trimEnd() + '\n');
+    },
+    stop: () => undefined,
+  };
+}
+
+/** Follows `job` to its end; `events` opened before the job was queued, so none is missed. */
+export async function watchJob(client: TopodClient, job: ProbeJob, io: WatchIo, subscribe: (onJob: (job: ProbeJob) => void) => Promise<() => void>): Promise<number> {
+  const display = io.stdout.isTTY ? barDisplay(io) : lineDisplay(io);
+  let finished: ProbeJob | null = null;
+  let wake: (() => void) | null = null;
+  const seen = (next: ProbeJob): void => {
+    if (next.id !== job.id || finished) return;
+    display.update(next);
+    if (TERMINAL.has(next.state)) {
+      finished = next;
+      wake?.();
+    }
+  };
+  const unsubscribe = await subscribe(seen);
+  seen(job);
+  while (!finished) {
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      setTimeout(resolve, POLL_MS).unref();
+    });
+    if (!finished) seen(await client.getJson<ProbeJob>(`/v1/jobs/${encodeURIComponent(job.id)}`, `job ${job.id}`));
+  }
+  unsubscribe();
+  const end = finished as ProbeJob;
+  if (end.state === 'succeeded') display.update({ ...end, progress: 1, phase: 'done' });
+  display.stop();
+  const took = end.startedAt && end.finishedAt ? ` in ${((Date.parse(end.finishedAt) - Date.parse(end.startedAt)) / 1000).toFixed(1)} s` : '';
+  if (end.state === 'succeeded') {
+    io.stdout.write(`job ${end.id} succeeded${took}\n`);
+    return 0;
+  }
+  io.stderr.write(`topod: job ${end.id} ${end.state}${took}${end.error ? `: [${end.error.code}] ${end.error.message}` : ''}\n`);
+  return 1;
+}

@@ -1,0 +1,144 @@
+/**
+ * Fit advice: for a working set, which MIG GPU-instance profiles keep it
+ * inside their L2 share, inside what one SM can reach (min(share, measured
+ * L2 segment)), and the latency class a load should expect (an L2 hit or
+ * device memory) — from the measured topology and NVML's profile table, with
+ * every number it used. Pure: the route and the CLI only present it.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { GpuTopologyDocument, LatencyValue } from '../model/document.js';
+
+const Nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });
+
+export const LATENCY_CLASSES = ['l2-hit', 'l2-far', 'device-memory', 'unknown'] as const;
+export type LatencyClass = (typeof LATENCY_CLASSES)[number];
+
+const LatencyUsedSchema = Type.Object(
+  {
+    element: Type.String({ description: 'the element whose measured latency this is (l2, deviceMemory)' }),
+    meanCycles: Type.Number(),
+    meanNs: Type.Union([Type.Number(), Type.Null()], { description: 'null when the SM clock was not measured' }),
+  },
+  { additionalProperties: false },
+);
+
+export const FitProfileSchema = Type.Object(
+  {
+    profileId: Type.Integer({ minimum: 0, description: 'NVML GPU-instance profile id' }),
+    name: Type.String({ description: 'as NVML names it, e.g. "MIG 3g.40gb"; "whole GPU" without MIG' }),
+    multiprocessorCount: Type.Integer({ minimum: 0 }),
+    memorySizeBytes: Type.Integer({ minimum: 0 }),
+    l2ShareBytes: Nullable(Type.Number({ minimum: 0 }), 'the L2 an instance of this profile owns; null when the L2 size is unknown'),
+    reachablePerSmBytes: Nullable(Type.Number({ minimum: 0 }), 'min(share, measured L2 segment): the L2 one SM reaches; null without a measured segment'),
+    fitsInL2Share: Type.Union([Type.Boolean(), Type.Null()], { description: 'working set ≤ the L2 share; null when the share is unknown' }),
+    fitsInReachableL2: Type.Union([Type.Boolean(), Type.Null()], { description: 'working set ≤ what one SM reaches; null without a measured segment' }),
+    fitsInMemory: Type.Boolean({ description: 'working set ≤ the instance’s device memory' }),
+    latencyClass: Type.Unsafe<LatencyClass>({
+      type: 'string',
+      enum: [...LATENCY_CLASSES],
+      description:
+        'l2-hit: fits what one SM reaches (the near L2 segment); l2-far: fits the share but not one segment (hits pay the far-segment crossing); device-memory: larger than the share; unknown: no L2 size',
+    }),
+    expectedLatency: Type.Union([LatencyUsedSchema, Type.Null()], { description: 'the measured latency of that class; null when it was not measured' }),
+  },
+  { additionalProperties: false },
+);
+
+export const FitAdviceSchema = Type.Object(
+  {
+    gpuUuid: Type.String(),
+    gpuName: Type.String(),
+    workingSetBytes: Type.Integer({ minimum: 1 }),
+    simulated: Type.Boolean(),
+    basis: Type.Object(
+      {
+        l2SizeBytes: Nullable(Type.Number({ minimum: 0 }), 'the L2 size the shares divide (measured, else the runtime’s)'),
+        l2SizeSource: Type.Union([Type.String(), Type.Null()], { description: 'where the L2 size came from (microbenchmark, api, …)' }),
+        l2SegmentBytes: Nullable(Type.Number({ minimum: 0 }), 'the measured L2 segment (partition)'),
+        memorySliceCount: Nullable(Type.Integer({ minimum: 0 }), 'the GPU’s memory slices (NVML)'),
+        l2Latency: Type.Union([LatencyUsedSchema, Type.Null()]),
+        deviceMemoryLatency: Type.Union([LatencyUsedSchema, Type.Null()]),
+        migMode: Type.Union([Type.String(), Type.Null()], { description: 'enabled, disabled, or null without NVML' }),
+      },
+      { additionalProperties: false, description: 'the numbers the advice was computed from' },
+    ),
+    profiles: Type.Array(FitProfileSchema, { description: 'every GPU-instance profile NVML lists, smallest first; the whole GPU when NVML lists none' }),
+    smallestFittingProfile: Type.Union([Type.String(), Type.Null()], { description: 'the smallest profile whose reachable L2 (else share) holds the working set; null when none does' }),
+    summary: Type.String({ description: 'the advice in one sentence' }),
+  },
+  { additionalProperties: false, description: 'which MIG profiles keep a working set in L2, with the numbers used' },
+);
+export type FitAdvice = Static<typeof FitAdviceSchema>;
+export type FitProfile = Static<typeof FitProfileSchema>;
+
+function latencyUsed(element: string, latency: LatencyValue | undefined): FitProfile['expectedLatency'] {
+  return latency ? { element, meanCycles: latency.mean, meanNs: latency.meanNs ?? null } : null;
+}
+
+function latencyClass(fitsShare: boolean | null, fitsReachable: boolean | null): LatencyClass {
+  if (fitsShare === null) return 'unknown';
+  if (!fitsShare) return 'device-memory';
+  return fitsReachable === false ? 'l2-far' : 'l2-hit';
+}
+
+export function fitAdvice(document: GpuTopologyDocument, workingSetBytes: number): FitAdvice {
+  const l2 = document.elements.l2;
+  const mig = document.mig;
+  const l2SizeBytes = mig?.l2SizeBytes ?? l2?.size?.value ?? document.device.l2CacheSizeBytes ?? null;
+  const l2SegmentBytes = mig?.l2SegmentBytes ?? l2?.segmentSize?.value ?? null;
+  const l2Latency = latencyUsed('l2', l2?.latency);
+  const memoryLatency = latencyUsed('deviceMemory', document.elements.deviceMemory?.latency);
+  const expected = (cls: LatencyClass) => (cls === 'device-memory' ? memoryLatency : cls === 'unknown' ? null : l2Latency);
+
+  const rows = (mig?.profiles ?? []).map((profile) => ({
+    profileId: profile.id,
+    name: profile.name,
+    multiprocessorCount: profile.multiprocessorCount,
+    memorySizeBytes: profile.memorySizeBytes,
+    l2ShareBytes: profile.l2.bytes,
+    reachablePerSmBytes: profile.l2.reachablePerSmBytes,
+  }));
+  if (rows.length === 0) {
+    rows.push({
+      profileId: 0,
+      name: 'whole GPU',
+      multiprocessorCount: document.device.multiprocessorCount ?? 0,
+      memorySizeBytes: document.elements.deviceMemory?.size?.value ?? document.device.totalMemoryBytes ?? 0,
+      l2ShareBytes: l2SizeBytes,
+      reachablePerSmBytes: l2SizeBytes === null || l2SegmentBytes === null ? null : Math.min(l2SizeBytes, l2SegmentBytes),
+    });
+  }
+  const profiles: FitProfile[] = rows
+    .sort((a, b) => (a.l2ShareBytes ?? 0) - (b.l2ShareBytes ?? 0) || a.multiprocessorCount - b.multiprocessorCount)
+    .map((row) => {
+      const fitsInL2Share = row.l2ShareBytes === null ? null : workingSetBytes <= row.l2ShareBytes;
+      const fitsInReachableL2 = row.reachablePerSmBytes === null ? null : workingSetBytes <= row.reachablePerSmBytes;
+      const cls = latencyClass(fitsInL2Share, fitsInReachableL2);
+      return { ...row, fitsInL2Share, fitsInReachableL2, fitsInMemory: workingSetBytes <= row.memorySizeBytes, latencyClass: cls, expectedLatency: expected(cls) };
+    });
+  const best = profiles.find((p) => p.fitsInReachableL2 === true) ?? profiles.find((p) => p.fitsInL2Share === true) ?? null;
+  const summary =
+    best === null
+      ? profiles.every((p) => p.fitsInL2Share === null)
+        ? 'The L2 size of this GPU is not known, so no fit can be judged.'
+        : 'No profile holds this working set in L2: expect device-memory latency.'
+      : `${best.name} is the smallest profile that keeps it in L2 (${best.latencyClass === 'l2-hit' ? 'within one SM’s reach' : 'in its share, across L2 segments'}).`;
+  return {
+    gpuUuid: document.gpu.uuid,
+    gpuName: document.gpu.name,
+    workingSetBytes,
+    simulated: document.simulated,
+    basis: {
+      l2SizeBytes,
+      l2SizeSource: l2?.size?.source ?? (document.device.l2CacheSizeBytes !== undefined ? 'api' : null),
+      l2SegmentBytes,
+      memorySliceCount: mig?.memorySliceCount ?? null,
+      l2Latency,
+      deviceMemoryLatency: memoryLatency,
+      migMode: mig?.mode?.current ?? null,
+    },
+    profiles,
+    smallestFittingProfile: best?.name ?? null,
+    summary,
+  };
+}
