@@ -93,10 +93,10 @@ export interface WalkPlan {
   /** The first `record` loads' observed latencies are returned. */
   record?: number;
   /**
-   * What the stop clock sees of each recorded load: 1 when it waits for the
-   * value (every pchase op), the model's unconsumed share when it does not.
+   * Set when the stop clock does not wait for the value (the self-test's
+   * second walk): what it shows of every recorded load instead of its latency.
    */
-  shownShare?: number;
+  unconsumedCycles?: number;
 }
 
 /**
@@ -106,7 +106,7 @@ export interface WalkPlan {
  */
 export async function walk(device: SimulatedDevice, smId: number, space: MemorySpace, array: ChaseArray, plan: WalkPlan, slicer: WorkSlicer): Promise<number[]> {
   const recordCount = plan.record ?? 0;
-  const shownShare = plan.shownShare ?? 1;
+  const unconsumed = plan.unconsumedCycles;
   const recorded: number[] = [];
   let element = plan.from ?? 0;
   let done = 0;
@@ -114,7 +114,7 @@ export async function walk(device: SimulatedDevice, smId: number, space: MemoryS
     const blockEnd = Math.min(plan.loads, done + LOADS_PER_BLOCK);
     for (; done < blockEnd; done += 1) {
       const latency = device.load(smId, space, array.baseAddress + element * array.strideBytes);
-      if (done < recordCount) recorded.push(device.observe(latency * shownShare));
+      if (done < recordCount) recorded.push(device.observe(unconsumed ?? latency));
       element = array.next ? array.next[element]! : element + 1 === array.elementCount ? 0 : element + 1;
     }
     await slicer.pause();

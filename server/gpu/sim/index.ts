@@ -11,7 +11,7 @@ import { simulatedGpuUuid } from './uuid.js';
 
 export type { GpuModel } from './model.js';
 export { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';
-export { carveoutBytes, chaseLaunch, l1CapacityBytes, type ChaseLaunch } from './launch.js';
+export { CHASE_KERNEL_STATIC_SHARED_BYTES, carveoutBytes, chaseLaunch, l1CapacityBytes, type ChaseLaunch } from './launch.js';
 export { SIM_PROBE_VERSION, SimulatedProbe } from './simulated-probe.js';
 export { SimulatedChannel } from './simulated-channel.js';
 export { SimulatedDevice } from './simulated-device.js';

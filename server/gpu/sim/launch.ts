@@ -1,4 +1,4 @@
-import type { ChaseLaunchInfo, MemorySpace } from '../protocol.js';
+import type { ChaseLaunchArgs, ChaseLaunchInfo, MemorySpace } from '../protocol.js';
 import type { GpuModel } from './model.js';
 import { chaserSharedBytes } from './validate.js';
 
@@ -11,6 +11,15 @@ export interface ChaseLaunch {
   info: ChaseLaunchInfo;
   l1Bytes: number;
 }
+
+/**
+ * Static shared memory of the native probe's chase kernels (its block-level
+ * bookkeeping), which the launch info counts beside the dynamic part: the
+ * recorded launches of test/fixtures/h100/launch-settings.json and
+ * consumer-selftest.json report 16 bytes over samples × 4 + 4 (+ shared
+ * arrays). Taken for the pair kernel too, whose launch was not recorded.
+ */
+export const CHASE_KERNEL_STATIC_SHARED_BYTES = 16;
 
 /**
  * The shared-memory carveout of one SM: the smallest of the model's steps
@@ -34,19 +43,20 @@ export function l1CapacityBytes(model: GpuModel, sharedBytesPerBlock: number, ca
 /**
  * The launch of `chains` timing `samples` loads each: one block per chaser,
  * except a same-SM pair, whose two chasers share one block. The carveout
- * preference defaults to 0 (most L1), or 100 when a chain lives in shared memory.
+ * preference defaults to 0 (most L1), or 100 when a chain lives in shared
+ * memory; the fetch-granularity limit is echoed when the request set one.
  */
 export function chaseLaunch(
   model: GpuModel,
   chains: ReadonlyArray<{ space: MemorySpace; arrayBytes: number }>,
   samples: number,
-  settings: { flushL2?: boolean | undefined; carveoutPercent?: number | undefined; oneBlock?: boolean },
+  settings: ChaseLaunchArgs & { oneBlock?: boolean },
 ): ChaseLaunch {
   const needs = chains.map((chain) => chaserSharedBytes(chain, samples));
-  const sharedBytesPerBlock = settings.oneBlock ? needs.reduce((sum, need) => sum + need, 0) : Math.max(...needs);
+  const dynamicBytes = settings.oneBlock ? needs.reduce((sum, need) => sum + need, 0) : Math.max(...needs);
+  const sharedBytesPerBlock = dynamicBytes + CHASE_KERNEL_STATIC_SHARED_BYTES;
   const carveoutPercent = settings.carveoutPercent ?? (chains.some((chain) => chain.space === 'shared') ? 100 : 0);
-  return {
-    info: { carveoutPercent, sharedBytesPerBlock, flushedL2: settings.flushL2 ?? false },
-    l1Bytes: l1CapacityBytes(model, sharedBytesPerBlock, carveoutPercent),
-  };
+  const info: ChaseLaunchInfo = { carveoutPercent, sharedBytesPerBlock, flushedL2: settings.flushL2 ?? false };
+  if (settings.l2FetchGranularityBytes !== undefined) info.l2FetchGranularityBytes = settings.l2FetchGranularityBytes;
+  return { info, l1Bytes: l1CapacityBytes(model, sharedBytesPerBlock, carveoutPercent) };
 }

@@ -71,10 +71,11 @@ export interface GpuModel {
     writeBandwidthBytesPerS: number;
   };
   /**
-   * What a stop clock that does not wait for the loaded value shows, as a
-   * share of the load's true latency, per space (selftest.consumer).
+   * What a stop clock that does not wait for the loaded value shows of a
+   * load, per space, clock-read overhead aside: an issue cost, whatever level
+   * serves the load (selftest.consumer).
    */
-  unconsumedShare: Record<MemorySpace, number>;
+  unconsumedCycles: Record<MemorySpace, number>;
   /** Fixed cost of one kernel launch, seen by bandwidth timings and counted in simulated device time. */
   launchOverheadS: number;
 }

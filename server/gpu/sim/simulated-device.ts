@@ -26,7 +26,7 @@ export class SimulatedDevice {
   private readonly constantL15s: SetAssociativeCache[] = [];
   private readonly l2Segments: SetAssociativeCache[];
   private readonly defaultL1Bytes: number;
-  private readonly fetchBytes: number;
+  private fetchBytes: number;
   private nextAddress = 0;
   /** Loads walked since the device was created, warm-ups included. */
   loadCount = 0;
@@ -41,7 +41,16 @@ export class SimulatedDevice {
     const interleave = { chunkBytes: model.l2.homeInterleaveBytes, count: model.l2.segmentCount };
     this.l2Segments = Array.from({ length: model.l2.segmentCount }, () => new SetAssociativeCache(model.l2.segment, interleave));
     this.defaultL1Bytes = l1CapacityBytes(model, 0, 0);
-    this.fetchBytes = Math.min(model.l2.segment.lineBytes, Math.max(model.l2.segment.sectorBytes, model.device.maxL2FetchGranularityBytes));
+    this.fetchBytes = this.clampFetch(model.device.maxL2FetchGranularityBytes);
+  }
+
+  /** The fetch-granularity limit of the launches that follow (cudaLimitMaxL2FetchGranularity); undefined restores the model's. */
+  setL2FetchGranularity(bytes: number | undefined): void {
+    this.fetchBytes = this.clampFetch(bytes ?? this.model.device.maxL2FetchGranularityBytes);
+  }
+
+  private clampFetch(bytes: number): number {
+    return Math.min(this.model.l2.segment.lineBytes, Math.max(this.model.l2.segment.sectorBytes, bytes));
   }
 
   /** A fresh, line-aligned device address range (wraps like a reused allocation). */

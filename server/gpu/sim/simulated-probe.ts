@@ -102,11 +102,13 @@ export class SimulatedProbe {
   private async begin(launch: ChaseLaunch, smIds: readonly number[], chains: ReadonlyArray<[MemorySpace, ChaseArray]>, slicer: WorkSlicer): Promise<void> {
     if (launch.info.flushedL2) this.device.flushL2();
     else for (const [space, array] of chains) await writeChain(this.device, space, array, slicer);
+    this.device.setL2FetchGranularity(launch.info.l2FetchGranularityBytes);
     this.device.startLaunch(smIds, launch.l1Bytes);
   }
 
-  /** One launch's simulated time: the launch overhead and the walked cycles at the SM clock. */
+  /** One launch's end: the fetch-granularity limit restored; its simulated time (launch overhead, walked cycles at the SM clock). */
   private finish(cycles: number): void {
+    this.device.setL2FetchGranularity(undefined);
     const model = this.device.model;
     this.device.addSeconds(model.launchOverheadS + cycles / model.clock.smClockHz);
   }
@@ -183,8 +185,8 @@ export class SimulatedProbe {
   /**
    * One launch as the native self-test runs it: the warm-up (when asked),
    * `samples` loads timed as pchase times them, then the chain's next
-   * `samples` loads timed by a stop clock that does not wait, which shows the
-   * model's unconsumed share of each load's latency.
+   * `samples` loads timed by a stop clock that does not wait, which shows
+   * the model's unconsumed issue cost instead of each load's latency.
    */
   private async consumerSelfTest(raw: unknown, slicer: WorkSlicer): Promise<ConsumerSelfTestResult> {
     const args = validateConsumerSelfTest(raw, this.properties);
@@ -197,8 +199,8 @@ export class SimulatedProbe {
     const timed = { loads: args.samples, record: args.samples };
     const consumedLatenciesCycles = await walk(this.device, smId, args.space, array, timed, slicer);
     const from = elementAfter(array, 0, args.samples);
-    const shownShare = this.device.model.unconsumedShare[args.space];
-    const unconsumedLatenciesCycles = await walk(this.device, smId, args.space, array, { ...timed, from, shownShare }, slicer);
+    const unconsumedCycles = this.device.model.unconsumedCycles[args.space];
+    const unconsumedLatenciesCycles = await walk(this.device, smId, args.space, array, { ...timed, from, unconsumedCycles }, slicer);
     this.finish(this.device.loadCycles - before);
     return { smId, consumedLatenciesCycles, unconsumedLatenciesCycles, launch: launch.info };
   }

@@ -21,8 +21,9 @@
  *     - pchase.batch: arrayBytesList a non-empty array of arrayBytes values.
  *     - pchase.pair: first and second objects; placement ∈ {same-sm, different-sm}.
  *     - chase launches: carveoutPercent, when present, an integer in [0, 100];
- *       flushL2, when present, a boolean (pchase, pchase.batch,
- *       selftest.consumer; a pair fills its caches itself and takes none).
+ *       flushL2, when present, a boolean, and l2FetchGranularityBytes, when
+ *       present, one of 32, 64, 128 (pchase, pchase.batch, selftest.consumer;
+ *       a pair fills its caches itself and takes neither).
  *     - selftest.consumer: the fields of pchase.
  *     - bandwidth: mode ∈ {read, write}; arrayBytes an integer in [16, 2^52],
  *       a multiple of 16 (128-bit accesses); blocks in [1, 2^20];
@@ -52,6 +53,7 @@
  */
 import { ProbeError } from '../backend.js';
 import {
+  L2_FETCH_GRANULARITIES,
   MEMORY_SPACES,
   type BandwidthArgs,
   type CalibrateArgs,
@@ -185,6 +187,13 @@ function checkChainsFit(chains: readonly Chain[], limits: Limits): void {
 function launchSettings(source: Fields, takesFlush = true): ChaseLaunchArgs {
   const settings: ChaseLaunchArgs = {};
   if (takesFlush && source.flushL2 !== undefined) settings.flushL2 = boolean(source, 'flushL2');
+  if (takesFlush && source.l2FetchGranularityBytes !== undefined) {
+    const granularity = source.l2FetchGranularityBytes;
+    if (!(L2_FETCH_GRANULARITIES as readonly unknown[]).includes(granularity)) {
+      badRequest(`l2FetchGranularityBytes must be one of ${L2_FETCH_GRANULARITIES.join(', ')}, got ${JSON.stringify(granularity)}`);
+    }
+    settings.l2FetchGranularityBytes = granularity as (typeof L2_FETCH_GRANULARITIES)[number];
+  }
   const carveoutPercent = optionalInteger(source, 'carveoutPercent', 0, 100);
   if (carveoutPercent !== undefined) settings.carveoutPercent = carveoutPercent;
   return settings;

@@ -21,9 +21,9 @@ describe.skipIf(!ready)('JsonLinesChannel over server/gpu/sim/stdio.ts (skipped 
     expect(hello.devices[0]).toMatchObject({ reservedSharedMemPerBlockBytes: 1024, maxL2FetchGranularityBytes: 64 });
     const chase = await channel.request('pchase', { space: 'global.ca', arrayBytes: 16384, strideBytes: 128, pattern: 'sequential', warmup: true, samples: 32 });
     expect(chase.latenciesCycles).toHaveLength(32);
-    expect(chase.launch).toEqual({ carveoutPercent: 0, sharedBytesPerBlock: 32 * 4 + 4, flushedL2: false });
-    const flushed = await channel.request('pchase', { space: 'global.cg', arrayBytes: 16384, strideBytes: 32, pattern: 'sequential', warmup: false, samples: 32, flushL2: true, carveoutPercent: 100 });
-    expect(flushed.launch).toEqual({ carveoutPercent: 100, sharedBytesPerBlock: 32 * 4 + 4, flushedL2: true });
+    expect(chase.launch).toEqual({ carveoutPercent: 0, sharedBytesPerBlock: 32 * 4 + 4 + 16, flushedL2: false });
+    const flushed = await channel.request('pchase', { space: 'global.cg', arrayBytes: 16384, strideBytes: 32, pattern: 'sequential', warmup: false, samples: 32, flushL2: true, carveoutPercent: 100, l2FetchGranularityBytes: 128 });
+    expect(flushed.launch).toEqual({ carveoutPercent: 100, sharedBytesPerBlock: 32 * 4 + 4 + 16, flushedL2: true, l2FetchGranularityBytes: 128 });
     const selfTest = await channel.request('selftest.consumer', { space: 'global.cg', arrayBytes: 16384, strideBytes: 128, pattern: 'sequential', warmup: true, samples: 16 });
     expect(selfTest.consumedLatenciesCycles).toHaveLength(16);
     expect(selfTest.unconsumedLatenciesCycles).toHaveLength(16);
@@ -32,7 +32,7 @@ describe.skipIf(!ready)('JsonLinesChannel over server/gpu/sim/stdio.ts (skipped 
     const small = { space: 'global.ca' as const, arrayBytes: 8192, strideBytes: 128 };
     const pair = await channel.request('pchase.pair', { first: small, second: small, placement: 'same-sm', samples: 16 });
     expect(pair.firstLatenciesCycles).toHaveLength(16);
-    expect(pair.launch?.sharedBytesPerBlock).toBe(2 * (16 * 4 + 4));
+    expect(pair.launch?.sharedBytesPerBlock).toBe(2 * (16 * 4 + 4) + 16);
     const bw = await channel.request('bandwidth', { mode: 'read', arrayBytes: 1 << 24, blocks: 132, threadsPerBlock: 256, repetitions: 3 });
     expect(bw.secondsPerRepetition).toHaveLength(3);
     const cal = await channel.request('calibrate', {});

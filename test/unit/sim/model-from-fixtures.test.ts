@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { median } from '../../../server/analysis/index.js';
 import type { DeviceProperties } from '../../../server/gpu/protocol.js';
-import { GPU_MODELS, l1CapacityBytes } from '../../../server/gpu/sim/index.js';
+import { CHASE_KERNEL_STATIC_SHARED_BYTES, GPU_MODELS, l1CapacityBytes } from '../../../server/gpu/sim/index.js';
 
 /**
  * The H100-like model against topod's own recorded H100 series
@@ -85,8 +85,8 @@ describe('H100-like model from the recorded H100 series', () => {
       const series = seriesOf(sweep);
       const full = series.filter((entry) => shareBelow(entry.latenciesCycles, hitBelow) >= 0.99).map((entry) => entry.arrayBytes);
       const firstMissing = Math.min(...series.filter((entry) => shareBelow(entry.latenciesCycles, hitBelow) < 0.99).map((entry) => entry.arrayBytes));
-      // The recorded probe kept 4 B per timed sample plus a 4 B sink word in shared memory.
-      const capacity = l1CapacityBytes(H100, (sweep.args.samples as number) * 4 + 4, 0);
+      // The recorded probe kept 4 B per timed sample plus a 4 B sink word in shared memory, beside its static part.
+      const capacity = l1CapacityBytes(H100, (sweep.args.samples as number) * 4 + 4 + CHASE_KERNEL_STATIC_SHARED_BYTES, 0);
       if (sweep.args.space === 'global.ca') {
         // Read-only has scattered early misses (at 144–232 KiB) that no capacity explains; .ca and texture do not.
         expect(capacity).toBeGreaterThanOrEqual(Math.max(...full.filter((size) => size < firstMissing)));
@@ -94,7 +94,7 @@ describe('H100-like model from the recorded H100 series', () => {
       }
       if (sweep.args.space === 'texture') expect(capacity).toBeGreaterThanOrEqual(Math.max(...full));
     }
-    expect(l1CapacityBytes(H100, 512 * 4 + 4, 0)).toBe(248 * KIB);
+    expect(l1CapacityBytes(H100, 512 * 4 + 4 + CHASE_KERNEL_STATIC_SHARED_BYTES, 0)).toBe(248 * KIB);
   });
 
   it('L1 shared by two chasers of one SM (pair.json): 2 × 64 KiB fit together, 2 × 128 KiB do not, apart 128 KiB fits', () => {
@@ -107,7 +107,7 @@ describe('H100-like model from the recorded H100 series', () => {
     // The real L1 is not LRU: past its capacity it keeps part of the array (66 % here), so "do not fit" is "lose over 10 %".
     expect(firstHits(128 * KIB, 'same-sm')).toBeLessThan(0.9);
     expect(firstHits(128 * KIB, 'different-sm')).toBeGreaterThan(0.95);
-    const pairCapacity = l1CapacityBytes(H100, 2 * (256 * 4 + 4), 0);
+    const pairCapacity = l1CapacityBytes(H100, 2 * (256 * 4 + 4) + CHASE_KERNEL_STATIC_SHARED_BYTES, 0);
     expect(pairCapacity).toBeGreaterThanOrEqual(2 * 64 * KIB);
     expect(pairCapacity).toBeLessThan(2 * 128 * KIB);
   });
@@ -233,6 +233,49 @@ describe('H100-like model from the recorded H100 series', () => {
     const small = run('read', 8 * MIB);
     expect(off(H100.launchOverheadS, seconds(small) - (8 * MIB) / H100.l2.readBandwidthBytesPerS)).toBeLessThan(0.1);
   });
+
+  describe('launch settings and the consumer self-test (launch-settings.json, consumer-selftest.json)', () => {
+    const launches = [...entries('launch-settings.json'), ...entries('consumer-selftest.json')];
+    const selfTests = entries('consumer-selftest.json');
+
+    it('static shared memory: every recorded launch reports 16 B over samples × 4 + 4 (+ its shared array)', () => {
+      for (const entry of launches) {
+        const args = entry.args as { space: string; samples: number; arrayBytes?: number; arrayBytesList?: number[] };
+        const sharedArray = args.space === 'shared' ? Math.max(args.arrayBytes ?? 0, ...(args.arrayBytesList ?? [0])) : 0;
+        const launch = entry.result.launch as { sharedBytesPerBlock: number };
+        expect(launch.sharedBytesPerBlock - (args.samples * 4 + 4 + sharedArray)).toBe(CHASE_KERNEL_STATIC_SHARED_BYTES);
+      }
+    });
+
+    it('unconsumed issue cost per space: median of unconsumedLatenciesCycles − overhead, within 1 cycle', () => {
+      for (const space of ['global.ca', 'global.cg', 'readonly', 'texture', 'constant', 'shared'] as const) {
+        const samples = selfTests.filter((entry) => entry.args.space === space).flatMap((entry) => entry.result.unconsumedLatenciesCycles as number[]);
+        expect(Math.abs(H100.unconsumedCycles[space] - consumed(samples)), space).toBeLessThanOrEqual(1);
+      }
+      // The same few cycles whether the L2 or device memory serves the load.
+      const [l2, memory] = selfTests.filter((entry) => entry.args.space === 'global.cg').map((entry) => entry.result);
+      expect(median(memory!.consumedLatenciesCycles as number[])).toBeGreaterThan(2 * median(l2!.consumedLatenciesCycles as number[]));
+      expect(Math.abs(median(memory!.unconsumedLatenciesCycles as number[]) - median(l2!.unconsumedLatenciesCycles as number[]))).toBeLessThanOrEqual(1);
+    });
+
+    it('fetch-granularity limit: a flushed 32 B-stride walk hits the L2 on 1 − 32 / limit of its loads (32 → 0 %, 128 → 75 %)', () => {
+      for (const entry of launches.filter((e) => e.args.l2FetchGranularityBytes !== undefined)) {
+        const limit = entry.args.l2FetchGranularityBytes as number;
+        expect(entry.args).toMatchObject({ strideBytes: 32, flushL2: true, warmup: false });
+        expect(shareBelow(latencies(entry), L2_HIT_BELOW)).toBeCloseTo(1 - 32 / limit, 1);
+      }
+    });
+
+    it('carveout: a warm 128 KiB global.ca walk stays in the L1 at carveoutPercent 0 and not at 100', () => {
+      const warm = launches.filter((entry) => entry.op === 'pchase' && entry.args.space === 'global.ca' && entry.args.warmup === true);
+      for (const entry of warm) {
+        const percent = entry.args.carveoutPercent as number;
+        const capacity = l1CapacityBytes(H100, (entry.result.launch as { sharedBytesPerBlock: number }).sharedBytesPerBlock, percent);
+        const hits = shareBelow(latencies(entry), L1_HIT_BELOW);
+        if (hits > 0.95) expect(capacity).toBeGreaterThanOrEqual(entry.args.arrayBytes as number);
+        else expect(capacity).toBeLessThan(entry.args.arrayBytes as number);
+      }
+      expect(new Set(warm.map((entry) => entry.args.carveoutPercent))).toEqual(new Set([0, 100]));
+    });
+  });
 });
-
-

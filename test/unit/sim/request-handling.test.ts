@@ -41,6 +41,8 @@ const refused: Array<[string, string, unknown, string]> = [
   ['carveoutPercent over 100', 'pchase', { ...chase, carveoutPercent: 101 }, 'bad_request'],
   ['negative carveoutPercent', 'pchase.batch', { ...chase, arrayBytesList: [4096], carveoutPercent: -1 }, 'bad_request'],
   ['batch flushL2 not a boolean', 'pchase.batch', { ...chase, arrayBytesList: [4096], flushL2: 1 }, 'bad_request'],
+  ['fetch granularity not a power-of-two step', 'pchase', { ...chase, l2FetchGranularityBytes: 96 }, 'bad_request'],
+  ['fetch granularity as a string', 'pchase.batch', { ...chase, arrayBytesList: [4096], l2FetchGranularityBytes: '64' }, 'bad_request'],
   ['fractional pair carveoutPercent', 'pchase.pair', { first: chaser, second: chaser, placement: 'same-sm', samples: 16, carveoutPercent: 12.5 }, 'bad_request'],
   ['self-test without a space', 'selftest.consumer', { ...chase, space: undefined }, 'bad_request'],
   ['self-test SM out of range', 'selftest.consumer', { ...chase, smId: H100.device.multiprocessorCount }, 'bad_request'],
@@ -68,6 +70,7 @@ describe('simulated probe requests', () => {
     const channel = await openH100();
     await expect(channel.request('pchase', { ...chase, flushL2: 'yes' } as never)).rejects.toThrow('flushL2 must be a boolean, got "yes"');
     await expect(channel.request('pchase', { ...chase, carveoutPercent: 101 } as never)).rejects.toThrow('carveoutPercent must be an integer in [0, 100], got 101');
+    await expect(channel.request('pchase', { ...chase, l2FetchGranularityBytes: 96 } as never)).rejects.toThrow('l2FetchGranularityBytes must be one of 32, 64, 128, got 96');
   });
 
   it.each(refused)('refuses %s', async (_, op, args, code) => {

@@ -1,5 +1,5 @@
 import type { GpuModel } from '../model.js';
-import { INVENTED_UNCONSUMED_SHARE, KIB, kibSteps, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
+import { KIB, kibSteps, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
 
 /**
  * An invented but plausible A100 40GB: no A100 series has been recorded.
@@ -10,7 +10,8 @@ import { INVENTED_UNCONSUMED_SHARE, KIB, kibSteps, latencyNoise, MIB, NVIDIA_LAU
  * recordings (consumed loads instead of MT4G-style figures), element by
  * element: L1 ×38/34, read-only ×38/32, texture ×89/37, constant L1 ×33/19,
  * constant L1.5 ×99/98, shared ×31/27, L2 near ×264/206, far ×298/262,
- * device memory ×737/790, clock-read overhead ×4/6; rounded.
+ * device memory ×737/790, clock-read overhead ×4/6; rounded. The unconsumed
+ * stop clock's issue costs are the H100-like model's, unscaled.
  */
 export const A100_40GB: GpuModel = {
   id: 'a100-40gb',
@@ -57,6 +58,6 @@ export const A100_40GB: GpuModel = {
     writeBandwidthBytesPerS: 3.2e12,
   },
   deviceMemory: { latencyCycles: 569, readBandwidthBytesPerS: 1.4e12, writeBandwidthBytesPerS: 1.5e12 },
-  unconsumedShare: INVENTED_UNCONSUMED_SHARE,
+  unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12 },
   launchOverheadS: 4e-6,
 };

@@ -1,5 +1,5 @@
 import type { GpuModel } from '../model.js';
-import { INVENTED_UNCONSUMED_SHARE, KIB, kibSteps, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
+import { KIB, kibSteps, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
 
 /**
  * An H100 SXM5 80GB as topod's own probe recorded one (test/fixtures/h100/,
@@ -88,9 +88,9 @@ export const H100_SXM5_80GB: GpuModel = {
     readBandwidthBytesPerS: 3.07e12,
     writeBandwidthBytesPerS: 3.14e12,
   },
-  // Invented (nvidia-common.ts) until the native self-test is recorded on this H100;
-  // then from test/fixtures/h100/selftest-consumer.json: unconsumed over consumed median, per space.
-  unconsumedShare: INVENTED_UNCONSUMED_SHARE,
+  // fixture consumer-selftest.json: median of each space's unconsumedLatenciesCycles − overhead
+  // (the same few cycles for L1, L2 and device-memory loads: the stop clock issues at once).
+  unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12 },
   // fixture bandwidth.json: the 8 MiB read run's median seconds minus 8 MiB at the L2 read bandwidth above.
   launchOverheadS: 7.8e-6,
 };

@@ -31,19 +31,3 @@ export const SECTORED_LINE = { lineBytes: 128, sectorBytes: 32 } as const;
 export function kibSteps(...steps: number[]): readonly number[] {
   return steps.map((step) => step * KIB);
 }
-
-/**
- * Invented: a stop clock that does not wait for the load shows 0.7 of the
- * load's latency, in every space. The native self-test (selftest.consumer)
- * has not been recorded on an H100 yet; once it is, in
- * test/fixtures/h100/selftest-consumer.json, the H100-like model's shares
- * will come from it (unconsumed median over consumed median, per space).
- */
-export const INVENTED_UNCONSUMED_SHARE: GpuModel['unconsumedShare'] = {
-  'global.ca': 0.7,
-  'global.cg': 0.7,
-  readonly: 0.7,
-  texture: 0.7,
-  constant: 0.7,
-  shared: 0.7,
-};
