@@ -66,6 +66,8 @@ export interface Settings {
   maxEventStreams: number;
   /** A request's headers and body must arrive within this many ms (slow clients are cut off). */
   requestTimeoutMs: number;
+  /** NFD local-source folder (features.d) to keep the node-label file `topod` in; null: no labels written. */
+  nfdFeaturesDir: string | null;
 }
 
 export class ConfigError extends Error {
@@ -239,6 +241,14 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     help: "a request's headers and body must arrive within this many ms; slower clients are cut off (headers: at most 10 s)",
     parse: integerIn(1000, 3_600_000),
     fallback: 30_000,
+  },
+  nfdFeaturesDir: {
+    key: 'nfdFeaturesDir',
+    env: 'TOPOD_NFD_FEATURES_DIR',
+    flag: '--nfd-features-dir',
+    help: "NFD local-source folder (features.d) where topod keeps its node-label file 'topod' (unset: no labels written)",
+    parse: nonEmpty,
+    fallback: null,
   },
   probeConcurrency: {
     key: 'probeConcurrency',
