@@ -23,6 +23,7 @@ import { Retention } from './store/retention.js';
 import { readKernelModuleVersion, resolveDriverIdentity } from './topology/driver-identity.js';
 import { ProbePolicy } from './topology/probe-policy.js';
 import { TopologyService } from './topology/service.js';
+import { startFleetFaces, type FleetFaces } from './fleet/index.js';
 import { TOPOD_VERSION } from './version.js';
 import { ERROR_CODES } from './errors.js';
 
@@ -170,7 +171,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   const poller = new DynamicPoller({ source: dynamicSource, pollMs: config.pollMs, logger });
   let app: FastifyInstance;
   try {
-    app = await buildApp({ config, topology, logger, version: TOPOD_VERSION });
+    app = await buildApp({ config, topology, logger, version: TOPOD_VERSION, nvmlPoller: poller });
   } catch (error) {
     await releaseStore();
     throw error;
@@ -207,6 +208,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   }
 
   let retentionTimer: NodeJS.Timeout | null = null;
+  let fleet: FleetFaces | null = null;
 
   return {
     app,
@@ -238,6 +240,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
       if (!snapshot.available) logger.info({ reason: snapshot.reason }, 'NVML unavailable: serving measured data without live partition state');
       topology.applySnapshot(snapshot);
       await enumerate(snapshot, 'boot');
+      fleet = startFleetFaces(config, topology, logger);
       if (topology.listGpus().length === 0) logger.warn({ backend: selection.reason, nvml: snapshot.reason }, 'no GPUs found: serving an empty list');
       poller.on('change', (next, events) => {
         const migChanged = events.filter((e) => e.type === 'mig.changed').map((e) => e.gpuUuid);
@@ -251,6 +254,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
     whenIdle: () => scheduler?.whenIdle() ?? Promise.resolve(),
     async close() {
       if (retentionTimer) clearInterval(retentionTimer);
+      fleet?.close();
       poller.stop();
       await app.close();
       await scheduler?.close();
