@@ -8,6 +8,7 @@ import eventRoutes from './api/events.js';
 import fitRoutes from './api/fit.js';
 import gpuRoutes from './api/gpus.js';
 import healthRoutes from './api/health.js';
+import pictureRoutes from './api/picture.js';
 import jobRoutes from './api/jobs.js';
 import metricsRoutes from './api/metrics.js';
 import reanalysisRoutes from './api/reanalysis.js';
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(reanalysisRoutes);
       await v1.register(topologyRoutes);
       await v1.register(fitRoutes);
+      await v1.register(pictureRoutes);
       await v1.register(jobRoutes);
       await v1.register(eventRoutes, deps.sseHeartbeatMs === undefined ? {} : { heartbeatMs: deps.sseHeartbeatMs });
     },
