@@ -2,7 +2,7 @@
  * Composes the HTTP application: plugins, then routes. Never listens —
  * server/main.ts owns the logger, timeouts, graceful close and `listen`.
  */
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import eventRoutes from './api/events.js';
 import fitRoutes from './api/fit.js';
@@ -18,14 +18,17 @@ import topologyRoutes from './api/topology.js';
 import type { Config } from './config.js';
 import adminAuth from './plugins/admin-auth.js';
 import openapi from './plugins/openapi.js';
-import problems, { sendProblem } from './plugins/problems.js';
+import connectionLimits, { type ConnectionLimits } from './plugins/connection-limits.js';
+import problems, { clientErrorHandler, sendProblem } from './plugins/problems.js';
+import requestLog, { isQuietRequest, requestForLog } from './plugins/request-log.js';
+import strictValidation, { STRICT_SCHEMA_CONTROLLER } from './plugins/strict-validation.js';
 import sharedSchemas from './plugins/shared-schemas.js';
 import topologyPlugin from './plugins/topology.js';
 import type { TopologyApi } from './model/topology-api.js';
 import type { PollSource } from './faces/metrics.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'adminToken' | 'bodyLimitBytes'>;
+  config: Pick<Config, 'adminToken' | 'bodyLimitBytes'> & Partial<ConnectionLimits>;
   topology: TopologyApi;
   /** A pino logger to derive from, `true` for a default JSON logger at info, false/absent for none. */
   logger?: Logger | boolean;
@@ -38,15 +41,6 @@ export interface AppDeps {
 
 /** Credentials never reach a log line, whatever logger the caller passes. */
 export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]'];
-
-function requestForLog(request: FastifyRequest) {
-  return {
-    method: request.method,
-    url: request.url,
-    remoteAddress: request.ip,
-    headers: { ...request.headers },
-  };
-}
 
 function appLogger(logger: AppDeps['logger']): Logger | null {
   if (logger === undefined || logger === false) return null;
@@ -69,12 +63,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Errors raised while routing, before any handler exists, take the same problem+json path.
     frameworkErrors: (error, request, reply) => sendProblem(error, request, reply),
+    // …and so do errors of the HTTP parser, before any request exists (server/plugins/problems.ts).
+    clientErrorHandler,
+    // Bodies validated without type coercion (server/plugins/strict-validation.ts).
+    schemaController: STRICT_SCHEMA_CONTROLLER,
+    // Reads are logged at debug by the request-log plugin; fastify's info lines stay for the rest.
+    disableRequestLogging: isQuietRequest,
   }) as unknown as FastifyInstance;
 
   // Only JSON bodies are accepted: anything else is 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
 
   await app.register(problems);
+  await app.register(connectionLimits, deps.config);
+  await app.register(strictValidation);
+  await app.register(requestLog);
   await app.register(topologyPlugin, { topology: deps.topology });
   await app.register(adminAuth, { adminToken: deps.config.adminToken });
   await app.register(sharedSchemas);

@@ -33,6 +33,11 @@ const ERROR_CODE_TABLE = {
   CONFLICT: ['TOPOD_ERR_CONFLICT', 'a probe is already queued or running for the GPU (409)'],
   BODY_TOO_LARGE: ['TOPOD_ERR_BODY_TOO_LARGE', 'the body is larger than TOPOD_BODY_LIMIT_BYTES (413)'],
   URI_TOO_LONG: ['TOPOD_ERR_URI_TOO_LONG', 'a path parameter is too long (414)'],
+  MALFORMED_REQUEST: ['TOPOD_ERR_MALFORMED_REQUEST', 'the HTTP request itself cannot be parsed (bad request line or method, bad header, smuggling attempt) (400)'],
+  HEADERS_TOO_LARGE: ['TOPOD_ERR_HEADERS_TOO_LARGE', 'the request line and headers are larger than the server accepts (431)'],
+  REQUEST_TIMEOUT: ['TOPOD_ERR_REQUEST_TIMEOUT', 'the request headers or body did not arrive within the request timeout (408)'],
+  RATE_LIMITED: ['TOPOD_ERR_RATE_LIMITED', 'too many mutating requests from this client; see Retry-After (429)'],
+  TOO_MANY_STREAMS: ['TOPOD_ERR_TOO_MANY_STREAMS', 'the event stream limit (TOPOD_MAX_EVENT_STREAMS) is reached (503)'],
   UNSUPPORTED_MEDIA_TYPE: ['TOPOD_ERR_UNSUPPORTED_MEDIA_TYPE', 'a body that is not application/json (415)'],
   INTERNAL: ['TOPOD_ERR_INTERNAL', 'an unexpected server error; the detail is in the daemon log (500)'],
   TOPOLOGY_PENDING: ['TOPOD_ERR_TOPOLOGY_PENDING', 'the first probe of the GPU has not finished; see jobUrl (503)'],
@@ -178,6 +183,11 @@ export const MethodNotAllowedError = defineError('MethodNotAllowedError', ERROR_
 export const ConflictError = defineError('ConflictError', ERROR_CODES.CONFLICT, 409, 'Conflict');
 export const BodyTooLargeError = defineError('BodyTooLargeError', ERROR_CODES.BODY_TOO_LARGE, 413, 'Content Too Large');
 export const UriTooLongError = defineError('UriTooLongError', ERROR_CODES.URI_TOO_LONG, 414, 'URI Too Long');
+export const MalformedRequestError = defineError('MalformedRequestError', ERROR_CODES.MALFORMED_REQUEST, 400, 'Malformed request');
+export const HeadersTooLargeError = defineError('HeadersTooLargeError', ERROR_CODES.HEADERS_TOO_LARGE, 431, 'Request Header Fields Too Large');
+export const RequestTimeoutError = defineError('RequestTimeoutError', ERROR_CODES.REQUEST_TIMEOUT, 408, 'Request Timeout');
+export const RateLimitedError = defineError('RateLimitedError', ERROR_CODES.RATE_LIMITED, 429, 'Too Many Requests');
+export const TooManyStreamsError = defineError('TooManyStreamsError', ERROR_CODES.TOO_MANY_STREAMS, 503, 'Too many event streams');
 export const UnsupportedMediaTypeError = defineError('UnsupportedMediaTypeError', ERROR_CODES.UNSUPPORTED_MEDIA_TYPE, 415, 'Unsupported Media Type');
 export const InternalError = defineError('InternalError', ERROR_CODES.INTERNAL, 500, 'Internal Server Error');
 export const TopologyPendingError = defineError('TopologyPendingError', ERROR_CODES.TOPOLOGY_PENDING, 503, 'Topology not measured yet');
@@ -201,6 +211,11 @@ export const PROBLEM_CODES = [
   ConflictError,
   BodyTooLargeError,
   UriTooLongError,
+  MalformedRequestError,
+  HeadersTooLargeError,
+  RequestTimeoutError,
+  RateLimitedError,
+  TooManyStreamsError,
   UnsupportedMediaTypeError,
   InternalError,
   TopologyPendingError,

@@ -60,7 +60,16 @@ const FASTIFY_CODES: Record<string, new (detail: string) => TopodError> = {
 const FASTIFY_DETAILS: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Request bodies must be application/json.',
   FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
+  // fastify's own message quotes the whole URI; the client sent it, and a log line or a proxy need not see it twice.
+  FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is longer than the router accepts; GPU and MIG UUIDs are about 40 characters.',
 };
+
+/** Longest `instance` echoed: a 414's or a fuzzer's URI is not sent back whole. */
+export const MAX_INSTANCE_LENGTH = 128;
+
+export function instanceOf(path: string): string {
+  return path.length <= MAX_INSTANCE_LENGTH ? path : `${path.slice(0, MAX_INSTANCE_LENGTH - 1)}…`;
+}
 
 function validationErrors(error: FastifyLikeError): Array<{ in: string; pointer: string; message: string }> {
   return (error.validation ?? []).map((issue) => {
@@ -97,7 +106,7 @@ export function renderProblem(thrown: unknown, instance: string): RenderedProble
       title: error.title,
       status: error.statusCode,
       detail: error.message,
-      instance,
+      instance: instanceOf(instance),
       code: error.code,
     },
     headers: error.headers,

@@ -2,12 +2,15 @@
  * Guard for mutating endpoints, used as a route onRequest hook (`app.requireAdmin`).
  * With TOPOD_ADMIN_TOKEN set: `Authorization: Bearer <token>` is required.
  * Without: only loopback clients may mutate, so an unconfigured daemon is not
- * an open door on a cluster network.
+ * an open door on a cluster network — and only with no foreign Origin and a
+ * loopback Host, so a web page or DNS rebinding cannot drive a browser on
+ * this host to start probes. The token is compared in constant time
+ * (auth-checks.ts: both sides hashed, then timingSafeEqual).
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
-import { bearerToken, isLoopbackAddress, tokenDigest, tokensEqual } from '../api/auth-checks.js';
+import { bearerToken, browserRefusal, isLoopbackAddress, tokenDigest, tokensEqual } from '../api/auth-checks.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,7 +30,14 @@ export default fp<AdminAuthOptions>(
 
     app.decorate('requireAdmin', async (request: FastifyRequest) => {
       if (expected === null) {
-        if (isLoopbackAddress(request.ip)) return;
+        if (isLoopbackAddress(request.ip)) {
+          const refusal = browserRefusal({ origin: request.headers.origin, host: request.headers.host });
+          if (refusal === null) return;
+          throw new ForbiddenError(
+            `Without an admin token only local tools may mutate, and this request looks like a browser's on behalf of another site: ${refusal}. ` +
+              'Send it without an Origin header to a loopback address, or configure TOPOD_ADMIN_TOKEN.',
+          );
+        }
         throw new ForbiddenError(
           'Mutating requests are only accepted from loopback clients while no admin token is configured; ' +
             'start topod with TOPOD_ADMIN_TOKEN (or --admin-token) and send "Authorization: Bearer <token>".',

@@ -5,7 +5,9 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { MethodNotAllowedError, NotFoundError, ShuttingDownError } from '../errors.js';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { HeadersTooLargeError, MalformedRequestError, MethodNotAllowedError, NotFoundError, RequestTimeoutError, ShuttingDownError, type TopodError } from '../errors.js';
 import { PROBLEM_CONTENT_TYPE, renderProblem } from '../api/problem.js';
 import { RouteMethodIndex } from '../api/route-methods.js';
 
@@ -33,6 +35,48 @@ export function sendProblem(thrown: unknown, request: FastifyRequest, reply: Fas
     .header('cache-control', 'no-store')
     .type(PROBLEM_CONTENT_TYPE)
     .send(JSON.stringify({ ...problem, requestId: request.id }));
+}
+
+/** Node's HTTP parser error → the problem it answers (the request never reached fastify, so no route, no request id). */
+function parserProblem(error: NodeJS.ErrnoException): TopodError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new HeadersTooLargeError('The request line and headers are larger than this server accepts (16 KiB).');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new RequestTimeoutError('The request did not arrive in full within the request timeout (TOPOD_REQUEST_TIMEOUT_MS).');
+    case 'HPE_INVALID_METHOD':
+      return new MalformedRequestError('The request method is not one HTTP knows.');
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_INVALID_CONSTANT':
+    case 'HPE_LF_EXPECTED':
+    case 'HPE_CR_EXPECTED':
+      return new MalformedRequestError('A request header is malformed (invalid characters or line endings).');
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+    case 'HPE_INVALID_CONTENT_LENGTH':
+      return new MalformedRequestError('Content-Length and Transfer-Encoding are malformed or both present; the request is refused (request smuggling).');
+    default:
+      return new MalformedRequestError('The HTTP request cannot be parsed.');
+  }
+}
+
+/**
+ * fastify's `clientErrorHandler`: errors the HTTP parser raises before any
+ * request exists (a method like FOO, a garbage request line, NUL in a header,
+ * smuggling attempts, headers over 16 KiB, a request timeout) leave as
+ * problem+json too, the connection closed. The URI is never echoed.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const { problem } = renderProblem(parserProblem(error), '');
+  const body = JSON.stringify({ ...problem, instance: '' });
+  socket.end(
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? 'Bad Request'}\r\n` +
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export default fp(

@@ -1,0 +1,80 @@
+/**
+ * Limits that keep one client from exhausting the daemon: request and header
+ * timeouts and a connection cap on the HTTP server (slow clients trickling a
+ * body are cut off), a cap on open event streams (503 problem beyond), and a
+ * per-address rate limit on mutating requests (@fastify/rate-limit, 429
+ * problem beyond). Reads are never rate-limited: schedulers poll.
+ *
+ * Node checks request timeouts every 30 s (http's connectionsCheckingInterval),
+ * so a slow client is cut off between requestTimeoutMs and requestTimeoutMs + 30 s.
+ */
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from '../config.js';
+import { RateLimitedError, TooManyStreamsError } from '../errors.js';
+
+export type ConnectionLimits = Pick<Config, 'rateLimitPerMinute' | 'maxConnections' | 'maxEventStreams' | 'requestTimeoutMs'>;
+
+/** The defaults config.ts gives; buildApp callers that pass no limits (tests) get these. */
+export const DEFAULT_LIMITS: ConnectionLimits = { rateLimitPerMinute: 60, maxConnections: 1024, maxEventStreams: 256, requestTimeoutMs: 30_000 };
+
+/** Headers must arrive within this, or the request timeout if shorter. */
+export const MAX_HEADERS_TIMEOUT_MS = 10_000;
+
+export const MUTATING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const EVENTS_ROUTE = /\/events$/;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Open event streams now (for tests and metrics). */
+    openEventStreams: () => number;
+  }
+}
+
+export default fp<Partial<ConnectionLimits>>(
+  async (app, options) => {
+    const limits: ConnectionLimits = { ...DEFAULT_LIMITS, ...definedOnly(options) };
+    const server = app.server;
+    server.requestTimeout = limits.requestTimeoutMs;
+    server.headersTimeout = Math.min(MAX_HEADERS_TIMEOUT_MS, limits.requestTimeoutMs);
+    server.maxConnections = limits.maxConnections;
+
+    let streams = 0;
+    app.decorate('openEventStreams', () => streams);
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.method !== 'GET' || !EVENTS_ROUTE.test(request.routeOptions.url ?? '')) return;
+      if (streams >= limits.maxEventStreams) {
+        throw new TooManyStreamsError(`${limits.maxEventStreams} event streams are open, the most this daemon serves (TOPOD_MAX_EVENT_STREAMS); retry later, or poll with ETags.`, {
+          headers: { 'retry-after': '30' },
+        });
+      }
+      streams++;
+      let counted = true;
+      reply.raw.once('close', () => {
+        if (counted) streams--;
+        counted = false;
+      });
+    });
+
+    await app.register(rateLimit, {
+      global: true,
+      max: limits.rateLimitPerMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request: FastifyRequest) => request.ip,
+      allowList: (request: FastifyRequest) => !MUTATING_METHODS.has(request.method),
+      // Only answers that are limited carry rate headers: reads are never limited and need none.
+      addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
+      errorResponseBuilder: (_request, context) =>
+        new RateLimitedError(`More than ${context.max} mutating requests from this address in a minute (TOPOD_RATE_LIMIT_PER_MIN); retry after ${Math.ceil(context.ttl / 1000)} s.`, {
+          headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) },
+        }),
+    });
+  },
+  { name: 'topod-connection-limits', dependencies: ['topod-problems'] },
+);
+
+function definedOnly(options: Partial<ConnectionLimits>): Partial<ConnectionLimits> {
+  return Object.fromEntries(Object.entries(options).filter(([key, value]) => value !== undefined && key in DEFAULT_LIMITS)) as Partial<ConnectionLimits>;
+}
