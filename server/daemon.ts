@@ -202,6 +202,17 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
       logger.warn({ reason: snapshot.reason }, 'NVML stopped answering: keeping the GPUs and driver version it last reported');
       return;
     }
+    if (!snapshot.available && backend?.simulated) {
+      // The simulator measures NVML's GPUs when NVML answers, and invents its own otherwise. NVML failing at
+      // boot on a host where it answered before is an outage too: list what it reported then, not phantoms
+      // that would be probed, then swapped for the real GPUs (gpu.removed/added) when NVML is back.
+      const remembered = gpuStore.nvmlKnown();
+      if (remembered.length > 0) {
+        logger.warn({ reason: snapshot.reason, gpus: remembered.map((g) => g.uuid) }, 'NVML is not answering: listing the GPUs it reported last time, not the simulator\'s own');
+        topology.syncGpus(remembered, requestedBy);
+        return;
+      }
+    }
     const identities = snapshot.available ? identitiesFromSnapshot(snapshot) : await backendIdentities();
     for (const identity of identities) gpuStore.seen(identity);
     topology.syncGpus(identities, requestedBy);

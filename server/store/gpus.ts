@@ -8,6 +8,7 @@ import type { Db } from './database.js';
 export class GpuStore {
   private readonly upsert;
   private readonly selectDriver;
+  private readonly selectNvmlKnown;
 
   constructor(db: Db) {
     this.upsert = db.prepare(`INSERT INTO gpus (uuid, name, vendor, pci_bus_id, last_index, first_seen_at, last_seen_at, driver_version, driver_source)
@@ -17,6 +18,25 @@ export class GpuStore {
         driver_version = COALESCE(excluded.driver_version, gpus.driver_version),
         driver_source = COALESCE(excluded.driver_source, gpus.driver_source)`);
     this.selectDriver = db.prepare('SELECT driver_version, driver_source FROM gpus WHERE uuid = ?');
+    this.selectNvmlKnown = db.prepare("SELECT * FROM gpus WHERE driver_source = 'nvml' ORDER BY last_index, uuid");
+  }
+
+  /**
+   * The GPUs NVML reported when it last answered for this database, with
+   * that driver version as 'last-known': what to list while NVML fails at
+   * boot instead of a simulated backend's own (phantom) GPUs.
+   */
+  nvmlKnown(): GpuIdentity[] {
+    const rows = this.selectNvmlKnown.all() as Array<{ uuid: string; name: string; vendor: string; pci_bus_id: string | null; last_index: number; driver_version: string | null }>;
+    return rows.map((row) => ({
+      uuid: row.uuid,
+      index: row.last_index,
+      name: row.name,
+      vendor: row.vendor as GpuIdentity['vendor'],
+      pciBusId: row.pci_bus_id,
+      driverVersion: row.driver_version ?? 'unknown',
+      driverSource: 'last-known' as DriverSource,
+    }));
   }
 
   seen(gpu: GpuIdentity, now = new Date().toISOString()): void {
