@@ -11,6 +11,7 @@ import healthRoutes from './api/health.js';
 import pictureRoutes from './api/picture.js';
 import jobRoutes from './api/jobs.js';
 import metricsRoutes from './api/metrics.js';
+import nodeRoutes from './api/node.js';
 import reanalysisRoutes from './api/reanalysis.js';
 import { API_PREFIX } from './api/links.js';
 import { MAX_PARAM_LENGTH } from './api/schemas/common.js';
@@ -93,6 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(fitRoutes);
       await v1.register(pictureRoutes);
       await v1.register(jobRoutes);
+      await v1.register(nodeRoutes, { nvml: deps.nvmlPoller ?? null });
       await v1.register(eventRoutes, deps.sseHeartbeatMs === undefined ? {} : { heartbeatMs: deps.sseHeartbeatMs });
     },
     { prefix: API_PREFIX },

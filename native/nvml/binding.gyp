@@ -10,6 +10,7 @@
         "src/device-read.cc",
         "src/device-reader.cc",
         "src/static-cache.cc",
+        "src/pair-reader.cc",
         "src/mig-reader.cc",
         "src/nvml-library.cc"
       ],

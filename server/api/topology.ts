@@ -5,6 +5,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
+import { MT4G_MEDIA_TYPE } from '../faces/mt4g-export.js';
+import { sendMt4g } from './mt4g.js';
 import { unknownGpu } from './gpus.js';
 import { formatEtag, ifNoneMatchHits } from './http-cache.js';
 import { jobExtensions, jobLinkHeader } from './links.js';
@@ -29,10 +31,26 @@ const topologyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Measured memory topology of one GPU, merged with live MIG state',
         description: 'Never waits on a GPU. Send If-None-Match with the last ETag to poll cheaply (304).',
         params: GpuParamsSchema,
-        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String({ description: 'ETags from earlier answers, or *' })) }),
+        headers: Type.Object({
+          'if-none-match': Type.Optional(Type.String({ description: 'ETags from earlier answers, or *' })),
+          accept: Type.Optional(Type.String({ description: `${MT4G_MEDIA_TYPE} asks for the MT4G export, as format=mt4g does` })),
+        }),
+        querystring: Type.Object({
+          format: Type.Optional(
+            Type.Unsafe<'json' | 'mt4g'>({
+              type: 'string',
+              enum: ['json', 'mt4g'],
+              description: 'json (default): the topology document; mt4g: MT4G 1.x JSON as MT4G writes it (sys-sage reads it), topod-only data under the `topod` key',
+            }),
+          ),
+        }),
         response: {
           200: {
-            ...jsonResponse('the topology document', TopologyDocumentSchema),
+            description: 'the topology document, or with format=mt4g the MT4G 1.x result',
+            content: {
+              ...jsonResponse('the topology document', TopologyDocumentSchema).content,
+              [MT4G_MEDIA_TYPE]: { schema: Type.Object({}, { additionalProperties: true, description: 'MT4G 1.x result: compute, general, memory, meta, and topod' }) },
+            },
             headers: { etag: EtagHeaderSchema, 'cache-control': Type.Literal('no-cache') },
           },
           304: { description: 'unchanged since the ETag sent in If-None-Match', type: 'null', headers: { etag: EtagHeaderSchema } },
@@ -46,6 +64,7 @@ const topologyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     (request, reply) => {
       const { id } = request.params;
+      if (request.query.format === 'mt4g' || (request.query.format === undefined && (request.headers.accept ?? '').includes(MT4G_MEDIA_TYPE))) return sendMt4g(app, id, request, reply);
       const lookup = app.topology.getTopology(id);
       switch (lookup.kind) {
         case 'ready': {

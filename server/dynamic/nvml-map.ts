@@ -4,14 +4,20 @@
  * refused to list GPU instances (unprivileged reader) — instances rebuilt from
  * the MIG device handles, which any reader may see, without placements.
  */
-import type {
-  DynamicSnapshot,
-  MigComputeInstanceInfo,
-  MigInstanceInfo,
-  MigProfileInfo,
-  NvmlDeviceState,
+import {
+  P2P_STATUSES,
+  PCIE_ANCESTORS,
+  type DynamicSnapshot,
+  type NvlinkRemoteType,
+  type NvmlDevicePair,
+  type P2pStatus,
+  type PcieAncestor,
+  type MigComputeInstanceInfo,
+  type MigInstanceInfo,
+  type MigProfileInfo,
+  type NvmlDeviceState,
 } from './types.js';
-import type { RawDevice, RawGpuInstanceProfile, RawMigDevice, RawNvmlSnapshot } from './nvml-raw.js';
+import type { RawDevice, RawDevicePair, RawGpuInstanceProfile, RawMigDevice, RawNvmlSnapshot } from './nvml-raw.js';
 
 const MIB = 1024 * 1024;
 
@@ -156,6 +162,7 @@ export function mapDevice(raw: RawDevice): NvmlDeviceState {
     numaNode: raw.numaNode,
     cpuAffinity: raw.cpuAffinity,
     nvlinks: raw.nvlinks.map((l) => ({ link: l.link, remotePciBusId: l.remotePciBusId })),
+    nvlinkRemoteTypes: raw.nvlinks.map((l) => ({ link: l.link, type: nvlinkRemoteType(l.remoteDeviceType ?? null) })),
     mig: {
       mode: raw.migModeCurrent === null ? null : { current: raw.migModeCurrent, pending: raw.migModePending ?? raw.migModeCurrent },
       profiles,
@@ -165,13 +172,44 @@ export function mapDevice(raw: RawDevice): NvmlDeviceState {
   };
 }
 
+/** nvmlIntNvLinkDeviceType_t by name. */
+export function nvlinkRemoteType(code: number | null): NvlinkRemoteType | null {
+  if (code === null) return null;
+  return code === 0 ? 'gpu' : code === 1 ? 'ibmnpu' : code === 2 ? 'switch' : 'unknown';
+}
+
+/** nvmlGpuTopologyLevel_t (0, 10, …, 50) by name; an unknown level is null. */
+export function pcieAncestor(code: number | null): PcieAncestor | null {
+  if (code === null || code % 10 !== 0) return null;
+  return PCIE_ANCESTORS[code / 10] ?? null;
+}
+
+export function p2pStatus(code: number | null): P2pStatus | null {
+  if (code === null) return null;
+  return P2P_STATUSES[code] ?? 'unknown';
+}
+
+function mapPair(pair: RawDevicePair, devices: NvmlDeviceState[]): NvmlDevicePair | null {
+  const a = devices.find((d) => d.index === pair.a);
+  const b = devices.find((d) => d.index === pair.b);
+  if (!a || !b) return null;
+  return {
+    gpus: [a.uuid, b.uuid],
+    commonAncestor: pcieAncestor(pair.commonAncestor),
+    p2p: { read: p2pStatus(pair.p2pRead), write: p2pStatus(pair.p2pWrite), nvlink: p2pStatus(pair.p2pNvlink), atomics: p2pStatus(pair.p2pAtomics) },
+    degraded: [...pair.degraded],
+  };
+}
+
 export function toDynamicSnapshot(raw: RawNvmlSnapshot, readAt: Date = new Date()): DynamicSnapshot {
+  const devices = raw.devices.map(mapDevice);
   return {
     available: true,
     reason: null,
     driverVersion: raw.driverVersion,
     cudaDriverVersion: raw.cudaDriverVersion,
-    devices: raw.devices.map(mapDevice),
+    devices,
+    ...(raw.pairs ? { links: raw.pairs.flatMap((p) => mapPair(p, devices) ?? []) } : {}),
     readAt: readAt.toISOString(),
   };
 }

@@ -74,7 +74,8 @@ export interface RawDevice {
   pcieMaxWidth: number | null;
   numaNode: number | null;
   cpuAffinity: string | null;
-  nvlinks: Array<{ link: number; remotePciBusId: string | null }>;
+  /** remoteDeviceType: nvmlIntNvLinkDeviceType_t (0 GPU, 1 IBM NPU, 2 NVSwitch, 255 unknown); absent from older addon builds. */
+  nvlinks: Array<{ link: number; remotePciBusId: string | null; remoteDeviceType?: number | null }>;
   migModeCurrent: number | null;
   migModePending: number | null;
   profiles: RawGpuInstanceProfile[];
@@ -87,12 +88,30 @@ export interface RawDevice {
   readMicros: number;
 }
 
+/** Two devices of the snapshot (by index, a < b): NVML's own codes, each null when refused (see degraded). */
+export interface RawDevicePair {
+  a: number;
+  b: number;
+  /** nvmlGpuTopologyLevel_t: 0 internal, 10 single switch, 20 multiple, 30 host bridge, 40 NUMA node, 50 system. */
+  commonAncestor: number | null;
+  /** nvmlGpuP2PStatus_t per capability: 0 OK, 1 chipset, 2 GPU, 3 IOH topology not supported, 4 disabled by regkey, 5 not supported, 6 unknown. */
+  p2pRead: number | null;
+  p2pWrite: number | null;
+  p2pNvlink: number | null;
+  p2pAtomics: number | null;
+  degraded: string[];
+  /** false when the pair came from the addon's cache (read once per session and driver, like the static fields). */
+  read: boolean;
+}
+
 export interface RawNvmlSnapshot {
   libraryPath: string;
   driverVersion: string | null;
   cudaDriverVersion: number | null;
   deviceCount: number;
   devices: RawDevice[];
+  /** Every pair of devices; absent from older addon builds. */
+  pairs?: RawDevicePair[];
   degraded: string[];
   /** How many times this process has torn NVML down and initialised it again. */
   reinitCount: number;

@@ -53,12 +53,33 @@ export interface NvmlDeviceState {
   numaNode: number | null;
   cpuAffinity: string | null;
   nvlinks: Array<{ link: number; remotePciBusId: string | null }>;
+  /** What each NVLink above ends at (a peer GPU, or an NVSwitch on HGX boards); absent when not read. */
+  nvlinkRemoteTypes?: Array<{ link: number; type: NvlinkRemoteType | null }>;
   mig: {
     mode: { current: number; pending: number } | null;
     profiles: MigProfileInfo[];
     instances: MigInstanceInfo[];
   };
   /** Fields NVML refused, with the reason ("placements: NO_PERMISSION"). */
+  degraded: string[];
+}
+
+export const NVLINK_REMOTE_TYPES = ['gpu', 'ibmnpu', 'switch', 'unknown'] as const;
+export type NvlinkRemoteType = (typeof NVLINK_REMOTE_TYPES)[number];
+
+/** nvmlGpuTopologyLevel_t by name; `nvidia-smi topo -m` prints them as X?, PIX, PXB, PHB, NODE, SYS. */
+export const PCIE_ANCESTORS = ['internal', 'single', 'multiple', 'hostbridge', 'node', 'system'] as const;
+export type PcieAncestor = (typeof PCIE_ANCESTORS)[number];
+
+export const P2P_STATUSES = ['ok', 'chipset-not-supported', 'gpu-not-supported', 'ioh-topology-not-supported', 'disabled-by-regkey', 'not-supported', 'unknown'] as const;
+export type P2pStatus = (typeof P2P_STATUSES)[number];
+
+/** How two GPUs connect, as NVML answers it; every field null when refused (listed in degraded). */
+export interface NvmlDevicePair {
+  /** The GPUs' UUIDs, the lower index first. */
+  gpus: [string, string];
+  commonAncestor: PcieAncestor | null;
+  p2p: { read: P2pStatus | null; write: P2pStatus | null; nvlink: P2pStatus | null; atomics: P2pStatus | null };
   degraded: string[];
 }
 
@@ -69,6 +90,8 @@ export interface DynamicSnapshot {
   driverVersion: string | null;
   cudaDriverVersion: number | null;
   devices: NvmlDeviceState[];
+  /** Every pair of devices (absent when not read: no NVML, an older addon). */
+  links?: NvmlDevicePair[];
   readAt: string;
 }
 

@@ -23,6 +23,37 @@ constexpr std::pair<unsigned, unsigned> kKnownProfileIndex[] = {
     {15, NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2},
 };
 
+constexpr std::pair<const char*, unsigned> kNvLinkDeviceTypes[] = {
+    {"gpu", NVML_NVLINK_DEVICE_TYPE_GPU}, {"ibmnpu", NVML_NVLINK_DEVICE_TYPE_IBMNPU}, {"switch", NVML_NVLINK_DEVICE_TYPE_SWITCH},
+    {"unknown", NVML_NVLINK_DEVICE_TYPE_UNKNOWN}};
+
+// As `nvidia-smi topo -m` abbreviates them, and as nvml.h names them.
+constexpr std::pair<const char*, unsigned> kTopologyLevels[] = {
+    {"internal", NVML_TOPOLOGY_INTERNAL}, {"single", NVML_TOPOLOGY_SINGLE},     {"PIX", NVML_TOPOLOGY_SINGLE},
+    {"multiple", NVML_TOPOLOGY_MULTIPLE}, {"PXB", NVML_TOPOLOGY_MULTIPLE},      {"hostbridge", NVML_TOPOLOGY_HOSTBRIDGE},
+    {"PHB", NVML_TOPOLOGY_HOSTBRIDGE},    {"node", NVML_TOPOLOGY_NODE},         {"NODE", NVML_TOPOLOGY_NODE},
+    {"system", NVML_TOPOLOGY_SYSTEM},     {"SYS", NVML_TOPOLOGY_SYSTEM}};
+
+constexpr std::pair<const char*, unsigned> kP2PCaps[] = {
+    {"read", NVML_P2P_CAPS_INDEX_READ}, {"write", NVML_P2P_CAPS_INDEX_WRITE}, {"nvlink", NVML_P2P_CAPS_INDEX_NVLINK},
+    {"atomics", NVML_P2P_CAPS_INDEX_ATOMICS}, {"pci", NVML_P2P_CAPS_INDEX_PCI}};
+
+constexpr std::pair<const char*, unsigned> kP2PStatuses[] = {
+    {"ok", NVML_P2P_STATUS_OK}, {"chipset-not-supported", NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED},
+    {"gpu-not-supported", NVML_P2P_STATUS_GPU_NOT_SUPPORTED},
+    {"ioh-topology-not-supported", NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED},
+    {"disabled-by-regkey", NVML_P2P_STATUS_DISABLED_BY_REGKEY}, {"not-supported", NVML_P2P_STATUS_NOT_SUPPORTED},
+    {"unknown", NVML_P2P_STATUS_UNKNOWN}};
+
+/** A name from `table`, or the NVML number itself. */
+template <size_t N>
+unsigned named(const json::Value& v, const std::pair<const char*, unsigned> (&table)[N], const char* what) {
+  if (v.is_number()) return static_cast<unsigned>(v.as_number());
+  for (auto [name, code] : table)
+    if (v.as_string() == name) return code;
+  throw std::runtime_error(std::string("unknown ") + what + " \"" + v.as_string() + "\"");
+}
+
 constexpr std::pair<const char*, unsigned> kArchitectures[] = {
     {"kepler", 2}, {"maxwell", 3}, {"pascal", 4}, {"volta", 5},      {"turing", 6},
     {"ampere", 7}, {"ada", 8},     {"hopper", 9}, {"blackwell", 10},
@@ -180,8 +211,11 @@ FakeDevice parseDevice(const json::Value& v) {
   d.numaNode = optU32(v, "numaNode");
   if (auto cpus = optString(v, "cpuAffinity")) d.cpuAffinity = parseCpuList(*cpus);
   if (const json::Value* links = member(v, "nvlinks"))
-    for (const auto& link : links->as_array())
+    for (const auto& link : links->as_array()) {
       d.nvlinks.emplace_back(reqU32(link, "link"), optString(link, "remotePciBusId").value_or(""));
+      if (const json::Value* type = member(link, "remoteDeviceType"))
+        d.nvlinkRemoteTypes[reqU32(link, "link")] = named(*type, kNvLinkDeviceTypes, "remoteDeviceType");
+    }
   if (const json::Value* mode = member(v, "migMode")) d.migMode = std::make_pair(reqU32(*mode, "current"), reqU32(*mode, "pending"));
   if (const json::Value* profiles = member(v, "gpuInstanceProfiles"))
     for (const auto& item : profiles->as_array()) d.profiles.push_back(parseProfile(item));
@@ -216,6 +250,12 @@ const FakeProfile* FakeDevice::profileById(unsigned id) const {
   return nullptr;
 }
 
+const FakeDevicePair* Scenario::pair(unsigned a, unsigned b) const {
+  for (const auto& p : links)
+    if ((p.a == a && p.b == b) || (p.a == b && p.b == a)) return &p;
+  return nullptr;
+}
+
 std::vector<FakeComputeInstance*> FakeDevice::migDevices() {
   std::vector<FakeComputeInstance*> out;
   for (auto& gi : gpuInstances)
@@ -231,6 +271,20 @@ std::unique_ptr<Scenario> parseScenario(const std::string& text) {
     scenario->cudaDriverVersion = static_cast<int>(cuda->as_number());
   if (const json::Value* devices = member(root, "devices"))
     for (const auto& item : devices->as_array()) scenario->devices.push_back(parseDevice(item));
+  if (const json::Value* links = member(root, "links"))
+    for (const auto& item : links->as_array()) {
+      FakeDevicePair pair;
+      const auto& ends = item.get("devices").as_array();
+      if (ends.size() != 2) throw std::runtime_error("links[].devices must name two device indices");
+      pair.a = static_cast<unsigned>(toInteger(ends[0], "devices"));
+      pair.b = static_cast<unsigned>(toInteger(ends[1], "devices"));
+      if (const json::Value* level = member(item, "commonAncestor"))
+        pair.commonAncestor = named(*level, kTopologyLevels, "commonAncestor");
+      if (const json::Value* caps = member(item, "p2p"))
+        for (const auto& [cap, status] : caps->as_object())
+          pair.p2p[named(json::Value(cap), kP2PCaps, "p2p capability")] = named(status, kP2PStatuses, "p2p status");
+      scenario->links.push_back(std::move(pair));
+    }
   scenario->callDelayMicros = optU32(root, "callDelayMicros").value_or(0);
   scenario->callLog = optString(root, "callLog").value_or("");
   if (const json::Value* failures = member(root, "failures")) {

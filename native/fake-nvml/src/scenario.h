@@ -71,6 +71,8 @@ struct FakeDevice {
   Opt<unsigned> pcieCurrentGen, pcieMaxGen, pcieCurrentWidth, pcieMaxWidth, numaNode;
   Opt<std::vector<unsigned>> cpuAffinity;
   std::vector<std::pair<unsigned, std::string>> nvlinks;  // links up, with the remote bus id
+  /** By link: nvmlIntNvLinkDeviceType_t given in the scenario (default: a GPU when the bus id is one, else a switch). */
+  std::map<unsigned, unsigned> nvlinkRemoteTypes;
   Opt<std::pair<unsigned, unsigned>> migMode;              // current, pending
   std::vector<FakeProfile> profiles;
   std::vector<FakeGpuInstance> gpuInstances;
@@ -82,10 +84,21 @@ struct FakeDevice {
   std::vector<FakeComputeInstance*> migDevices();
 };
 
+/** How two GPUs of the scenario connect (top-level "links"); pairs not listed answer NOT_SUPPORTED. */
+struct FakeDevicePair {
+  unsigned a = 0;
+  unsigned b = 0;
+  Opt<unsigned> commonAncestor;      // nvmlGpuTopologyLevel_t
+  std::map<unsigned, unsigned> p2p;  // nvmlGpuP2PCapsIndex_t → nvmlGpuP2PStatus_t; absent: NOT_SUPPORTED
+};
+
 struct Scenario {
   std::string driverVersion;
   Opt<int> cudaDriverVersion;
   std::vector<FakeDevice> devices;
+  std::vector<FakeDevicePair> links;
+  /** The pair of devices a and b (either order), or nullptr. */
+  const FakeDevicePair* pair(unsigned a, unsigned b) const;
   nvmlReturn_t initFailure = NVML_SUCCESS;
   unsigned rmVersionMismatch = 0;
   std::map<std::string, nvmlReturn_t> callFailures;

@@ -77,6 +77,11 @@ std::vector<NvLink> readNvLinks(const Api& api, FieldLog& log, nvmlDevice_t devi
     if (log.check(invoke(api.deviceGetNvLinkRemotePciInfo, device, link, &remote),
                   "nvlink[" + std::to_string(link) + "].remotePciBusId"))
       entry.remotePciBusId = fromBuffer(remote.busId, sizeof remote.busId);
+    // On HGX boards every link ends at an NVSwitch, whose bus id names no GPU: the type says so.
+    nvmlIntNvLinkDeviceType_t type = NVML_NVLINK_DEVICE_TYPE_UNKNOWN;
+    if (log.check(invoke(api.deviceGetNvLinkRemoteDeviceType, device, link, &type),
+                  "nvlink.remoteDeviceType"))
+      entry.remoteDeviceType = static_cast<unsigned>(type);
     links.push_back(std::move(entry));
   }
   return links;

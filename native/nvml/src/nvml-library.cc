@@ -142,6 +142,9 @@ Outcome Library::resolveSymbols() {
   resolve(h, api_.deviceGetCpuAffinity, {"nvmlDeviceGetCpuAffinity"});
   resolve(h, api_.deviceGetNvLinkState, {"nvmlDeviceGetNvLinkState"});
   resolve(h, api_.deviceGetNvLinkRemotePciInfo, {"nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo"});
+  resolve(h, api_.deviceGetNvLinkRemoteDeviceType, {"nvmlDeviceGetNvLinkRemoteDeviceType"});
+  resolve(h, api_.deviceGetTopologyCommonAncestor, {"nvmlDeviceGetTopologyCommonAncestor"});
+  resolve(h, api_.deviceGetP2PStatus, {"nvmlDeviceGetP2PStatus"});
   resolve(h, api_.deviceGetMigMode, {"nvmlDeviceGetMigMode"});
   resolve(h, api_.deviceGetGpuInstanceProfileInfo, {"nvmlDeviceGetGpuInstanceProfileInfo"});
   resolve(h, api_.deviceGetGpuInstanceProfileInfoV, {"nvmlDeviceGetGpuInstanceProfileInfoV"});

@@ -36,6 +36,9 @@ struct Api {
   nvmlDeviceGetCpuAffinity_fn deviceGetCpuAffinity = nullptr;
   nvmlDeviceGetNvLinkState_fn deviceGetNvLinkState = nullptr;
   nvmlDeviceGetNvLinkRemotePciInfo_fn deviceGetNvLinkRemotePciInfo = nullptr;
+  nvmlDeviceGetNvLinkRemoteDeviceType_fn deviceGetNvLinkRemoteDeviceType = nullptr;
+  nvmlDeviceGetTopologyCommonAncestor_fn deviceGetTopologyCommonAncestor = nullptr;
+  nvmlDeviceGetP2PStatus_fn deviceGetP2PStatus = nullptr;
   nvmlDeviceGetMigMode_fn deviceGetMigMode = nullptr;
   nvmlDeviceGetGpuInstanceProfileInfo_fn deviceGetGpuInstanceProfileInfo = nullptr;
   nvmlDeviceGetGpuInstanceProfileInfoV_fn deviceGetGpuInstanceProfileInfoV = nullptr;

@@ -66,6 +66,42 @@ enum : unsigned { NVML_DEVICE_MIG_DISABLE = 0, NVML_DEVICE_MIG_ENABLE = 1 };
 #define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE 16
 #define NVML_NVLINK_MAX_LINKS 18
 
+// Inter-GPU topology, as `nvidia-smi topo -m` reads it (nvml.h enums; stable values).
+typedef int nvmlGpuTopologyLevel_t;
+enum : int {
+  NVML_TOPOLOGY_INTERNAL = 0,     // the same board (multi-GPU board)
+  NVML_TOPOLOGY_SINGLE = 10,      // one PCIe switch between them (topo -m: PIX)
+  NVML_TOPOLOGY_MULTIPLE = 20,    // several PCIe switches, no host bridge (PXB)
+  NVML_TOPOLOGY_HOSTBRIDGE = 30,  // through one PCIe host bridge (PHB)
+  NVML_TOPOLOGY_NODE = 40,        // host bridges of one NUMA node (NODE)
+  NVML_TOPOLOGY_SYSTEM = 50,      // across NUMA nodes, SMP interconnect (SYS)
+};
+typedef int nvmlGpuP2PCapsIndex_t;
+enum : int {
+  NVML_P2P_CAPS_INDEX_READ = 0,
+  NVML_P2P_CAPS_INDEX_WRITE = 1,
+  NVML_P2P_CAPS_INDEX_NVLINK = 2,
+  NVML_P2P_CAPS_INDEX_ATOMICS = 3,
+  NVML_P2P_CAPS_INDEX_PCI = 4,  // NVML_P2P_CAPS_INDEX_PROP in older headers
+};
+typedef int nvmlGpuP2PStatus_t;
+enum : int {
+  NVML_P2P_STATUS_OK = 0,
+  NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
+  NVML_P2P_STATUS_GPU_NOT_SUPPORTED = 2,
+  NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED = 3,
+  NVML_P2P_STATUS_DISABLED_BY_REGKEY = 4,
+  NVML_P2P_STATUS_NOT_SUPPORTED = 5,
+  NVML_P2P_STATUS_UNKNOWN = 6,
+};
+typedef int nvmlIntNvLinkDeviceType_t;
+enum : int {
+  NVML_NVLINK_DEVICE_TYPE_GPU = 0x00,
+  NVML_NVLINK_DEVICE_TYPE_IBMNPU = 0x01,
+  NVML_NVLINK_DEVICE_TYPE_SWITCH = 0x02,
+  NVML_NVLINK_DEVICE_TYPE_UNKNOWN = 0xFF,
+};
+
 // GPU-instance profile indices (NVML_GPU_INSTANCE_PROFILE_*). The count grows
 // with new drivers; readers probe past it and stop on INVALID_ARGUMENT.
 enum : unsigned {
@@ -290,6 +326,9 @@ typedef nvmlReturn_t (*nvmlDeviceGetMaxClockInfo_fn)(nvmlDevice_t, nvmlClockType
 typedef nvmlReturn_t (*nvmlDeviceGetCpuAffinity_fn)(nvmlDevice_t, unsigned int, unsigned long*);
 typedef nvmlReturn_t (*nvmlDeviceGetNvLinkState_fn)(nvmlDevice_t, unsigned int, nvmlEnableState_t*);
 typedef nvmlReturn_t (*nvmlDeviceGetNvLinkRemotePciInfo_fn)(nvmlDevice_t, unsigned int, nvmlPciInfo_t*);
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkRemoteDeviceType_fn)(nvmlDevice_t, unsigned int, nvmlIntNvLinkDeviceType_t*);
+typedef nvmlReturn_t (*nvmlDeviceGetTopologyCommonAncestor_fn)(nvmlDevice_t, nvmlDevice_t, nvmlGpuTopologyLevel_t*);
+typedef nvmlReturn_t (*nvmlDeviceGetP2PStatus_fn)(nvmlDevice_t, nvmlDevice_t, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t*);
 typedef nvmlReturn_t (*nvmlDeviceGetMigMode_fn)(nvmlDevice_t, unsigned int*, unsigned int*);
 typedef nvmlReturn_t (*nvmlDeviceGetGpuInstanceProfileInfo_fn)(nvmlDevice_t, unsigned int, nvmlGpuInstanceProfileInfo_t*);
 typedef nvmlReturn_t (*nvmlDeviceGetGpuInstanceProfileInfoV_fn)(nvmlDevice_t, unsigned int, nvmlGpuInstanceProfileInfo_v2_t*);

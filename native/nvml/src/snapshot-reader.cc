@@ -5,6 +5,7 @@
 #include "device-read.h"
 #include "field-log.h"
 #include "nvml-return.h"
+#include "pair-reader.h"
 
 namespace topod::nvml {
 
@@ -42,6 +43,7 @@ Snapshot readOnce(const Library& library, std::chrono::milliseconds staticMaxAge
   StaticPolicy policy{{library.loadCount(), snapshot.driverVersion, std::nullopt, std::nullopt}, staticMaxAge, start};
   StaticCache& cache = StaticCache::instance();
   std::vector<std::string> present;
+  std::vector<PairInput> handles;
   for (unsigned index = 0; index < count; ++index) {
     auto deviceStart = std::chrono::steady_clock::now();
     DeviceState device;
@@ -51,10 +53,12 @@ Snapshot readOnce(const Library& library, std::chrono::milliseconds staticMaxAge
     if (deviceLog.check(api.deviceGetHandleByIndex(index, &handle), "handle"))
       readDevice(api, handle, policy, cache, device);
     if (device.uuid) present.push_back(*device.uuid);
+    if (handle) handles.push_back(PairInput{index, handle, device.uuid});
     device.readMicros = microsSince(deviceStart);
     snapshot.devices.push_back(std::move(device));
   }
   cache.retainOnly(present);
+  snapshot.pairs = readPairs(api, handles, policy);
   snapshot.readMicros = microsSince(start);
   return snapshot;
 }

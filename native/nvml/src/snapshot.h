@@ -59,6 +59,26 @@ struct MigDevice {
 struct NvLink {
   unsigned link = 0;
   Opt<std::string> remotePciBusId;
+  /** nvmlIntNvLinkDeviceType_t: a GPU, an NVSwitch (HGX boards), an IBM NPU. */
+  Opt<unsigned> remoteDeviceType;
+};
+
+/**
+ * Two GPUs of one snapshot (a < b, by index), as `nvidia-smi topo -m` sees
+ * them: the closest PCIe ancestor they share and whether peer-to-peer works
+ * over PCIe and over NVLink. Each field may be refused on its own.
+ */
+struct DevicePair {
+  unsigned a = 0;
+  unsigned b = 0;
+  Opt<unsigned> commonAncestor;  // nvmlGpuTopologyLevel_t
+  Opt<unsigned> p2pRead;         // nvmlGpuP2PStatus_t
+  Opt<unsigned> p2pWrite;
+  Opt<unsigned> p2pNvlink;
+  Opt<unsigned> p2pAtomics;
+  std::vector<std::string> degraded;
+  /** false when the pair came from the link cache. */
+  bool read = true;
 };
 
 struct MemoryInfo {
@@ -103,6 +123,8 @@ struct Snapshot {
   Opt<int> cudaDriverVersion;
   unsigned deviceCount = 0;
   std::vector<DeviceState> devices;
+  /** Every pair of devices whose handles were read, by index. */
+  std::vector<DevicePair> pairs;
   std::vector<std::string> degraded;
   unsigned reinitCount = 0;
   double readMicros = 0;

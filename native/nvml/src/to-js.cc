@@ -106,6 +106,21 @@ Napi::Object nvlink(Napi::Env env, const NvLink& l) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("link", l.link);
   out.Set("remotePciBusId", value(env, l.remotePciBusId));
+  out.Set("remoteDeviceType", value(env, l.remoteDeviceType));
+  return out;
+}
+
+Napi::Object devicePair(Napi::Env env, const DevicePair& p) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("a", p.a);
+  out.Set("b", p.b);
+  out.Set("commonAncestor", value(env, p.commonAncestor));
+  out.Set("p2pRead", value(env, p.p2pRead));
+  out.Set("p2pWrite", value(env, p.p2pWrite));
+  out.Set("p2pNvlink", value(env, p.p2pNvlink));
+  out.Set("p2pAtomics", value(env, p.p2pAtomics));
+  out.Set("degraded", strings(env, p.degraded));
+  out.Set("read", p.read);
   return out;
 }
 
@@ -149,6 +164,7 @@ Napi::Object snapshotToJs(Napi::Env env, const Snapshot& s) {
   out.Set("cudaDriverVersion", value(env, s.cudaDriverVersion));
   out.Set("deviceCount", s.deviceCount);
   out.Set("devices", list(env, s.devices, device));
+  out.Set("pairs", list(env, s.pairs, devicePair));
   out.Set("degraded", strings(env, s.degraded));
   out.Set("reinitCount", s.reinitCount);
   out.Set("readMicros", s.readMicros);

@@ -1,0 +1,23 @@
+/** The MT4G answer of GET /v1/gpus/{id}/topology (format=mt4g or Accept: application/vnd.mt4g+json). */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isMigDocument } from '../faces/documents.js';
+import { MT4G_MEDIA_TYPE, mt4gJson } from '../faces/mt4g-export.js';
+import { servedDocument, servedGpuDocument } from './face-lookup.js';
+import { formatEtag, ifNoneMatchHits } from './http-cache.js';
+
+const exported = new WeakMap<object, string>();
+
+export function sendMt4g(app: FastifyInstance, id: string, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const served = servedDocument(app, id);
+  const migDevice = isMigDocument(served.document) ? served.document : undefined;
+  const parent = migDevice ? servedGpuDocument(app, id).document : (served.document as Exclude<typeof served.document, typeof migDevice & object>);
+  const etag = formatEtag(`${served.etag.replaceAll('"', '')}-mt4g`);
+  reply.header('etag', etag).header('cache-control', 'no-cache');
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  let body = exported.get(served.document);
+  if (body === undefined) {
+    body = mt4gJson(parent as Parameters<typeof mt4gJson>[0], migDevice ? { migDevice } : {});
+    exported.set(served.document, body);
+  }
+  return reply.type(`${MT4G_MEDIA_TYPE}; charset=utf-8`).send(body);
+}

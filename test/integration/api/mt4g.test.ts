@@ -1,0 +1,69 @@
+/**
+ * GET /v1/gpus/{id}/topology?format=mt4g (and Accept: application/vnd.mt4g+json):
+ * MT4G's file shape — sections, keys in dump(4) order, the shapes of MT4G's
+ * own H100 sample — nothing invented, topod-only data under `topod`.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MT4G_EXTENSION_KEY, mt4gJson, sortKeys } from '../../../server/faces/mt4g-export.js';
+import { DocumentTopology, mergedGpu, recordedH100Result } from '../../helpers/face-documents.js';
+import { buildTestApp, PROBLEM_TYPE, type TestApp } from './harness.js';
+
+const SAMPLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/third-party/mt4g-samples/NVIDIA_H100_80GB_HBM3.json');
+
+describe('MT4G export', () => {
+  let t: TestApp | undefined;
+  afterEach(async () => t?.app.close());
+  const gpu = mergedGpu(recordedH100Result(), 'h100-80gb-mig-mixed.json');
+
+  it('is MT4G’s file: dump(4) layout, its sections, its shapes; what is not measured is left out', () => {
+    const text = mt4gJson(gpu.merged);
+    const exported = JSON.parse(text) as Record<string, any>;
+    expect(text).toBe(JSON.stringify(sortKeys(exported), null, 4));
+    expect(Object.keys(exported)).toEqual(['compute', 'general', 'memory', 'meta', MT4G_EXTENSION_KEY]);
+    const sample = JSON.parse(readFileSync(SAMPLE, 'utf8')) as Record<string, any>;
+    // Shapes as in MT4G's own result: measured size, latency, device value.
+    expect(Object.keys(exported['memory'].l1.size).sort()).toEqual(Object.keys(sample['memory'].l1.size).sort());
+    for (const key of Object.keys(exported['memory'].l2.latency)) expect(Object.keys(sample['memory'].l2.latency)).toContain(key);
+    expect(Object.keys(exported['memory'].l2.size).sort()).toEqual(Object.keys(sample['memory'].l2.size).sort());
+    expect(Object.keys(exported['general']).sort()).toEqual(Object.keys(sample['general']).filter((k) => k !== 'asicRevision').sort());
+    // The recorded run measured no texture, read-only or constant caches and no bandwidth: none is written.
+    const elements = gpu.merged.elements;
+    expect('texture' in exported['memory']).toBe(elements.texture !== undefined);
+    expect(exported['memory'].main.readBandwidth).toBeUndefined();
+    expect(exported['memory'].l1.size.size).toBe(elements.l1!.size!.value);
+    expect(exported['memory'].l1.size.confidence).toBe(elements.l1!.size!.confidence);
+    // What MT4G has no field for: the MIG view, the L2's segment count, value sources.
+    expect(exported[MT4G_EXTENSION_KEY].mig).toEqual(JSON.parse(JSON.stringify(gpu.merged.mig)));
+    expect(exported[MT4G_EXTENSION_KEY].l2.segments).toBe(elements.l2!.amount!.value);
+    expect(exported[MT4G_EXTENSION_KEY].elements.l2.size.source).toBe(elements.l2!.size!.source);
+  });
+
+  it('is served for ?format=mt4g and for Accept: application/vnd.mt4g+json; a MIG device gets its own SMs, L2 share and memory', async () => {
+    t = await buildTestApp({ topology: new DocumentTopology([gpu]) });
+    const byQuery = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology?format=mt4g' });
+    expect(byQuery.statusCode).toBe(200);
+    expect(byQuery.headers['content-type']).toBe('application/vnd.mt4g+json; charset=utf-8');
+    expect(byQuery.body).toBe(mt4gJson(gpu.merged));
+    const byAccept = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology', headers: { accept: 'application/vnd.mt4g+json' } });
+    expect(byAccept.body).toBe(byQuery.body);
+    const json = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology?format=json' });
+    expect(json.headers['content-type']).toMatch(/^application\/json/);
+    expect(json.headers.etag).not.toBe(byQuery.headers.etag);
+    const cached = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology?format=mt4g', headers: { 'if-none-match': String(byQuery.headers.etag) } });
+    expect(cached.statusCode).toBe(304);
+
+    const instance = gpu.merged.mig!.instances[0]!;
+    const mig = (await t.app.inject({ method: 'GET', url: `/v1/gpus/${instance.migDeviceUuid}/topology?format=mt4g` })).json();
+    expect(mig.compute.multiProcessorCount).toBe(instance.computeInstances[0]?.multiprocessorCount ?? instance.multiprocessorCount);
+    expect(mig.memory.l2.size.value).toBe(instance.l2.bytes);
+    expect(mig.memory.main.totalGlobalMem.value).toBe(instance.memorySizeBytes);
+    expect(mig[MT4G_EXTENSION_KEY].migDevice.gpuInstanceId).toBe(instance.gpuInstanceId);
+
+    const bad = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology?format=xml' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.headers['content-type']).toMatch(PROBLEM_TYPE);
+  });
+});
