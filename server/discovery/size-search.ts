@@ -26,15 +26,18 @@ export interface SizeSearchPlan {
 /** Measures the sizes and returns the sweep recorded under `seriesName`. */
 export type SweepRunner = (seriesName: string, sizes: number[]) => Promise<SweepPoint[]>;
 
-/** Below this confidence a search measures its last round again (another placement of every array) before settling. */
+/** Below this confidence a search measures its last round again (other placements of every array) before settling. */
 export const RETRY_BELOW_CONFIDENCE = 0.9;
 const MAX_RETRIES = 2;
 
 /**
  * `evaluate` scores the whole search as recorded so far (sweep-series.ts:
  * every round merged); while that stays below RETRY_BELOW_CONFIDENCE, the
- * last round is measured again under its own name, which adds placements
- * that fewestSlowPlacement chooses from.
+ * last round's sizes are measured again under its own name, in another
+ * order so every array lands elsewhere: a capacity miss shows at every
+ * placement, a conflict miss of the set hash only at some, and
+ * fewestSlowPlacement keeps the cleanest (thesis §4: repeat, do not trust one
+ * placement).
  */
 export async function searchSize(
   run: SweepRunner,
@@ -42,50 +45,52 @@ export async function searchSize(
   onRound?: (round: string) => void,
   evaluate?: () => ChangePointResult | null,
 ): Promise<ChangePointResult> {
-  const best = await searchRounds(run, plan, onRound);
-  if (!evaluate || !best.found) return best;
-  let last = best;
+  const { result, lastRound } = await searchRounds(run, plan, onRound);
+  if (!evaluate || !result.found) return result;
   for (let retry = 1; retry <= MAX_RETRIES; retry += 1) {
     const scored = evaluate();
-    if (!scored?.found || scored.confidence >= RETRY_BELOW_CONFIDENCE) return scored ?? last;
-    const name = `${plan.name}.refine.retry.${retry}`;
-    const width = Math.max(2 * plan.alignBytes, scored.firstAboveBytes - scored.lastBelowBytes);
-    const retried = detectSizeChangePoint(
-      await run(name, linearSizes(Math.max(plan.alignBytes, scored.lastBelowBytes - 2 * width), scored.firstAboveBytes + 2 * width, plan.refinePoints, plan.alignBytes)),
-    );
-    onRound?.(name);
-    if (retried.found) last = retried;
+    if (!scored?.found || scored.confidence >= RETRY_BELOW_CONFIDENCE) return scored ?? result;
+    await run(lastRound.name, rotated(lastRound.sizes, retry));
+    onRound?.(`${lastRound.name}.retry.${retry}`);
   }
-  return evaluate() ?? last;
+  return evaluate() ?? result;
 }
 
-async function searchRounds(run: SweepRunner, plan: SizeSearchPlan, onRound?: (round: string) => void): Promise<ChangePointResult> {
+/** The sizes starting `turn` thirds of the way in: a new allocation order. */
+function rotated(sizes: readonly number[], turn: number): number[] {
+  const at = Math.floor((sizes.length * turn) / 3) % Math.max(1, sizes.length);
+  return [...sizes.slice(at), ...sizes.slice(0, at)];
+}
+
+async function searchRounds(run: SweepRunner, plan: SizeSearchPlan, onRound?: (round: string) => void): Promise<{ result: ChangePointResult; lastRound: { name: string; sizes: number[] } }> {
   let low = plan.lowBytes;
   let high = plan.highBytes;
   let result: ChangePointResult = { found: false, reason: 'not measured', slowShares: [] };
+  let lastRound = { name: `${plan.name}.coarse`, sizes: [] as number[] };
   for (let attempt = 0; attempt <= plan.maxWidenings; attempt += 1) {
-    const name = attempt === 0 ? `${plan.name}.coarse` : `${plan.name}.coarse.${attempt + 1}`;
-    result = detectSizeChangePoint(await run(name, geometricSizes(low, high, plan.pointsPerOctave, plan.alignBytes)));
-    onRound?.(name);
+    lastRound = { name: attempt === 0 ? `${plan.name}.coarse` : `${plan.name}.coarse.${attempt + 1}`, sizes: geometricSizes(low, high, plan.pointsPerOctave, plan.alignBytes) };
+    result = detectSizeChangePoint(await run(lastRound.name, lastRound.sizes));
+    onRound?.(lastRound.name);
     if (result.found && result.edge === null) break;
     const widened = widen(result, low, high, plan);
     if (widened[0] === low && widened[1] === high) break;
     [low, high] = widened;
   }
-  if (!result.found) return result;
+  if (!result.found) return { result, lastRound };
 
   let best: ChangePointFound = result;
   for (let round = 1; round <= plan.refineRounds; round += 1) {
     const width = best.firstAboveBytes - best.lastBelowBytes;
     if (width <= 2 * plan.alignBytes) break;
-    const name = `${plan.name}.refine.${round}`;
     const from = Math.max(plan.alignBytes, best.lastBelowBytes - width / 2);
-    const refined = detectSizeChangePoint(await run(name, linearSizes(from, best.firstAboveBytes + width / 2, plan.refinePoints, plan.alignBytes)));
-    onRound?.(name);
+    const candidate = { name: `${plan.name}.refine.${round}`, sizes: linearSizes(from, best.firstAboveBytes + width / 2, plan.refinePoints, plan.alignBytes) };
+    const refined = detectSizeChangePoint(await run(candidate.name, candidate.sizes));
+    onRound?.(candidate.name);
+    lastRound = candidate;
     if (!refined.found) break;
     best = refined;
   }
-  return best;
+  return { result: best, lastRound };
 }
 
 /** Missing change point: look both ways; one at an edge: look past that edge. */

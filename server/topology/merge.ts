@@ -76,6 +76,8 @@ export type MergedTopology = ResultDocument & {
 export function mergeTopology(result: ResultDocument, status: StatusPart, dynamic: DynamicPart): MergedTopology {
   return {
     ...result,
+    // Documents stored before schema 3 have no carveout record: served as "not recorded" until a re-analysis rebuilds them.
+    carveout: result.carveout ?? null,
     status: {
       probeStatus: status.summary.probe.status,
       stale: status.summary.probe.stale,

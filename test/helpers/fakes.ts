@@ -106,3 +106,13 @@ export async function until(predicate: () => boolean, timeoutMs = 5000): Promise
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/** A stored document's elements as the analysis built them: the store adds when each element was measured (measuredAt). */
+export function analysedElements(elements: Partial<Record<string, object>> | undefined): Record<string, object> {
+  return Object.fromEntries(
+    Object.entries(elements ?? {}).map(([name, element]) => {
+      const { measuredAt: _measuredAt, ...rest } = element as { measuredAt?: string };
+      return [name, rest];
+    }),
+  );
+}

@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { reanalyse } from '../../../server/discovery/index.js';
-import type { DiscoveryOutcome, ElementTopology, GpuTopologyDocument, RawSeries } from '../../../server/model/document.js';
+import type { DiscoveryOutcome, GpuTopologyDocument, RawSeries } from '../../../server/model/document.js';
+import { analysedElements } from '../../helpers/fakes.js';
 import { describeRecordedH100 } from './recorded-h100.js';
 
 interface RecordedRuns {
@@ -23,18 +24,9 @@ const recorded = JSON.parse(
   gunzipSync(readFileSync(new URL('../../fixtures/h100/discovery-3-runs.json.gz', import.meta.url))).toString('utf8'),
 ) as RecordedRuns;
 
-/** The stored document's elements as the analysis built them (the store adds when each was measured). */
-function analysedElements(document: GpuTopologyDocument): DiscoveryOutcome['elements'] {
-  return Object.fromEntries(
-    Object.entries(document.elements).map(([name, element]) => {
-      const { measuredAt: _measuredAt, ...rest } = element as ElementTopology;
-      return [name, rest];
-    }),
-  );
-}
 
 for (const { run, document, raw } of recorded.runs) {
-  describeRecordedH100({ label: `full discovery run ${run} of 3`, raw, storedElements: analysedElements(document), analysisVersion: document.probe.analysisVersion });
+  describeRecordedH100({ label: `full discovery run ${run} of 3`, raw, storedElements: analysedElements(document.elements) as DiscoveryOutcome['elements'], analysisVersion: document.probe.analysisVersion });
 }
 
 const outcomes = recorded.runs.map(({ raw }) => reanalyse(raw));
@@ -86,9 +78,10 @@ describe('every NVIDIA memory element of the recorded H100', () => {
 
   it('gives the same discrete attributes in all three runs, and sizes within 1 %', () => {
     const [first, ...rest] = outcomes;
+    const elements = first!.elements;
     for (const other of rest) {
-      for (const name of Object.keys(first!.elements) as Array<keyof typeof first.elements>) {
-        const a = first!.elements[name]!;
+      for (const name of Object.keys(elements) as Array<keyof typeof elements>) {
+        const a = elements[name]!;
         const b = other.elements[name]!;
         for (const attribute of ['lineSize', 'fetchGranularity', 'fillGranularity', 'amount'] as const) expect(b[attribute]?.value, `${name}.${attribute}`).toBe(a[attribute]?.value);
         for (const attribute of ['size', 'segmentSize'] as const) {

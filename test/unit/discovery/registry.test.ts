@@ -74,7 +74,8 @@ describe('the strategy registry', () => {
       if (series.op === 'hello' || series.op === 'calibrate') expect(owners, series.name).toEqual([]);
       else expect(owners.map((s) => s.name), series.name).toEqual([series.name.split('.')[0]]);
     }
-    expect(strategyOwning('l1.sizeish')).toBeUndefined();
+    expect(strategyOwning('l1size.coarse')).toBeUndefined();
+    expect(strategyOwning('constantly')).toBeUndefined();
   });
 });
 
@@ -104,11 +105,14 @@ describe('carryOverRaw', () => {
     const raw = carryOverRaw(full.raw, partial.raw, ['l1']);
     const rebuilt = reanalyse(raw);
     expect(rebuilt.clock).toEqual(partial.clock);
-    expect(rebuilt.elements.l1).toEqual(partial.elements.l1);
+    // The partial run alone had no L2 to derive the L1's miss penalty from; the rebuilt result has the carried one.
+    const { missPenalty, ...l1 } = rebuilt.elements.l1!;
+    expect(l1).toEqual(partial.elements.l1);
+    expect(missPenalty?.value).toBeCloseTo(rebuilt.elements.l2!.latency!.mean - l1.latency!.mean, 1);
     expect(Object.keys(rebuilt.elements).sort()).toEqual(Object.keys(full.elements).sort());
     // The carried L2 series are read with the fresh run's clock: the same cycles, nanoseconds at the new clock.
     const cyclesOnly = (elements: DiscoveryOutcome['elements']) => JSON.parse(JSON.stringify(elements, (key, value: unknown) => (key === 'meanNs' ? undefined : value))) as unknown;
-    expect(cyclesOnly(rebuilt.elements)).toEqual(cyclesOnly({ ...full.elements, l1: partial.elements.l1 }));
+    expect(cyclesOnly({ ...rebuilt.elements, l1 })).toEqual(cyclesOnly({ ...full.elements, l1: partial.elements.l1 }));
     const hz = rebuilt.clock!.smClockHz!;
     expect(rebuilt.elements.l2!.latency!.meanNs).toBeCloseTo((rebuilt.elements.l2!.latency!.mean / hz) * 1e9, 1);
   });

@@ -5,7 +5,7 @@ import { GpuStore } from '../../../server/store/gpus.js';
 import { JobStore } from '../../../server/store/jobs.js';
 import { ResultStore } from '../../../server/store/results.js';
 import type { ProbeJob } from '../../../server/model/job.js';
-import { controlledDiscover, fakeAnalysis, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
+import { analysedElements, controlledDiscover, fakeAnalysis, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
 
 const gpuA = gpuIdentity();
 const gpuB = gpuIdentity({ uuid: 'GPU-bbbbbbbb-2222-3333-4444-555555555555', index: 1 });
@@ -107,7 +107,10 @@ describe('ProbeScheduler', () => {
     // Its own raw series: the fresh L1 sweep and the L2 sweep carried from the previous result.
     const raw = results.rawSeries(latest?.id as number);
     expect(raw.map((series) => series.name).sort()).toEqual(['l1.size.sweep', 'l2.size.sweep']);
-    expect(fakeAnalysis().reanalyse(raw).elements).toEqual(latest?.document.elements);
+    expect(fakeAnalysis().reanalyse(raw).elements).toEqual(analysedElements(latest?.document.elements));
+    // The L2 was measured by the first probe, the L1 by this one.
+    expect(latest?.document.elements.l1?.measuredAt).toBe(latest?.document.probe.startedAt);
+    expect(latest?.document.elements.l2?.measuredAt).not.toBe(latest?.document.probe.startedAt);
   });
 
   it('cancel marks the job at once, aborts the probe and stores nothing', async () => {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { NvmlDeviceState } from '../../../server/dynamic/types.js';
-import type { ResultDocument } from '../../../server/model/document.js';
+import { DOCUMENT_SCHEMA_VERSION, type ResultDocument } from '../../../server/model/document.js';
 import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
 import { ResultStore } from '../../../server/store/results.js';
@@ -20,7 +20,8 @@ import { deviceState, firstDevice } from '../dynamic/scenario-device.js';
 /** The document a real H100 probe stored (schemaVersion 1, analysis cpd-ks-3). */
 const recordedV1 = (JSON.parse(readFileSync(new URL('../../fixtures/h100/discovery-run.json', import.meta.url), 'utf8')) as { document: ResultDocument })
   .document;
-const asVersion2 = (document: ResultDocument): ResultDocument => ({ ...structuredClone(document), schemaVersion: 2 });
+/** The recorded document brought to the current shape: schema version, and no carveout recorded (it predates the record). */
+const asCurrent = (document: ResultDocument): ResultDocument => ({ ...structuredClone(document), schemaVersion: DOCUMENT_SCHEMA_VERSION, carveout: null });
 
 const h100Mig = deviceState(firstDevice('h100-80gb-mig-mixed.json'));
 const a100MigNoPlacements = deviceState(firstDevice('a100-40gb-mig-mixed.json'), { hidePlacements: true, hideInstancePlacements: true });
@@ -45,7 +46,7 @@ function migDocuments(parent: MergedTopology): Array<Record<string, any>> {
 
 describe('GpuTopologyDocument and MigInstanceTopologyDocument accept what the builders make', () => {
   it('a real H100 result merged with live MIG state, and each of its MIG instance views', () => {
-    const gpu = merged(asVersion2(recordedV1));
+    const gpu = merged(asCurrent(recordedV1));
     expect(documentErrors('GpuTopologyDocument', served(gpu))).toEqual([]);
     const instances = migDocuments(gpu);
     expect(instances.length).toBeGreaterThan(1);
@@ -53,13 +54,13 @@ describe('GpuTopologyDocument and MigInstanceTopologyDocument accept what the bu
   });
 
   it.each([
-    ['MIG state without readable placements (shares derived)', asVersion2(recordedV1), a100MigNoPlacements],
-    ['NVML unavailable (no MIG view)', asVersion2(recordedV1), null],
-    ['a result rebuilt from raw series without a hello (device {})', { ...asVersion2(recordedV1), device: {} }, h100Mig],
-    ['a partial probe with no clock', { ...asVersion2(recordedV1), clock: null, probe: { ...recordedV1.probe, only: ['l1'] } } as ResultDocument, h100Mig],
+    ['MIG state without readable placements (shares derived)', asCurrent(recordedV1), a100MigNoPlacements],
+    ['NVML unavailable (no MIG view)', asCurrent(recordedV1), null],
+    ['a result rebuilt from raw series without a hello (device {})', { ...asCurrent(recordedV1), device: {} }, h100Mig],
+    ['a partial probe with no clock', { ...asCurrent(recordedV1), clock: null, probe: { ...recordedV1.probe, only: ['l1'] } } as ResultDocument, h100Mig],
     [
       'a re-analysed result',
-      { ...asVersion2(recordedV1), probe: { ...recordedV1.probe, resultId: 7, reanalysedFrom: { resultId: 3, analysisVersion: 'cpd-ks-2' } } },
+      { ...asCurrent(recordedV1), probe: { ...recordedV1.probe, resultId: 7, reanalysedFrom: { resultId: 3, analysisVersion: 'cpd-ks-2' } } },
       h100Mig,
     ],
   ])('%s', (_label, result, device) => {
@@ -69,7 +70,7 @@ describe('GpuTopologyDocument and MigInstanceTopologyDocument accept what the bu
   });
 
   it('tells the two documents apart: each is valid against its own schema only', () => {
-    const gpu = merged(asVersion2(recordedV1));
+    const gpu = merged(asCurrent(recordedV1));
     const [instance] = migDocuments(gpu);
     expect(documentErrors('MigInstanceTopologyDocument', served(gpu))).not.toEqual([]);
     expect(documentErrors('GpuTopologyDocument', instance)).not.toEqual([]);
@@ -77,7 +78,7 @@ describe('GpuTopologyDocument and MigInstanceTopologyDocument accept what the bu
 });
 
 describe('a stored schemaVersion 1 document', () => {
-  it('is read from SQLite, merged and served without error, and differs from version 2 only in its version', () => {
+  it('is read from SQLite, merged and served without error, and differs from the current version only in its version', () => {
     const db = openDatabase(':memory:');
     const identity = gpuIdentity({ uuid: recordedV1.gpu.uuid });
     new GpuStore(db).seen(identity);
@@ -108,8 +109,8 @@ describe('a stored schemaVersion 1 document', () => {
 });
 
 describe('the schemas are closed and typed', () => {
-  const valid = served(merged(asVersion2(recordedV1)));
-  const validInstance = migDocuments(merged(asVersion2(recordedV1)))[0]!;
+  const valid = served(merged(asCurrent(recordedV1)));
+  const validInstance = migDocuments(merged(asCurrent(recordedV1)))[0]!;
 
   /** A deep copy of `document` with `change` applied. */
   const broken = (document: Record<string, any>, change: (copy: Record<string, any>) => void) => {
@@ -120,7 +121,9 @@ describe('the schemas are closed and typed', () => {
 
   it.each<[string, (d: Record<string, any>) => void, string]>([
     ['an unknown top-level field', (d) => (d.extra = 1), '/: must NOT have additional properties (extra)'],
-    ['an unknown field in a measured value', (d) => (d.elements.l1.size.note = 'x'), '/elements/l1/size: must NOT have additional properties (note)'],
+    ['an unknown field in a measured value', (d) => (d.elements.l1.size.margin = 'x'), '/elements/l1/size: must NOT have additional properties (margin)'],
+    ['a bound that is neither lower nor upper', (d) => (d.elements.l1.size.bound = 'about'), '/elements/l1/size/bound: must be equal to one of the allowed values'],
+    ['an unknown field in the carveout', (d) => (d.carveout = { preferredSharedPercent: 0, blockSharedBytes: 1, reservedSharedBytesPerBlock: null, note: '', l1Bytes: 1 }), '/carveout: must NOT have additional properties (l1Bytes)'],
     ['an unknown element name', (d) => (d.elements.l4 = {}), '/elements: must NOT have additional properties (l4)'],
     ['an unknown field in a latency', (d) => (d.elements.l2.latency.p99 = 1), '/elements/l2/latency: must NOT have additional properties (p99)'],
     ['an unknown device property', (d) => (d.device.clockRateMHz = 1), '/device: must NOT have additional properties (clockRateMHz)'],
@@ -135,7 +138,7 @@ describe('the schemas are closed and typed', () => {
     ['a timestamp that is not one', (d) => (d.probe.startedAt = 'yesterday'), '/probe/startedAt: must match format "date-time"'],
     ['a null where a boolean goes', (d) => (d.status.stale = null), '/status/stale: must be boolean'],
     ['a fractional SM count', (d) => (d.mig.instances[0].multiprocessorCount = 16.5), '/mig/instances/0/multiprocessorCount: must be integer'],
-    ['another schemaVersion', (d) => (d.schemaVersion = 3), '/schemaVersion: must be equal to constant'],
+    ['another schemaVersion', (d) => (d.schemaVersion = DOCUMENT_SCHEMA_VERSION + 1), '/schemaVersion: must be equal to constant'],
     ['no status', (d) => delete d.status, "/: must have required property 'status'"],
   ])('GpuTopologyDocument rejects %s', (_label, change, error) => {
     expect(documentErrors('GpuTopologyDocument', valid)).toEqual([]);
