@@ -39,6 +39,8 @@ export interface Settings {
   logLevel: LogLevel;
   adminToken: string | null;
   probeConcurrency: number;
+  /** The L1/shared-memory split the per-SM benchmarks ask for (0: as much L1 as possible); another split is another cache key. */
+  carveoutPercent: number;
   pollMs: number;
   bodyLimitBytes: number;
   /** Path of a libnvidia-ml to load instead of the system's (fake NVML in tests); passed to the addon explicitly. */
@@ -257,6 +259,14 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     help: 'GPUs probed in parallel',
     parse: integerIn(1, 64),
     fallback: 1,
+  },
+  carveoutPercent: {
+    key: 'carveoutPercent',
+    env: 'TOPOD_CARVEOUT_PERCENT',
+    flag: '--carveout-percent',
+    help: 'shared-memory carveout the per-SM cache benchmarks prefer, in % (0: most L1); the L1 size holds for it, and results of another value are another cache key',
+    parse: integerIn(0, 100),
+    fallback: 0,
   },
   pollMs: { key: 'pollMs', env: 'TOPOD_POLL_MS', flag: '--poll-ms', help: 'NVML poll interval in ms', parse: integerIn(50, 3_600_000), fallback: 1000 },
   bodyLimitBytes: {

@@ -26,6 +26,7 @@ import { TopologyService } from './topology/service.js';
 import { startFleetFaces, type FleetFaces } from './fleet/index.js';
 import { TOPOD_VERSION } from './version.js';
 import { ERROR_CODES } from './errors.js';
+import { withCarveoutPreference } from './gpu/carveout-profile.js';
 
 export interface Daemon {
   app: FastifyInstance;
@@ -130,7 +131,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
     await releaseStore();
     throw error;
   }
-  const backend = selection.backend;
+  const backend = selection.backend ? withCarveoutPreference(selection.backend, config.carveoutPercent) : null;
   if (backend) logger.info({ backend: backend.kind, probeVersion: backend.probeVersion }, `measurement backend: ${selection.reason}`);
   else logger.warn({ reason: selection.reason }, 'no measurement backend: GPUs are listed but not probed');
 

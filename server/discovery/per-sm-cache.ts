@@ -44,8 +44,6 @@ const MAX_LINE_SAMPLES = 2048;
 const MIN_LINE_SAMPLES = 256;
 /** Sizes at most this share of the measured size count as resident for the latency. */
 const RESIDENT_SHARE = 0.9;
-/** The carveout every per-SM benchmark asks for: as much L1 as possible (MT4G's PreferL1). */
-export const PER_SM_CARVEOUT_PERCENT = 0;
 
 export async function measurePerSmCache(spec: PerSmCacheSpec, session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
   const maxCount = Math.max(1, device.multiprocessorCount);
@@ -58,7 +56,6 @@ export async function measurePerSmCache(spec: PerSmCacheSpec, session: ProbeSess
       pattern: 'sequential',
       warmup,
       samples,
-      carveoutPercent: PER_SM_CARVEOUT_PERCENT,
     });
   // Each size twice: the reversed list allocates every array elsewhere, and sweepPoints keeps the placement with fewer misses.
   const run = async (name: string, sizes: number[]) => {

@@ -101,7 +101,7 @@ describe('loadConfig', () => {
     names.push('TOPOD_BODY_LIMIT_BYTES', 'TOPOD_NVML_LIB', 'TOPOD_NVML_ADDON', 'TOPOD_PROBE_PATH', 'TOPOD_PROBE_DEADLINE_MS', 'TOPOD_FAKE_NVML_SCENARIO');
     names.push('TOPOD_ADMIN_TOKEN_FILE', 'TOPOD_INSECURE', 'TOPOD_LOCK_DIR', 'TOPOD_RETAIN_RESULTS', 'TOPOD_RETAIN_JOBS_DAYS', 'TOPOD_RATE_LIMIT_PER_MIN');
     names.push('TOPOD_MAX_CONNECTIONS', 'TOPOD_MAX_EVENT_STREAMS', 'TOPOD_REQUEST_TIMEOUT_MS');
-    names.push('TOPOD_NFD_FEATURES_DIR');
+    names.push('TOPOD_NFD_FEATURES_DIR', 'TOPOD_CARVEOUT_PERCENT');
     for (const name of names) expect(usage()).toContain(name);
     expect(SETTINGS.map((s) => s.env).concat(TEST_SETTINGS.map((t) => t.env)).sort()).toEqual([...names].sort());
   });
