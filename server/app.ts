@@ -16,6 +16,7 @@ import reanalysisRoutes from './api/reanalysis.js';
 import { API_PREFIX } from './api/links.js';
 import { MAX_PARAM_LENGTH } from './api/schemas/common.js';
 import topologyRoutes from './api/topology.js';
+import uiRoutes from './api/ui.js';
 import type { Config } from './config.js';
 import adminAuth from './plugins/admin-auth.js';
 import openapi from './plugins/openapi.js';
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, { version: deps.version });
   await app.register(metricsRoutes, { poller: deps.nvmlPoller ?? null });
+  await app.register(uiRoutes);
   await app.register(
     async (v1) => {
       await v1.register(gpuRoutes);
