@@ -26,6 +26,8 @@ import {
 } from './validate.js';
 
 export const SIM_PROBE_VERSION = 'sim-1';
+/** Threads of a native chase block that walk a warm-up lap together (native/probe/src/pchase.cu). */
+const WARMUP_THREADS = 1024;
 const SIM_RUNTIME_VERSION = 13000;
 /** Threads in flight per SM that saturate the memory system in the bandwidth model. */
 const SATURATING_THREADS_PER_SM = 512;
@@ -113,16 +115,27 @@ export class SimulatedProbe {
     this.device.addSeconds(model.launchOverheadS + cycles / model.clock.smClockHz);
   }
 
+  /**
+   * A warm-up lap over the chain, as the native probe walks it: every thread
+   * of the chaser's block loads its share, independently, so the lap costs
+   * the walked cycles spread over the block (cache state as one lap).
+   */
+  private async warmUp(smId: number, space: MemorySpace, array: ChaseArray, slicer: WorkSlicer): Promise<number> {
+    const before = this.device.loadCycles;
+    await walk(this.device, smId, space, array, { loads: array.elementCount }, slicer);
+    return (this.device.loadCycles - before) / WARMUP_THREADS;
+  }
+
   private async pchase(raw: unknown, slicer: WorkSlicer): Promise<PchaseResult> {
     const args = validatePchase(raw, this.properties);
     const smId = args.smId ?? 0;
     const launch = chaseLaunch(this.device.model, [args], args.samples, args);
     const array = createChaseArray(this.device, args);
     await this.begin(launch, [smId], [[args.space, array]], slicer);
+    const warmupCycles = args.warmup ? await this.warmUp(smId, args.space, array, slicer) : 0;
     const before = this.device.loadCycles;
-    if (args.warmup) await walk(this.device, smId, args.space, array, { loads: array.elementCount }, slicer);
     const latenciesCycles = await walk(this.device, smId, args.space, array, { loads: args.samples, record: args.samples }, slicer);
-    this.finish(this.device.loadCycles - before);
+    this.finish(warmupCycles + this.device.loadCycles - before);
     return { smId, latenciesCycles, launch: launch.info };
   }
 
@@ -147,7 +160,7 @@ export class SimulatedProbe {
       return recorded;
     };
     if (args.warmup) {
-      for (const [smId, array] of arrays.entries()) await timed(smId, { loads: array.elementCount });
+      for (const [smId, array] of arrays.entries()) chaserCycles[smId]! += await this.warmUp(smId, args.space, array, slicer);
     }
     const series: PchaseBatchResult['series'] = [];
     for (let smId = 0; smId < arrays.length; smId += 1) {
@@ -194,14 +207,14 @@ export class SimulatedProbe {
     const launch = chaseLaunch(this.device.model, [args], args.samples, args);
     const array = createChaseArray(this.device, args);
     await this.begin(launch, [smId], [[args.space, array]], slicer);
+    const warmupCycles = args.warmup ? await this.warmUp(smId, args.space, array, slicer) : 0;
     const before = this.device.loadCycles;
-    if (args.warmup) await walk(this.device, smId, args.space, array, { loads: array.elementCount }, slicer);
     const timed = { loads: args.samples, record: args.samples };
     const consumedLatenciesCycles = await walk(this.device, smId, args.space, array, timed, slicer);
     const from = elementAfter(array, 0, args.samples);
     const unconsumedCycles = this.device.model.unconsumedCycles[args.space];
     const unconsumedLatenciesCycles = await walk(this.device, smId, args.space, array, { ...timed, from, unconsumedCycles }, slicer);
-    this.finish(this.device.loadCycles - before);
+    this.finish(warmupCycles + this.device.loadCycles - before);
     return { smId, consumedLatenciesCycles, unconsumedLatenciesCycles, launch: launch.info };
   }
 
