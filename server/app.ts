@@ -22,7 +22,7 @@ import adminAuth from './plugins/admin-auth.js';
 import openapi from './plugins/openapi.js';
 import connectionLimits, { type ConnectionLimits } from './plugins/connection-limits.js';
 import problems, { clientErrorHandler, sendProblem } from './plugins/problems.js';
-import requestLog, { isQuietRequest, requestForLog } from './plugins/request-log.js';
+import requestLog, { quietReadsLogController, requestForLog } from './plugins/request-log.js';
 import strictValidation, { STRICT_SCHEMA_CONTROLLER } from './plugins/strict-validation.js';
 import sharedSchemas from './plugins/shared-schemas.js';
 import topologyPlugin from './plugins/topology.js';
@@ -70,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Bodies validated without type coercion (server/plugins/strict-validation.ts).
     schemaController: STRICT_SCHEMA_CONTROLLER,
     // Reads are logged at debug by the request-log plugin; fastify's info lines stay for the rest.
-    disableRequestLogging: isQuietRequest,
+    logController: quietReadsLogController(),
   }) as unknown as FastifyInstance;
 
   // Only JSON bodies are accepted: anything else is 415, not a string to validate.

@@ -7,7 +7,7 @@
  * job (journald, Docker's json-file max-size, logrotate with copytruncate):
  * topod writes JSON lines to stdout and never reopens a file.
  */
-import type { FastifyRequest } from 'fastify';
+import { LogController, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 /** Headers worth a log line: who asked, for what, through what. Credentials are redacted by app.ts's paths. */
@@ -19,6 +19,11 @@ const STREAM_URL = /^\/v1\/events(\?|$)/;
 /** fastify's disableRequestLogging: its info lines are skipped for reads (this plugin logs them at debug). */
 export function isQuietRequest(request: { method?: string; url?: string }): boolean {
   return READ_METHODS.has(request.method ?? '') && !STREAM_URL.test(request.url ?? '');
+}
+
+/** For `Fastify({ logController })`: fastify's request lines, skipped for quiet requests. */
+export function quietReadsLogController(): LogController {
+  return new LogController({ disableRequestLogging: isQuietRequest as (req: object) => boolean });
 }
 
 /** The `req` serializer: method, URL, address and the headers that matter, nothing else. */
