@@ -27,13 +27,17 @@ import type { GpuTopologyDocument, ValueUnit } from '../model/document.js';
 import type { GpuSummary } from '../model/gpu.js';
 import type { TopodEvent, TopologyApi } from '../model/topology-api.js';
 import type { DynamicSnapshot } from '../dynamic/types.js';
-import { elementEntries, isMigDocument, latencyAttributes, lookupDocument, measuredAttributes } from './documents.js';
+import type { PreparedDocument } from '../model/topology-api.js';
+import { elementEntries, isMigDocument, latencyAttributes, measuredAttributes, parsedDocument } from './documents.js';
 
 export const GPU_LABELS = ['gpu', 'UUID', 'device', 'pci_bus_id', 'modelName'] as const;
 export const MIG_LABELS = [...GPU_LABELS, 'GPU_I_ID', 'GPU_I_PROFILE'] as const;
 const ELEMENT_LABELS = [...GPU_LABELS, 'element', 'attribute'] as const;
 
 type GpuLabels = Record<(typeof GPU_LABELS)[number], string>;
+type WrittenSeries = [Gauge<string>, Record<string, string>];
+
+const labelsKey = (labels: GpuLabels): string => GPU_LABELS.map((name) => labels[name]).join('\u0000');
 
 /** What the metrics need of the NVML poller (server/dynamic/poller.ts): each read, and how long it took. */
 export interface PollSource {
@@ -77,6 +81,8 @@ export class TopodMetrics {
   private readonly now: () => number;
   private readonly unsubscribe: () => void;
   private readonly detachPoller: () => void;
+  /** Per GPU: the document its series were written from, and those series. */
+  private readonly written = new Map<string, { document: PreparedDocument | null; labelsKey: string; series: WrittenSeries[] }>();
 
   private readonly elementValues = new Map<ValueUnit, Gauge<(typeof ELEMENT_LABELS)[number]>>();
   private readonly confidence: Gauge<(typeof ELEMENT_LABELS)[number]>;
@@ -177,59 +183,85 @@ export class TopodMetrics {
     return this.registry.metrics();
   }
 
-  /** Rebuilds the document-derived series from the documents served now. */
+  /**
+   * Brings the document-derived series up to the documents served now. A GPU
+   * whose document object is unchanged keeps its series (only its result age
+   * moves); a changed or vanished one has its old series removed first, so
+   * nothing stale survives a MIG reconfiguration.
+   */
   refresh(): void {
-    for (const gauge of this.elementValues.values()) gauge.reset();
-    for (const gauge of [this.confidence, this.latencyCycles, this.latencySeconds, this.gpuInfo, this.present, this.resultAge, this.stale]) gauge.reset();
-    for (const gauge of [this.migL2Share, this.migReachable, this.migSlices, this.migSms, this.migMemory, this.profileL2Share]) gauge.reset();
+    for (const gauge of [this.gpuInfo, this.present, this.resultAge, this.stale]) gauge.reset();
     const active = { queued: 0, running: 0 };
+    const seen = new Set<string>();
     for (const gpu of this.topology.listGpus()) {
+      seen.add(gpu.uuid);
       const labels = gpuLabels(gpu);
       this.gpuInfo.set({ ...labels, driver_version: gpu.driverVersion, probe_status: gpu.probe.status, simulated: String(gpu.simulated) }, 1);
       this.present.set(labels, gpu.present ? 1 : 0);
       this.stale.set(labels, gpu.probe.stale ? 1 : 0);
       if (gpu.probe.status === 'queued' || gpu.probe.status === 'running') active[gpu.probe.status] += 1;
-      const lookup = lookupDocument(this.topology, gpu.uuid);
-      if (lookup.kind !== 'ready' || isMigDocument(lookup.document)) continue;
-      this.documentSeries(labels, lookup.document);
+      const lookup = this.topology.getTopology(gpu.uuid);
+      const prepared = lookup.kind === 'ready' ? lookup.document : null;
+      const document = prepared ? parsedDocument(prepared) : null;
+      const gpuDocument = document && !isMigDocument(document) ? document : null;
+      if (gpuDocument) {
+        const finished = Date.parse(gpuDocument.probe.finishedAt);
+        if (Number.isFinite(finished)) this.resultAge.set(labels, Math.max(0, (this.now() - finished) / 1000));
+      }
+      const previous = this.written.get(gpu.uuid);
+      const key = labelsKey(labels);
+      if (previous && previous.document === prepared && previous.labelsKey === key) continue;
+      this.forget(gpu.uuid);
+      const series: WrittenSeries[] = [];
+      if (gpuDocument) this.documentSeries(labels, gpuDocument, series);
+      this.written.set(gpu.uuid, { document: prepared, labelsKey: key, series });
     }
+    for (const uuid of [...this.written.keys()]) if (!seen.has(uuid)) this.forget(uuid);
     this.activeJobs.set({ state: 'queued' }, active.queued);
     this.activeJobs.set({ state: 'running' }, active.running);
   }
 
-  private documentSeries(labels: GpuLabels, document: GpuTopologyDocument): void {
-    const finished = Date.parse(document.probe.finishedAt);
-    if (Number.isFinite(finished)) this.resultAge.set(labels, Math.max(0, (this.now() - finished) / 1000));
+  /** Removes every document-derived series written for a GPU. */
+  private forget(uuid: string): void {
+    for (const [gauge, labels] of this.written.get(uuid)?.series ?? []) gauge.remove(labels);
+    this.written.delete(uuid);
+  }
+
+  private documentSeries(labels: GpuLabels, document: GpuTopologyDocument, written: WrittenSeries[]): void {
+    const set = (gauge: Gauge<string>, series: Record<string, string>, value: number): void => {
+      gauge.set(series, value);
+      written.push([gauge, series]);
+    };
     for (const [element, topology] of elementEntries(document)) {
       for (const [attribute, value] of measuredAttributes(topology)) {
         const gauge = this.elementValues.get(value.unit);
         const spec = UNIT_METRICS[value.unit];
         if (!gauge || !spec) continue;
         const series = { ...labels, element, attribute };
-        gauge.set(series, value.value * spec.scale);
-        if (value.confidence !== undefined) this.confidence.set(series, value.confidence);
+        set(gauge as Gauge<string>, series, value.value * spec.scale);
+        if (value.confidence !== undefined) set(this.confidence as Gauge<string>, series, value.confidence);
       }
       for (const [attribute, latency] of latencyAttributes(topology)) {
         const series = { ...labels, element, attribute };
-        this.latencyCycles.set({ ...series, statistic: 'mean' }, latency.mean);
-        this.latencyCycles.set({ ...series, statistic: 'p50' }, latency.p50);
-        this.latencyCycles.set({ ...series, statistic: 'p95' }, latency.p95);
-        if (latency.meanNs !== undefined) this.latencySeconds.set(series, latency.meanNs * 1e-9);
-        if (latency.confidence !== undefined) this.confidence.set(series, latency.confidence);
+        set(this.latencyCycles as Gauge<string>, { ...series, statistic: 'mean' }, latency.mean);
+        set(this.latencyCycles as Gauge<string>, { ...series, statistic: 'p50' }, latency.p50);
+        set(this.latencyCycles as Gauge<string>, { ...series, statistic: 'p95' }, latency.p95);
+        if (latency.meanNs !== undefined) set(this.latencySeconds as Gauge<string>, series, latency.meanNs * 1e-9);
+        if (latency.confidence !== undefined) set(this.confidence as Gauge<string>, series, latency.confidence);
       }
     }
     const mig = document.mig;
     if (!mig) return;
     for (const profile of mig.profiles) {
-      if (profile.l2.bytes !== null) this.profileL2Share.set({ ...labels, GPU_I_PROFILE: profileLabel(profile.name) }, profile.l2.bytes);
+      if (profile.l2.bytes !== null) set(this.profileL2Share as Gauge<string>, { ...labels, GPU_I_PROFILE: profileLabel(profile.name) }, profile.l2.bytes);
     }
     for (const instance of mig.instances) {
       const series = { ...labels, GPU_I_ID: String(instance.gpuInstanceId), GPU_I_PROFILE: profileLabel(instance.profileName) };
-      if (instance.l2.bytes !== null) this.migL2Share.set(series, instance.l2.bytes);
-      if (instance.l2.reachablePerSmBytes !== null) this.migReachable.set(series, instance.l2.reachablePerSmBytes);
-      this.migSlices.set(series, instance.l2.memorySlices);
-      if (instance.multiprocessorCount !== null) this.migSms.set(series, instance.multiprocessorCount);
-      if (instance.memorySizeBytes !== null) this.migMemory.set(series, instance.memorySizeBytes);
+      if (instance.l2.bytes !== null) set(this.migL2Share as Gauge<string>, series, instance.l2.bytes);
+      if (instance.l2.reachablePerSmBytes !== null) set(this.migReachable as Gauge<string>, series, instance.l2.reachablePerSmBytes);
+      set(this.migSlices as Gauge<string>, series, instance.l2.memorySlices);
+      if (instance.multiprocessorCount !== null) set(this.migSms as Gauge<string>, series, instance.multiprocessorCount);
+      if (instance.memorySizeBytes !== null) set(this.migMemory as Gauge<string>, series, instance.memorySizeBytes);
     }
   }
 
