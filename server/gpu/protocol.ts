@@ -184,17 +184,7 @@ export interface PchasePairResult {
  * constant-L1 and device-memory kernels do). The gap is what an unconsumed
  * load hides. Same args as pchase (flushL2 applies to both walks' start).
  */
-export interface ConsumerSelfTestArgs {
-  space: MemorySpace;
-  arrayBytes: number;
-  strideBytes: number;
-  pattern: ChasePattern;
-  warmup: boolean;
-  samples: number;
-  smId?: number;
-  seed?: number;
-  carveoutPercent?: number;
-}
+export type ConsumerSelfTestArgs = PchaseArgs;
 export interface ConsumerSelfTestResult {
   smId: number;
   consumedLatenciesCycles: number[];

@@ -11,6 +11,7 @@ import { documentErrors, publishedDocumentErrors } from '../../helpers/document-
 import { getJson } from '../../helpers/http.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 import { assertNativeBuilt, FAKE_LIBRARY } from '../nvml/fake-nvml.js';
+import { DOCUMENT_SCHEMA_VERSION } from '../../../server/model/document.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(path.join('test/fixtures/nvml', name), 'utf8')) as Record<string, any>;
 
@@ -54,7 +55,7 @@ describe('daemon topology responses against its /openapi.json', () => {
     let instancesChecked = 0;
     for (const gpu of [a100.devices[0], h100.devices[0]]) {
       const document = await whenReady(`${base}/v1/gpus/${gpu.uuid}/topology`, 60_000);
-      expect(document).toMatchObject({ schemaVersion: 2, gpu: { uuid: gpu.uuid }, dynamic: { available: true } });
+      expect(document).toMatchObject({ schemaVersion: DOCUMENT_SCHEMA_VERSION, gpu: { uuid: gpu.uuid }, dynamic: { available: true } });
       expect(documentErrors('GpuTopologyDocument', document)).toEqual([]);
       expect(published('GpuTopologyDocument', document)).toEqual([]);
 
@@ -63,7 +64,7 @@ describe('daemon topology responses against its /openapi.json', () => {
       for (const uuid of migUuids) {
         const { status, body } = await getJson(`${base}/v1/gpus/${uuid}/topology`);
         expect(status).toBe(200);
-        expect(body).toMatchObject({ schemaVersion: 2, kind: 'mig-instance', migDeviceUuid: uuid, parent: { uuid: gpu.uuid } });
+        expect(body).toMatchObject({ schemaVersion: DOCUMENT_SCHEMA_VERSION, kind: 'mig-instance', migDeviceUuid: uuid, parent: { uuid: gpu.uuid } });
         expect(documentErrors('MigInstanceTopologyDocument', body)).toEqual([]);
         expect(published('MigInstanceTopologyDocument', body)).toEqual([]);
         instancesChecked++;

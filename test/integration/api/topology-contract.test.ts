@@ -15,6 +15,7 @@ import { documentErrors, publishedDocumentErrors, type DocumentKind } from '../.
 import { deviceState, firstDevice } from '../../unit/dynamic/scenario-device.js';
 import { FakeTopology, makeGpu } from './fake-topology.js';
 import { buildTestApp, type TestApp } from './harness.js';
+import { DOCUMENT_SCHEMA_VERSION } from '../../../server/model/document.js';
 
 /** Serves one prepared document per id asked (GPU index, GPU UUID or MIG UUID). */
 class ServedTopology extends FakeTopology {
@@ -66,7 +67,7 @@ describe('topology responses against the document schemas', () => {
 
   it('a whole GPU: the merged document with its MIG view', async () => {
     const body = await get('0');
-    expect(body).toMatchObject({ schemaVersion: 2, simulated: true, status: { activeJob: '/v1/jobs/job-2' }, dynamic: { available: true } });
+    expect(body).toMatchObject({ schemaVersion: DOCUMENT_SCHEMA_VERSION, simulated: true, status: { activeJob: '/v1/jobs/job-2' }, dynamic: { available: true } });
     expect(body.mig.instances.length).toBe(migUuids.length);
     expect(Object.keys(body.elements)).toEqual(expect.arrayContaining(['l1', 'l2', 'deviceMemory']));
     expect(documentErrors('GpuTopologyDocument', body)).toEqual([]);
@@ -78,7 +79,7 @@ describe('topology responses against the document schemas', () => {
     expect(migUuids.length).toBeGreaterThan(1);
     for (const uuid of migUuids) {
       const body = await get(uuid);
-      expect(body).toMatchObject({ schemaVersion: 2, kind: 'mig-instance', migDeviceUuid: uuid });
+      expect(body).toMatchObject({ schemaVersion: DOCUMENT_SCHEMA_VERSION, kind: 'mig-instance', migDeviceUuid: uuid });
       expect(documentErrors('MigInstanceTopologyDocument', body)).toEqual([]);
       expect(published('MigInstanceTopologyDocument', body)).toEqual([]);
       expect(published('GpuTopologyDocument', body)).not.toEqual([]);
