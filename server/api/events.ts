@@ -3,6 +3,12 @@
  * rather listen than poll. A comment line every heartbeat keeps proxies from
  * closing an idle stream; a client that stops reading is dropped rather than
  * buffered without bound.
+ *
+ * Every frame carries an `id:` (a sequence number of this daemon process), and
+ * the last REPLAY_EVENTS events are kept: a client that reconnects with
+ * `Last-Event-ID` (EventSource does so by itself) is sent what it missed
+ * first. An id the buffer no longer reaches, or one from an earlier process,
+ * replays nothing; the client should then re-read the state it shows.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -13,23 +19,48 @@ export const DEFAULT_HEARTBEAT_MS = 15_000;
 /** A client this far behind is not reading; drop it. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 const RECONNECT_MS = 3_000;
+/** Events kept for clients that reconnect with Last-Event-ID. */
+export const REPLAY_EVENTS = 1000;
 
 export interface EventRoutesOptions {
   heartbeatMs?: number;
 }
 
+/** A job as clients see it: progress rounded to 0.1 % (the scheduler's fractions have 16 digits). */
+export function roundedJob<T extends { progress: number }>(job: T): T {
+  return { ...job, progress: Math.round(job.progress * 1000) / 1000 };
+}
+
+/** The event as sent: a job's progress rounded. */
+export function publicEvent(event: TopodEvent): TopodEvent {
+  return 'job' in event ? { ...event, job: roundedJob(event.job) } : event;
+}
+
 /** One SSE frame. JSON has no raw newlines, so one data line suffices. */
-export function formatSseEvent(event: TopodEvent): string {
-  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+export function formatSseEvent(event: TopodEvent, id?: number): string {
+  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event.type}\ndata: ${JSON.stringify(publicEvent(event))}\n\n`;
 }
 
 const EventStreamSchema = Type.String({
-  description: 'text/event-stream: frames "event: <type>" + "data: <TopodEvent JSON>"; types gpu.added, gpu.removed, mig.changed, topology.changed, probe.*',
+  description:
+    'text/event-stream: frames "id: <sequence>" + "event: <type>" + "data: <TopodEvent JSON>"; types gpu.added, gpu.removed, mig.changed, topology.changed, probe.*. Reconnect with Last-Event-ID to get the events missed (the last 1000 are kept)',
 });
 
 const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, options) => {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const open = new Set<ServerResponse>();
+  /** The last REPLAY_EVENTS frames with their ids, oldest first; one subscription for all streams. */
+  const history: Array<{ id: number; frame: string }> = [];
+  let nextId = 1;
+  const streams = new Set<(frame: string) => void>();
+  const unsubscribe = app.topology.subscribe((event) => {
+    const entry = { id: nextId++, frame: '' };
+    entry.frame = formatSseEvent(event, entry.id);
+    history.push(entry);
+    if (history.length > REPLAY_EVENTS) history.shift();
+    for (const send of streams) send(entry.frame);
+  });
+  app.addHook('onClose', async () => unsubscribe());
 
   // Streams never end on their own; close them or app.close() waits forever.
   app.addHook('preClose', async () => {
@@ -45,6 +76,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, o
         tags: ['events'],
         operationId: 'streamEvents',
         summary: 'Stream of topology, MIG and probe events (Server-Sent Events)',
+        headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ description: 'the id of the last event received: the events after it are sent first' })) }),
         response: { 200: { description: 'an endless event stream', content: { 'text/event-stream': { schema: EventStreamSchema } } } },
       },
     },
@@ -59,6 +91,10 @@ const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, o
       });
       stream.write(`retry: ${RECONNECT_MS}\n: connected\n\n`);
       open.add(stream);
+      const lastId = Number(request.headers['last-event-id']);
+      if (Number.isInteger(lastId) && lastId > 0 && lastId < nextId) {
+        for (const entry of history) if (entry.id > lastId) stream.write(entry.frame);
+      }
 
       const send = (frame: string): void => {
         if (stream.writableLength > MAX_BUFFERED_BYTES) {
@@ -68,13 +104,13 @@ const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, o
         }
         stream.write(frame);
       };
-      const unsubscribe = app.topology.subscribe((event) => send(formatSseEvent(event)));
+      streams.add(send);
       const heartbeat = setInterval(() => send(': heartbeat\n\n'), heartbeatMs);
       heartbeat.unref();
 
       stream.on('close', () => {
         clearInterval(heartbeat);
-        unsubscribe();
+        streams.delete(send);
         open.delete(stream);
       });
     },

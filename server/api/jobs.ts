@@ -1,6 +1,7 @@
 /** GET /v1/jobs/{jobId}, GET /v1/jobs. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NotFoundError } from '../errors.js';
+import { roundedJob } from './events.js';
 import { unknownGpu } from './gpus.js';
 import { jsonResponse, problemResponse } from './schemas/common.js';
 import { DEFAULT_JOB_LIMIT, JobListSchema, JobParamsSchema, JobQuerySchema, ProbeJobSchema } from './schemas/job.js';
@@ -20,7 +21,7 @@ const jobRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const job = app.topology.getJob(request.params.jobId);
       if (job === null) throw new NotFoundError(`No probe job "${request.params.jobId}".`);
-      return job;
+      return roundedJob(job);
     },
   );
 
@@ -42,7 +43,7 @@ const jobRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { gpu, state, limit } = request.query;
       if (gpu !== undefined && app.topology.getGpu(gpu) === null) throw unknownGpu(gpu);
-      return { jobs: app.topology.listJobs({ gpu, state, limit: limit ?? DEFAULT_JOB_LIMIT }) };
+      return { jobs: app.topology.listJobs({ gpu, state, limit: limit ?? DEFAULT_JOB_LIMIT }).map(roundedJob) };
     },
   );
 };

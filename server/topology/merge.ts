@@ -109,8 +109,9 @@ export function mergeMigInstance(parent: MergedTopology, migDeviceUuid: string):
     if (element) elements[name] = element;
   }
   const parentL2 = parent.elements.l2;
+  // The share says where its slice counts came from, here as in the parent's MIG view (one source wherever it appears).
   const l2Size: MeasuredValue | undefined =
-    instance.l2.bytes === null ? undefined : { value: instance.l2.bytes, unit: 'bytes', source: 'derived' };
+    instance.l2.bytes === null ? undefined : { value: instance.l2.bytes, unit: 'bytes', source: instance.l2.source };
   elements.l2 = {
     ...(parentL2?.latency ? { latency: parentL2.latency } : {}),
     ...(parentL2?.lineSize ? { lineSize: parentL2.lineSize } : {}),

@@ -29,17 +29,19 @@ describe('GET /v1/events (Server-Sent Events, real socket)', () => {
     t = await buildTestApp({ sseHeartbeatMs: heartbeatMs });
     const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const controller = new AbortController();
+    // The app's own subscribers (the events route's replay buffer, the metrics) are there before any stream.
+    const baseline = t.topology.listeners.size;
     const res = await fetch(`${address}/v1/events`, { signal: controller.signal });
     if (!res.body) throw new Error('no body');
-    return { res, reader: res.body.getReader(), controller, topology: t.topology };
+    return { res, reader: res.body.getReader(), controller, topology: t.topology, baseline };
   };
 
-  it('streams each event as "event: <type>" + "data: <json>"', async () => {
+  it('streams each event as "id: <n>" + "event: <type>" + "data: <json>"', async () => {
     const { res, reader, controller, topology } = await open();
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     await readUntil(reader, (text) => text.includes(': connected'));
-    await until(() => topology.listeners.size === 1);
+    await until(() => topology.listeners.size > 0);
 
     const events: TopodEvent[] = [
       { type: 'topology.changed', gpuUuid: 'GPU-a', etag: '"e2"', at: '2025-01-01T00:00:01.000Z' },
@@ -48,7 +50,9 @@ describe('GET /v1/events (Server-Sent Events, real socket)', () => {
     for (const event of events) topology.emit(event);
     const text = await readUntil(reader, (soFar) => soFar.includes('event: probe.started'));
     const frames = text.split('\n\n').filter((frame) => frame.startsWith('event: '));
-    expect(frames.slice(0, 2)).toEqual(events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}`));
+    const body = text.split('\n\n').filter((frame) => frame.startsWith('id: '));
+    expect(body.slice(0, 2)).toEqual(events.map((event, i) => `id: ${i + 1}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}`));
+    expect(frames).toEqual([]);
     controller.abort();
   });
 
@@ -65,6 +69,7 @@ describe('GET /v1/events (Server-Sent Events, real socket)', () => {
     t = await buildTestApp();
     const topology = t.topology;
     const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const baseline = topology.listeners.size;
     let subscribedWhileOpen = 0;
     await new Promise<void>((resolve, reject) => {
       const request = http.get(`${address}/v1/events`, { agent: false }, (res) => {
@@ -76,8 +81,9 @@ describe('GET /v1/events (Server-Sent Events, real socket)', () => {
       });
       request.on('error', reject);
     });
-    expect(subscribedWhileOpen).toBe(1);
-    await until(() => topology.listeners.size === 0);
+    // One subscription serves every stream (the replay buffer's): a stream adds none and leaves none behind.
+    expect(subscribedWhileOpen).toBe(baseline);
+    await until(() => topology.listeners.size === baseline);
   });
 
   it('lets the app close while a stream is open', async () => {
@@ -86,5 +92,30 @@ describe('GET /v1/events (Server-Sent Events, real socket)', () => {
     await t?.app.close();
     t = undefined;
     expect(topology.listeners.size).toBe(0);
+  });
+
+  it('replays what a client missed when it reconnects with Last-Event-ID, and rounds job progress', async () => {
+    const first = await open();
+    await readUntil(first.reader, (text) => text.includes(': connected'));
+    const job = makeJob({ state: 'running', progress: 1 / 3, phase: 'l2.size.coarse' });
+    first.topology.emit({ type: 'probe.started', gpuUuid: job.gpuUuid, job, at: '2025-01-01T00:00:01.000Z' });
+    const seen = await readUntil(first.reader, (text) => text.includes('event: probe.started'));
+    expect(seen).toContain('"progress":0.333,');
+    const lastId = /^id: (\d+)$/m.exec(seen)![1]!;
+    first.controller.abort();
+    // Missed while away: two events; the reconnect gets them first, in order, with their ids.
+    first.topology.emit({ type: 'mig.changed', gpuUuid: job.gpuUuid, at: '2025-01-01T00:00:02.000Z' });
+    first.topology.emit({ type: 'probe.progress', gpuUuid: job.gpuUuid, job: { ...job, progress: 0.66666 }, at: '2025-01-01T00:00:03.000Z' });
+    const address = first.res.url.replace(/\/v1\/events$/, '');
+    const again = await fetch(`${address}/v1/events`, { headers: { 'last-event-id': lastId } });
+    const reader = again.body!.getReader();
+    const text = await readUntil(reader, (soFar) => soFar.includes('event: probe.progress'));
+    const ids = [...text.matchAll(/^id: (\d+)\nevent: (\S+)$/gm)].map((m) => [Number(m[1]), m[2]]);
+    expect(ids).toEqual([
+      [Number(lastId) + 1, 'mig.changed'],
+      [Number(lastId) + 2, 'probe.progress'],
+    ]);
+    expect(text).toContain('"progress":0.667,');
+    await reader.cancel();
   });
 });
