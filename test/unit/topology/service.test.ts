@@ -10,6 +10,7 @@ import type { TopodEvent } from '../../../server/model/topology-api.js';
 import { ProbePolicy } from '../../../server/topology/probe-policy.js';
 import { TopologyService } from '../../../server/topology/service.js';
 import { controlledDiscover, fakeAnalysis, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
+import { DOCUMENT_SCHEMA_VERSION } from '../../../server/model/document.js';
 
 interface SetupOptions {
   probeVersion?: string;
@@ -192,7 +193,7 @@ describe('TopologyService', () => {
     second.sync([gpuIdentity()]);
     const ready = second.service.getTopology('0');
     const doc = ready.kind === 'ready' ? JSON.parse(ready.document.body) : null;
-    expect(doc).toMatchObject({ schemaVersion: 2, probe: { reanalysedFrom: { resultId: 1, analysisVersion: 'a1' } } });
+    expect(doc).toMatchObject({ schemaVersion: DOCUMENT_SCHEMA_VERSION, probe: { reanalysedFrom: { resultId: 1, analysisVersion: 'a1' } } });
     expect(second.discover.calls).toHaveLength(0);
   });
 
