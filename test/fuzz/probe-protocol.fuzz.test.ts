@@ -16,7 +16,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PROBE_OPS } from '../../server/gpu/protocol.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SEED = Number(process.env['TOPOD_FUZZ_SEED'] ?? Date.now() % 2 ** 31);
+// A fixed default keeps CI deterministic; TOPOD_FUZZ_SEED explores (any integer) or replays a printed seed.
+const SEED = Number(process.env['TOPOD_FUZZ_SEED'] ?? 20_261_123);
 const RUNS = Number(process.env['TOPOD_FUZZ_RUNS_PROBE'] ?? 25);
 const NATIVE = `${ROOT}native/probe/build/topod-probe`;
 
