@@ -61,6 +61,105 @@ __device__ __forceinline__ uint32_t sm_id() {
   return id;
 }
 
+// How many SM ids there are (%nsmid; ids may be sparse below it). AMD: 0 (no such register).
+__device__ __forceinline__ uint32_t sm_id_limit() {
+  uint32_t n = 0;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  asm volatile("mov.u32 %0, %%nsmid;" : "=r"(n));
+#endif
+  return n;
+}
+
+// ---- thread block clusters (sm_90+) ------------------------------------------------
+// Hopper's cluster instructions (thread-block-cluster paper §II). Compiled for
+// sm_90 and later only; on older targets and AMD these are stubs that the
+// host never reaches (every cluster op answers `unsupported` there first).
+#if defined(TOPOD_VENDOR_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TOPOD_DEVICE_HAS_CLUSTERS 1
+#endif
+
+// This block's rank in its cluster (%cluster_ctarank).
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r = 0;
+#if defined(TOPOD_DEVICE_HAS_CLUSTERS)
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
+  return r;
+}
+
+// barrier.cluster.arrive (release): marks this thread arrived without waiting.
+__device__ __forceinline__ void cluster_arrive() {
+#if defined(TOPOD_DEVICE_HAS_CLUSTERS)
+  asm volatile("barrier.cluster.arrive;" ::: "memory");
+#endif
+}
+
+// barrier.cluster.wait (acquire): waits until every thread of the cluster has arrived.
+__device__ __forceinline__ void cluster_wait() {
+#if defined(TOPOD_DEVICE_HAS_CLUSTERS)
+  asm volatile("barrier.cluster.wait;" ::: "memory");
+#endif
+}
+
+// cluster.sync() as the compiler emits it: arrive, then wait.
+__device__ __forceinline__ void cluster_sync() {
+  cluster_arrive();
+  cluster_wait();
+}
+
+// The shared::cta address of a shared-memory pointer (what mapa and ld.shared take).
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+#if defined(TOPOD_VENDOR_NVIDIA)
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+#else
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p));
+#endif
+}
+
+// mapa.shared::cluster: the same shared-memory address in block `rank`'s shared memory (DSMEM).
+__device__ __forceinline__ uint32_t map_shared_rank(uint32_t sharedAddress, uint32_t rank) {
+  uint32_t remote = 0;
+#if defined(TOPOD_DEVICE_HAS_CLUSTERS)
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(sharedAddress), "r"(rank));
+#else
+  (void)sharedAddress;
+  (void)rank;
+#endif
+  return remote;
+}
+
+// ld.shared::cluster: a 32-bit load from a (possibly remote) block's shared memory.
+__device__ __forceinline__ uint32_t load_shared_cluster(uint32_t clusterAddress) {
+  uint32_t v = 0;
+#if defined(TOPOD_DEVICE_HAS_CLUSTERS)
+  asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(clusterAddress) : "memory");
+#else
+  (void)clusterAddress;
+#endif
+  return v;
+}
+
+// ld.shared::cluster, 64 bits (transfers move 64-bit words: the paper's fastest width).
+__device__ __forceinline__ uint64_t load_shared_cluster_u64(uint32_t clusterAddress) {
+  uint64_t v = 0;
+#if defined(TOPOD_DEVICE_HAS_CLUSTERS)
+  asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(v) : "r"(clusterAddress) : "memory");
+#else
+  (void)clusterAddress;
+#endif
+  return v;
+}
+
+// st.shared::cluster, 64 bits: a store into a (possibly remote) block's shared memory.
+__device__ __forceinline__ void store_shared_cluster_u64(uint32_t clusterAddress, uint64_t value) {
+#if defined(TOPOD_DEVICE_HAS_CLUSTERS)
+  asm volatile("st.shared::cluster.u64 [%0], %1;" ::"r"(clusterAddress), "l"(value) : "memory");
+#else
+  (void)clusterAddress;
+  (void)value;
+#endif
+}
+
 // ---- load flavours ------------------------------------------------------------
 
 // Global load cached in L1 (NVIDIA ld.global.ca; AMD: a plain global load, cached in vL1D).
@@ -81,6 +180,17 @@ __device__ __forceinline__ uint32_t load_global_cg(const uint32_t* p) {
   asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
 #else
   asm volatile("global_load_dword %0, %1, off glc\n\ts_waitcnt vmcnt(0)" : "=v"(v) : "v"(p) : "memory");
+#endif
+  return v;
+}
+
+// 64-bit global load that bypasses L1 (NVIDIA ld.global.cg.u64; AMD glc): transfers through global memory.
+__device__ __forceinline__ uint64_t load_global_cg_u64(const uint64_t* p) {
+  uint64_t v;
+#if defined(TOPOD_VENDOR_NVIDIA)
+  asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+#else
+  asm volatile("global_load_dwordx2 %0, %1, off glc\n\ts_waitcnt vmcnt(0)" : "=v"(v) : "v"(p) : "memory");
 #endif
   return v;
 }

@@ -68,6 +68,7 @@ void register_pchase(Registry& r);
 void register_bandwidth(Registry& r);
 void register_calibrate(Registry& r);
 void register_selftest(Registry& r);
+void register_compute(Registry& r);  // cluster-ops.cpp: compute.smid and cluster.*
 
 inline Registry make_registry() {
   Registry r;
@@ -76,6 +77,7 @@ inline Registry make_registry() {
   register_bandwidth(r);
   register_calibrate(r);
   register_selftest(r);
+  register_compute(r);
   return r;
 }
 
