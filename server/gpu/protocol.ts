@@ -215,6 +215,99 @@ export interface CalibrateResult {
   smClockHz: number;
 }
 
+/**
+ * Compute topology and Hopper thread block clusters (issue 10;
+ * shared/seeds/thread-block-cluster-paper.txt). Every `cluster.*` op, and
+ * `compute.smid` with clusterSize > 1, needs thread block clusters (NVIDIA
+ * compute capability 9.0+) and answers `unsupported` elsewhere. Launches
+ * that place blocks on SMs give every block enough dynamic shared memory
+ * that at most one block fits on an SM, so blocks and SMs count alike.
+ */
+
+/**
+ * Which SM each block of one launch ran on (%smid): `clusters` clusters of
+ * `clusterSize` blocks (1: a plain launch, any device). Every block waits
+ * (bounded) until all blocks of the launch have arrived, so a launch that
+ * fits runs all its blocks at once. Blocks of one cluster share a GPC: SMs
+ * that never share a cluster are in different GPCs (the paper's method).
+ */
+export interface ComputeSmidArgs {
+  clusterSize: number;
+  clusters: number;
+  repetitions: number;
+}
+export interface ComputeSmidResult {
+  /** %nsmid: SM ids are below it (they may be sparse). */
+  smIdLimit: number;
+  /** One per repetition: block b's SM (cluster of block b: floor(b / clusterSize)); whether every block was resident at once. */
+  launches: Array<{ smIds: number[]; coResident: boolean }>;
+}
+
+export type ClusterLimitsArgs = Record<string, never>;
+export interface ClusterLimitsResult {
+  /** cudaOccupancyMaxPotentialClusterSize without, and with, cudaFuncAttributeNonPortableClusterSizeAllowed. */
+  maxPortableClusterSize: number;
+  maxClusterSize: number;
+  /** cudaOccupancyMaxActiveClusters for cluster sizes 1, 2, …, maxClusterSize (index = size - 1), one block per SM. */
+  activeClusters: number[];
+}
+
+/** Barrier latencies in one cluster launch (paper Listing 2), timed by block 0's thread 0 with %clock; grid.sync in a cooperative launch of the same shape. */
+export interface ClusterSyncArgs {
+  clusterSize: number;
+  threadsPerBlock: number;
+  samples: number;
+}
+export interface ClusterSyncResult {
+  /** barrier.cluster.arrive alone, barrier.cluster.wait after it, both (cluster.sync()), __syncthreads(), grid.sync(); clock-read overhead not subtracted. */
+  arriveCycles: number[];
+  waitCycles: number[];
+  clusterSyncCycles: number[];
+  syncthreadsCycles: number[];
+  gridSyncCycles: number[];
+}
+
+/**
+ * Distributed shared memory in a cluster of two blocks. Latency: block 0's
+ * thread 0 chases a 4 KiB ring in its own shared memory, in block 1's
+ * (mapa + ld.shared::cluster) and in global memory through the L2 (.cg,
+ * after an untimed lap), timed as pchase times loads. Transfers of
+ * `transferBytes` in 64-bit words by `threadsPerBlock` threads, block 1 to
+ * block 0 (paper Fig. 2), each timed by block 0 from a cluster barrier
+ * through the producer's writes, a barrier, the consumer's reads and a
+ * barrier: push (block 1 stores into block 0's shared memory), pull (block 0
+ * loads from block 1's), global (through global memory).
+ */
+export interface ClusterDsmemArgs {
+  samples: number;
+  transferBytes: number;
+  threadsPerBlock: number;
+  repetitions: number;
+}
+export interface ClusterDsmemResult {
+  /** SM of block 0 (the reader) and block 1. */
+  smIds: number[];
+  localLatenciesCycles: number[];
+  remoteLatenciesCycles: number[];
+  l2LatenciesCycles: number[];
+  /** SM cycles of one transfer of transferBytes, per repetition. */
+  pushCycles: number[];
+  pullCycles: number[];
+  globalCycles: number[];
+}
+
+/** The same grid of `blocks` blocks (each spinning `spinNs`, one per SM at a time) launched in clusters of `clusterSize` and plainly, event-timed (paper Listing 1). */
+export interface ClusterLaunchArgs {
+  clusterSize: number;
+  blocks: number;
+  spinNs: number;
+  repetitions: number;
+}
+export interface ClusterLaunchResult {
+  clusterSecondsPerRepetition: number[];
+  plainSecondsPerRepetition: number[];
+}
+
 export interface ProbeOps {
   hello: { args: HelloArgs; result: HelloResult };
   pchase: { args: PchaseArgs; result: PchaseResult };
@@ -223,9 +316,27 @@ export interface ProbeOps {
   bandwidth: { args: BandwidthArgs; result: BandwidthResult };
   calibrate: { args: CalibrateArgs; result: CalibrateResult };
   'selftest.consumer': { args: ConsumerSelfTestArgs; result: ConsumerSelfTestResult };
+  'compute.smid': { args: ComputeSmidArgs; result: ComputeSmidResult };
+  'cluster.limits': { args: ClusterLimitsArgs; result: ClusterLimitsResult };
+  'cluster.sync': { args: ClusterSyncArgs; result: ClusterSyncResult };
+  'cluster.dsmem': { args: ClusterDsmemArgs; result: ClusterDsmemResult };
+  'cluster.launch': { args: ClusterLaunchArgs; result: ClusterLaunchResult };
 }
 export type ProbeOp = keyof ProbeOps;
-export const PROBE_OPS: readonly ProbeOp[] = ['hello', 'pchase', 'pchase.batch', 'pchase.pair', 'bandwidth', 'calibrate', 'selftest.consumer'];
+export const PROBE_OPS: readonly ProbeOp[] = [
+  'hello',
+  'pchase',
+  'pchase.batch',
+  'pchase.pair',
+  'bandwidth',
+  'calibrate',
+  'selftest.consumer',
+  'compute.smid',
+  'cluster.limits',
+  'cluster.sync',
+  'cluster.dsmem',
+  'cluster.launch',
+];
 
 /** What a hello says the probe can do; a hello without `ops` (an older probe, a recorded series) supports every protocol op. */
 export function supportedOps(hello: Partial<Pick<HelloResult, 'ops'>>): ReadonlySet<string> {

@@ -78,4 +78,44 @@ export interface GpuModel {
   unconsumedCycles: Record<MemorySpace, number>;
   /** Fixed cost of one kernel launch, seen by bandwidth timings and counted in simulated device time. */
   launchOverheadS: number;
+  compute: ComputeModel;
+}
+
+/**
+ * The compute side (issue 10): how SMs sit in GPCs, and the thread block
+ * clusters a GPC co-schedules (null on GPUs without clusters: the probe then
+ * answers `unsupported` for every cluster op, as on a real sm_80).
+ */
+export interface ComputeModel {
+  /** The GPC of every SM, by SM id: the map discovery must recover exactly. */
+  gpcOfSm: readonly number[];
+  clusters: ClusterModel | null;
+}
+
+export interface ClusterModel {
+  /** Largest cluster without / with cudaFuncAttributeNonPortableClusterSizeAllowed. */
+  maxPortableClusterSize: number;
+  maxClusterSize: number;
+  /** Barrier costs in SM cycles, clock-read overhead aside (cluster.sync, grid.sync). */
+  barrier: {
+    arriveCycles: number;
+    /** Added to an arrive for every block of the cluster beyond 8. */
+    arriveCyclesPerBlockOver8: number;
+    waitCycles: number;
+    /** Added to a wait for every block of the cluster beyond the first. */
+    waitCyclesPerBlock: number;
+    syncthreadsCycles: number;
+    syncthreadsCyclesPerWarp: number;
+    gridSyncCycles: number;
+    gridSyncCyclesPerBlock: number;
+  };
+  /** Distributed shared memory between two SMs of a GPC (cluster.dsmem). */
+  dsmem: {
+    /** One ld.shared::cluster from a neighbour's shared memory, consumed. */
+    remoteLatencyCycles: number;
+    /** Bytes per SM cycle one warp moves block 1 → block 0 (up to 4 warps add up): pushing, pulling, through global memory. */
+    pushBytesPerCyclePerWarp: number;
+    pullBytesPerCyclePerWarp: number;
+    globalBytesPerCyclePerWarp: number;
+  };
 }

@@ -151,6 +151,11 @@ export class SimulatedDevice {
     return Math.max(1, Math.round(observed));
   }
 
+  /** A uniform integer in [0, bound): where a simulated scheduler starts placing (server/gpu/sim/compute.ts). */
+  randomBelow(bound: number): number {
+    return this.rng.nextInt(bound);
+  }
+
   /** A timing or clock reading with relative Gaussian jitter. */
   jitter(value: number, relativeStdev: number): number {
     return value * (1 + relativeStdev * this.rng.gaussian());

@@ -13,6 +13,7 @@ import {
   type ProbeOp,
 } from '../protocol.js';
 import { createChaseArray, elementAfter, walk, type ChaseArray, type WorkSlicer, writeChain } from './chase.js';
+import { SimulatedCompute } from './compute.js';
 import { chaseLaunch, type ChaseLaunch } from './launch.js';
 import type { SimulatedDevice } from './simulated-device.js';
 import {
@@ -46,12 +47,14 @@ export interface SimulatedDeviceIdentity {
  */
 export class SimulatedProbe {
   readonly properties: DeviceProperties;
+  private readonly compute: SimulatedCompute;
 
   constructor(
     private readonly device: SimulatedDevice,
     identity: SimulatedDeviceIdentity,
   ) {
     this.properties = { ...identity, ...device.model.device };
+    this.compute = new SimulatedCompute(device, this.properties);
   }
 
   /** The op table: `handle` dispatches through it and `hello` lists its keys, so the two cannot disagree. */
@@ -66,6 +69,11 @@ export class SimulatedProbe {
     bandwidth: (args) => this.bandwidth(args),
     calibrate: (args) => this.calibrate(args),
     'selftest.consumer': (args, slicer) => this.consumerSelfTest(args, slicer),
+    'compute.smid': (args) => this.compute.smid(args),
+    'cluster.limits': (args) => this.compute.limitsResult(args),
+    'cluster.sync': (args) => this.compute.sync(args),
+    'cluster.dsmem': (args) => this.compute.dsmem(args),
+    'cluster.launch': (args) => this.compute.launch(args),
   };
 
   /** Simulated GPU time the ops so far would have taken (not part of the protocol; for benchmarks). */

@@ -29,6 +29,14 @@
  *       a multiple of 16 (128-bit accesses); blocks in [1, 2^20];
  *       repetitions in [1, 1000].
  *     - calibrate: samples, when present, an integer in [1, 1,000,000].
+ *     - compute.smid: clusterSize an integer in [1, 16]; clusters in
+ *       [1, 65536]; repetitions in [1, 64].
+ *     - cluster.limits: no fields (args an object).
+ *     - cluster.sync: clusterSize in [1, 16]; samples in [1, 8192].
+ *     - cluster.dsmem: samples in [1, 8192]; transferBytes an integer in
+ *       [8, 2^20], a multiple of 8 (64-bit words); repetitions in [1, 1000].
+ *     - cluster.launch: clusterSize in [1, 16]; blocks in [1, 2^20], a
+ *       multiple of clusterSize; spinNs in [0, 1,000,000]; repetitions in [1, 100].
  *  3. Device limits → bad_request (a probe that sees no GPU answers
  *     `unsupported` here, having checked everything above):
  *     - smId in [0, multiprocessorCount - 1]; at most multiprocessorCount
@@ -44,12 +52,19 @@
  *       largest chaser, same-sm adds both; selftest.consumer as pchase (its
  *       two timed walks reuse one buffer).
  *     - bandwidth threadsPerBlock in [1, maxThreadsPerBlock].
+ *     - compute.smid: clusters × clusterSize ≤ multiprocessorCount (one block per SM).
+ *     - cluster.sync, cluster.dsmem: threadsPerBlock in [1, maxThreadsPerBlock];
+ *       cluster.dsmem: transferBytes + 4104 (its 4 KiB latency ring and a
+ *       sink word) ≤ the shared limit above.
  *  4. Memory → out_of_memory: the request's arrays summed (pchase.batch,
  *     pchase.pair; bandwidth adds its 4-byte-per-thread sink) plus a 64 MiB
  *     runtime margin must fit in free device memory (the sim: totalMemoryBytes).
  *  5. Capability → unsupported: a chain over 2^34 - 4 bytes (32-bit element
  *     indices); a texture-space array over 2^27 elements (the probe also
- *     honours a smaller runtime maxTexture1DLinear).
+ *     honours a smaller runtime maxTexture1DLinear). Thread block clusters
+ *     (compute.smid with clusterSize > 1, every cluster.* op): a device
+ *     without them (compute capability below 9.0, AMD), then a cluster larger
+ *     than the device co-schedules (cluster.limits' maxClusterSize).
  */
 import { ProbeError } from '../backend.js';
 import {
@@ -58,6 +73,11 @@ import {
   type BandwidthArgs,
   type CalibrateArgs,
   type ChaseLaunchArgs,
+  type ClusterDsmemArgs,
+  type ClusterLaunchArgs,
+  type ClusterLimitsArgs,
+  type ClusterSyncArgs,
+  type ComputeSmidArgs,
   type ChaserSpec,
   type ConsumerSelfTestArgs,
   type DeviceProperties,
@@ -79,11 +99,22 @@ export const SINK_SHARED_BYTES = 4;
 export const RUNTIME_MARGIN_BYTES = 64 * 1024 ** 2;
 export const MAX_CHAIN_BYTES = 2 ** 34 - 4;
 export const MAX_TEXTURE_ELEMENTS = 2 ** 27;
+export const MAX_CLUSTER_SIZE = 16;
+export const MAX_SMID_CLUSTERS = 65536;
+export const MAX_SMID_REPETITIONS = 64;
+export const MAX_TRANSFER_BYTES = 2 ** 20;
+export const MAX_LAUNCH_BLOCKS = 2 ** 20;
+export const MAX_SPIN_NS = 1_000_000;
+export const MAX_LAUNCH_REPETITIONS = 100;
+/** cluster.dsmem's shared memory beside its transfer buffer: a 4 KiB latency ring and an 8-byte sink. */
+export const DSMEM_FIXED_SHARED_BYTES = 4096 + 8;
 
 type Limits = Pick<
   DeviceProperties,
   'multiprocessorCount' | 'totalMemoryBytes' | 'totalConstMemBytes' | 'sharedMemPerBlockOptinBytes' | 'sharedMemPerBlockBytes' | 'maxThreadsPerBlock' | 'warpSize'
 >;
+/** What the cluster rules need beside the limits: the device's compute capability and the largest cluster it co-schedules (0: none). */
+export type ClusterLimits = Limits & Pick<DeviceProperties, 'computeCapabilityMajor' | 'computeCapabilityMinor'> & { maxClusterSize: number };
 type Fields = Record<string, unknown>;
 type Chain = { space: MemorySpace; arrayBytes: number; strideBytes: number };
 
@@ -293,4 +324,68 @@ export function validateBandwidth(raw: unknown, limits: Limits): BandwidthArgs {
 export function validateCalibrate(raw: unknown): CalibrateArgs {
   const samples = optionalInteger(fields(raw, 'args'), 'samples', 1, MAX_CALIBRATE_SAMPLES);
   return samples === undefined ? {} : { samples };
+}
+
+/** Rule 5 for clusters: a device without them, then a cluster larger than it co-schedules (the native probe's wording). */
+function requireClusters(limits: ClusterLimits, clusterSize: number): void {
+  if (limits.computeCapabilityMajor < 9) {
+    throw new ProbeError(
+      'unsupported',
+      `thread block clusters need compute capability 9.0 or newer; this device is sm_${limits.computeCapabilityMajor}${limits.computeCapabilityMinor}`,
+    );
+  }
+  if (clusterSize > limits.maxClusterSize) {
+    throw new ProbeError('unsupported', `clusters of ${clusterSize} blocks exceed the largest this device co-schedules (${limits.maxClusterSize})`);
+  }
+}
+
+export function validateComputeSmid(raw: unknown, limits: ClusterLimits): ComputeSmidArgs {
+  const source = fields(raw, 'args');
+  const clusterSize = integer(source, 'clusterSize', 1, MAX_CLUSTER_SIZE);
+  const clusters = integer(source, 'clusters', 1, MAX_SMID_CLUSTERS);
+  const repetitions = integer(source, 'repetitions', 1, MAX_SMID_REPETITIONS);
+  if (clusters * clusterSize > limits.multiprocessorCount) {
+    badRequest(`clusters must be at most ${Math.floor(limits.multiprocessorCount / clusterSize)} clusters of ${clusterSize} (one block per SM, ${limits.multiprocessorCount} SMs)`);
+  }
+  if (clusterSize > 1) requireClusters(limits, clusterSize);
+  return { clusterSize, clusters, repetitions };
+}
+
+export function validateClusterLimits(raw: unknown, limits: ClusterLimits): ClusterLimitsArgs {
+  fields(raw, 'args');
+  requireClusters(limits, 1);
+  return {};
+}
+
+export function validateClusterSync(raw: unknown, limits: ClusterLimits): ClusterSyncArgs {
+  const source = fields(raw, 'args');
+  const clusterSize = integer(source, 'clusterSize', 1, MAX_CLUSTER_SIZE);
+  const samples = integer(source, 'samples', 1, MAX_SAMPLES);
+  const threadsPerBlock = integer(source, 'threadsPerBlock', 1, limits.maxThreadsPerBlock);
+  requireClusters(limits, clusterSize);
+  return { clusterSize, threadsPerBlock, samples };
+}
+
+export function validateClusterDsmem(raw: unknown, limits: ClusterLimits): ClusterDsmemArgs {
+  const source = fields(raw, 'args');
+  const samples = integer(source, 'samples', 1, MAX_SAMPLES);
+  const transferBytes = multipleOf(integer(source, 'transferBytes', 8, MAX_TRANSFER_BYTES), 'transferBytes', 8);
+  const repetitions = integer(source, 'repetitions', 1, MAX_REPETITIONS);
+  const threadsPerBlock = integer(source, 'threadsPerBlock', 1, limits.maxThreadsPerBlock);
+  const sharedLimit = sharedLimitBytes(limits);
+  if (transferBytes + DSMEM_FIXED_SHARED_BYTES > sharedLimit) {
+    badRequest(`transferBytes must be at most ${sharedLimit - DSMEM_FIXED_SHARED_BYTES} (the shared memory a block may use, less the ${DSMEM_FIXED_SHARED_BYTES}-byte latency ring)`);
+  }
+  requireClusters(limits, 2);
+  return { samples, transferBytes, threadsPerBlock, repetitions };
+}
+
+export function validateClusterLaunch(raw: unknown, limits: ClusterLimits): ClusterLaunchArgs {
+  const source = fields(raw, 'args');
+  const clusterSize = integer(source, 'clusterSize', 1, MAX_CLUSTER_SIZE);
+  const blocks = multipleOf(integer(source, 'blocks', 1, MAX_LAUNCH_BLOCKS), 'blocks', clusterSize);
+  const spinNs = integer(source, 'spinNs', 0, MAX_SPIN_NS);
+  const repetitions = integer(source, 'repetitions', 1, MAX_LAUNCH_REPETITIONS);
+  requireClusters(limits, clusterSize);
+  return { clusterSize, blocks, spinNs, repetitions };
 }

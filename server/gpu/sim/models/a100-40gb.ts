@@ -1,5 +1,5 @@
 import type { GpuModel } from '../model.js';
-import { KIB, kibSteps, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
+import { gpcMapFromTpcs, KIB, kibSteps, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
 
 /**
  * An invented but plausible A100 40GB: no A100 series has been recorded.
@@ -60,4 +60,7 @@ export const A100_40GB: GpuModel = {
   deviceMemory: { latencyCycles: 569, readBandwidthBytesPerS: 1.4e12, writeBandwidthBytesPerS: 1.5e12 },
   unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12 },
   launchOverheadS: 4e-6,
+  // 54 TPCs in 7 GPCs (invented split); sm_80 has no thread block clusters, so
+  // the map cannot be measured and every cluster op answers unsupported.
+  compute: { gpcOfSm: gpcMapFromTpcs([8, 8, 8, 8, 8, 7, 7]), clusters: null },
 };

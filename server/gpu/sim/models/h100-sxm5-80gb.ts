@@ -1,5 +1,5 @@
 import type { GpuModel } from '../model.js';
-import { KIB, kibSteps, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
+import { gpcMapFromTpcs, KIB, kibSteps, latencyNoise, MIB, NVIDIA_LAUNCH_LIMITS, SECTORED_LINE } from './nvidia-common.js';
 
 /**
  * An H100 SXM5 80GB as topod's own probe recorded one (test/fixtures/h100/,
@@ -93,4 +93,27 @@ export const H100_SXM5_80GB: GpuModel = {
   unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12 },
   // fixture bandwidth.json: the 8 MiB read run's median seconds minus 8 MiB at the L2 read bandwidth above.
   launchOverheadS: 7.8e-6,
+  // Invented, all of it (no cluster series recorded yet): 66 TPCs in 8 GPCs of
+  // 9, 9, 8, 8, 8, 8, 8 and 8 TPCs (18, 18 and six times 16 SMs: unequal, as on
+  // a cut-down die), and barrier and DSMEM costs of a plausible order (the
+  // thread-block-cluster paper's H100 PCIe figures are what the GPU is
+  // checked against, in REFERENCE.md, not what the sim answers).
+  compute: {
+    gpcOfSm: gpcMapFromTpcs([9, 9, 8, 8, 8, 8, 8, 8]),
+    clusters: {
+      maxPortableClusterSize: 8,
+      maxClusterSize: 16,
+      barrier: {
+        arriveCycles: 980,
+        arriveCyclesPerBlockOver8: 20,
+        waitCycles: 40,
+        waitCyclesPerBlock: 3,
+        syncthreadsCycles: 12,
+        syncthreadsCyclesPerWarp: 2,
+        gridSyncCycles: 2000,
+        gridSyncCyclesPerBlock: 8,
+      },
+      dsmem: { remoteLatencyCycles: 190, pushBytesPerCyclePerWarp: 4, pullBytesPerCyclePerWarp: 1.5, globalBytesPerCyclePerWarp: 1.2 },
+    },
+  },
 };

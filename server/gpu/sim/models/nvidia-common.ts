@@ -31,3 +31,23 @@ export const SECTORED_LINE = { lineBytes: 128, sectorBytes: 32 } as const;
 export function kibSteps(...steps: number[]): readonly number[] {
   return steps.map((step) => step * KIB);
 }
+
+/**
+ * An SM → GPC map: SMs come in TPCs of two consecutive ids, dealt to the GPCs
+ * in turn (TPC t to GPC t mod n, skipping GPCs that are full), so a GPC's SM
+ * ids are not one contiguous range and cut-down GPCs hold fewer TPCs.
+ */
+export function gpcMapFromTpcs(tpcsPerGpc: readonly number[]): number[] {
+  const left = [...tpcsPerGpc];
+  const total = left.reduce((sum, n) => sum + n, 0);
+  const map: number[] = [];
+  let gpc = 0;
+  for (let tpc = 0; tpc < total; tpc += 1) {
+    while (left[gpc % left.length] === 0) gpc += 1;
+    const g = gpc % left.length;
+    left[g]! -= 1;
+    map.push(g, g);
+    gpc += 1;
+  }
+  return map;
+}
