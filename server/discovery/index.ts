@@ -115,6 +115,7 @@ export function reanalyse(raw: RawSeries[], only: ElementName[] | null = null): 
       if (topology && (only === null || only.includes(element))) outcome.elements[element] = topology;
     }
     if (built.carveout && !outcome.carveout) outcome.carveout = built.carveout;
+    if (built.compute && !outcome.compute) outcome.compute = built.compute;
     outcome.warnings.push(...built.warnings);
   }
   outcome.elements = withMissPenalties(outcome.elements);

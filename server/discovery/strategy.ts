@@ -1,4 +1,5 @@
 import type { CalibrateResult, DeviceProperties, ProbeOp } from '../gpu/protocol.js';
+import type { ComputeTopology } from '../model/compute-schema.js';
 import type { Carveout, ElementName, ElementTopology, RawSeries } from '../model/document.js';
 import type { ProbeSession } from './probe-session.js';
 
@@ -8,6 +9,8 @@ export interface StrategyBuild {
   warnings: string[];
   /** The L1/shared split the strategy's per-SM launches ran under, when they record it. */
   carveout?: Carveout;
+  /** The document's compute section (the compute strategy builds it). */
+  compute?: ComputeTopology;
 }
 
 /**

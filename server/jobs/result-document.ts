@@ -44,6 +44,7 @@ export function buildResultDocument(outcome: DiscoveryOutcome, meta: ResultMeta,
     device: outcome.device,
     clock: outcome.clock ?? previous?.clock ?? null,
     carveout: outcome.carveout ?? (meta.only ? (previous?.carveout ?? null) : null),
+    compute: outcome.compute ?? (meta.only ? (previous?.compute ?? null) : null),
     elements,
     warnings: outcome.warnings,
   };

@@ -8,6 +8,7 @@
  * schemas) and the response tests (they validate against them).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { COMPUTE_PARTS, ComputeTopologySchema } from './compute-schema.js';
 import { ClockSchema, DocumentDeviceSchema, DynamicDeviceSchema, DynamicStateSchema } from './device-schema.js';
 import { MIG_PARTS, MigComputeInstanceSchema, MigInstanceSchema, MigViewSchema } from './mig-schema.js';
 import { Count, Nullable, StringEnum, Timestamp, partRef } from './schema-helpers.js';
@@ -15,11 +16,12 @@ import { Count, Nullable, StringEnum, Timestamp, partRef } from './schema-helper
 /**
  * Bumped whenever the document's shape changes. 2: every field typed and
  * closed; probe.reanalysedFrom. 3: bound and note on values, fillGranularity,
- * the carveout the per-SM benchmarks ran under.
+ * the carveout the per-SM benchmarks ran under. 4: the compute section (SMs,
+ * GPCs, thread block clusters) and the "table" value source.
  */
-export const DOCUMENT_SCHEMA_VERSION = 3;
+export const DOCUMENT_SCHEMA_VERSION = 4;
 
-export const VALUE_SOURCES = ['microbenchmark', 'api', 'nvml', 'derived'] as const;
+export const VALUE_SOURCES = ['microbenchmark', 'api', 'nvml', 'derived', 'table'] as const;
 export type ValueSource = (typeof VALUE_SOURCES)[number];
 export const VALUE_UNITS = ['bytes', 'cycles', 'ns', 'bytes/s', 'count', 'hz'] as const;
 export type ValueUnit = (typeof VALUE_UNITS)[number];
@@ -35,7 +37,7 @@ const Confidence = () => Type.Number({ minimum: 0, maximum: 1, description: '0..
 const measuredValueProperties = {
   value: Type.Number(),
   unit: StringEnum(VALUE_UNITS),
-  source: StringEnum(VALUE_SOURCES, { description: 'microbenchmark: measured by topod; api: the runtime said so; nvml: NVML said so; derived: computed from other values' }),
+  source: StringEnum(VALUE_SOURCES, { description: 'microbenchmark: measured by topod; api: the runtime said so; nvml: NVML said so; derived: computed from other values; table: topod’s table by architecture' }),
   confidence: Type.Optional(Confidence()),
   bound: Type.Optional(
     StringEnum(['lower', 'upper'] as const, {
@@ -171,6 +173,7 @@ const resultDocumentProperties = {
   clock: Nullable(partRef(ClockSchema)),
   carveout: Nullable(partRef(CarveoutSchema), { description: 'null when no per-SM cache was measured, or the raw series predate the record' }),
   elements: partRef(ElementsSchema),
+  compute: Type.Optional(Nullable(partRef(ComputeTopologySchema), { description: 'SMs, GPCs and thread block clusters; null when not measured, absent in documents before schema 4' })),
   warnings: Type.Array(Type.String(), { description: 'what the analysis could not do, one sentence each' }),
 };
 
@@ -203,6 +206,7 @@ const PARTS: TSchema[] = [
   DynamicDeviceSchema,
   DynamicStateSchema,
   ...MIG_PARTS,
+  ...COMPUTE_PARTS,
 ];
 const partDefs = Object.fromEntries(PARTS.map((part) => [part.$id as string, part]));
 

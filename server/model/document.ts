@@ -5,6 +5,7 @@
  * composes), which /openapi.json serves as GpuTopologyDocument and
  * MigInstanceTopologyDocument.
  */
+import type { ComputeTopology } from './compute-schema.js';
 import type { ClockCalibration } from './device-schema.js';
 import type { Carveout, ElementName, ElementTopology, ResultDocument } from './document-schema.js';
 
@@ -44,6 +45,8 @@ export interface DiscoveryOutcome {
   clock?: ClockCalibration;
   /** The L1/shared split the per-SM cache benchmarks ran under, when their series record it. */
   carveout?: Carveout;
+  /** SMs, GPCs and thread block clusters, when the compute strategy ran. */
+  compute?: ComputeTopology;
   /** Device properties as the runtime reported them (source "api"); `{}` when no hello series was recorded. */
   device: ResultDocument['device'];
   raw: RawSeries[];
