@@ -45,7 +45,9 @@ export class SimulatedBackend implements MeasurementBackend {
   private readonly driverVersion: string;
   private readonly seed: number | undefined;
   private opened = 0;
-  private readonly probes: SimulatedProbe[] = [];
+  /** Probes of open channels; a closed channel's totals move to `closedTotals` so its device (and caches) can be freed. */
+  private readonly openProbes = new Set<SimulatedProbe>();
+  private readonly closedTotals = { seconds: 0, loads: 0 };
 
   constructor(options: SimulatedBackendOptions) {
     this.models = options.models.map((id) => {
@@ -79,8 +81,12 @@ export class SimulatedBackend implements MeasurementBackend {
     const seed = this.seed === undefined ? randomSeed() : mixSeed(this.seed, gpu.index, this.opened);
     const identity: SimulatedDeviceIdentity = { index: gpu.index, uuid: gpu.uuid, name: gpu.name, pciBusId: gpu.pciBusId };
     const probe = new SimulatedProbe(new SimulatedDevice(model, new Prng(seed)), identity);
-    this.probes.push(probe);
-    return new SimulatedChannel(probe);
+    this.openProbes.add(probe);
+    return new SimulatedChannel(probe, () => {
+      if (!this.openProbes.delete(probe)) return;
+      this.closedTotals.seconds += probe.simulatedDeviceSeconds();
+      this.closedTotals.loads += probe.loadCount();
+    });
   }
 
   /**
@@ -90,12 +96,17 @@ export class SimulatedBackend implements MeasurementBackend {
    * modelled. For benchmarks: what the same ops would cost on the GPU.
    */
   simulatedDeviceSeconds(): number {
-    return this.probes.reduce((sum, probe) => sum + probe.simulatedDeviceSeconds(), 0);
+    return [...this.openProbes].reduce((sum, probe) => sum + probe.simulatedDeviceSeconds(), this.closedTotals.seconds);
+  }
+
+  /** Channels opened and not closed yet (each holds a simulated device with its caches). */
+  get openChannelCount(): number {
+    return this.openProbes.size;
   }
 
   /** Loads walked on every channel this backend opened, warm-ups included. */
   loadCount(): number {
-    return this.probes.reduce((sum, probe) => sum + probe.loadCount(), 0);
+    return [...this.openProbes].reduce((sum, probe) => sum + probe.loadCount(), this.closedTotals.loads);
   }
 
   async close(): Promise<void> {}

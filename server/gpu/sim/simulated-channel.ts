@@ -13,7 +13,10 @@ export class SimulatedChannel implements ProbeChannel {
   private readonly queue = new SerialQueue();
   private closed = false;
 
-  constructor(private readonly probe: SimulatedProbe) {}
+  constructor(
+    private readonly probe: SimulatedProbe,
+    private readonly onClose: () => void = () => undefined,
+  ) {}
 
   request<O extends ProbeOp>(op: O, args: ProbeOps[O]['args'], options: RequestOptions = {}): Promise<ProbeOps[O]['result']> {
     return this.queue.run(() => this.run(op, args, options) as Promise<ProbeOps[O]['result']>);
@@ -30,7 +33,9 @@ export class SimulatedChannel implements ProbeChannel {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
+    this.onClose();
   }
 
   private async run(op: string, args: unknown, options: RequestOptions): Promise<unknown> {

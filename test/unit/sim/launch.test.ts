@@ -171,6 +171,17 @@ describe('hello', () => {
 });
 
 describe('simulated device time', () => {
+  it('keeps a closed channel’s time and loads but not its device: a sim daemon probing every minute must not grow', async () => {
+    const { backend, channel } = await open(H100);
+    await channel.request('pchase', chase({ arrayBytes: 64 * KIB, strideBytes: 128, samples: 256 }));
+    const [seconds, loads] = [backend.simulatedDeviceSeconds(), backend.loadCount()];
+    expect(backend.openChannelCount).toBe(1);
+    await channel.close();
+    await channel.close();
+    expect(backend.openChannelCount).toBe(0);
+    expect([backend.simulatedDeviceSeconds(), backend.loadCount()]).toEqual([seconds, loads]);
+  });
+
   it('adds each launch’s overhead and its loads’ true latencies at the SM clock', async () => {
     const { backend, channel } = await open(H100);
     expect(backend.simulatedDeviceSeconds()).toBe(0);
