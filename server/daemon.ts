@@ -33,6 +33,8 @@ export interface Daemon {
   topology: TopologyService;
   poller: DynamicPoller | null;
   backend: MeasurementBackend | null;
+  /** Why nothing is measured, when there is no backend (select-backend's reason); null with one. */
+  noBackendReason: string | null;
   db: Db;
   /** Boot: fail interrupted jobs, read NVML, enumerate GPUs, queue the probes that are missing. */
   start(): Promise<void>;
@@ -227,6 +229,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
     topology,
     poller,
     backend,
+    noBackendReason: backend ? null : selection.reason,
     db,
     store: { boot: opened.boot, movedAside: opened.movedAside },
     async start() {

@@ -29,6 +29,17 @@ export function startupLine(error: unknown, config: Pick<Config, 'host' | 'port'
   return `topod: cannot start: [${ERROR_CODES.STARTUP}] ${text} (run with TOPOD_LOG_LEVEL=debug for the stack)`;
 }
 
+/**
+ * The one human line a daemon with no measurement backend prints besides its
+ * JSON log: a new user running `npm start` without a GPU learns that nothing
+ * will be measured and how to see topod work anyway. The reason's own
+ * simulator hint (select-backend's) is dropped: the line ends with it.
+ */
+export function noBackendLine(reason: string | null): string {
+  const why = (reason ?? 'no measurement backend').replace(/ \(set TOPOD_BACKEND=sim[^)]*\)$/, '');
+  return `topod: nothing is measured here (${why}); GPUs are listed but never probed. To try topod on a simulated H100: TOPOD_BACKEND=sim npm start`;
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -101,6 +112,7 @@ async function main(): Promise<void> {
   }
   // Said once GPUs are enumerated: the port was bound before boot, so no probe ever starts on a port another daemon holds.
   logger.info({ address, db: config.dbPath, token }, 'topod listening');
+  if (running.backend === null) console.error(noBackendLine(running.noBackendReason));
 }
 
 main().catch((error: unknown) => {

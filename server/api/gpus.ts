@@ -7,7 +7,7 @@ import { BEARER_SECURITY } from '../plugins/admin-auth.js';
 import { OPTIONAL_BODY_MARKER } from '../plugins/openapi.js';
 import { jobExtensions, jobLinkHeader, jobPath } from './links.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from './schemas/common.js';
-import { GpuListSchema, GpuParamsSchema, GpuSummarySchema, ProbeRequestBodySchema, probeBodyErrorFormatter } from './schemas/gpu.js';
+import { GpuListSchema, GpuOrMigDeviceSchema, GpuParamsSchema, ProbeRequestBodySchema, probeBodyErrorFormatter } from './schemas/gpu.js';
 import { ProbeJobSchema } from './schemas/job.js';
 
 export function unknownGpu(id: string): InstanceType<typeof NotFoundError> {
@@ -39,13 +39,14 @@ const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['gpus'],
         operationId: 'getGpu',
-        summary: 'One GPU by index, GPU UUID or MIG device UUID',
+        summary: 'One GPU by index or GPU UUID, or one MIG device by its UUID',
+        description: 'A MIG device UUID answers the MIG device itself (kind "mig-device": its GPU and compute instance, profile, SMs, memory and L2 share), not its parent GPU.',
         params: GpuParamsSchema,
-        response: { 200: jsonResponse('the GPU', GpuSummarySchema), 404: problemResponse('no such GPU') },
+        response: { 200: jsonResponse('the GPU, or the MIG device', GpuOrMigDeviceSchema), 404: problemResponse('no such GPU or MIG device') },
       },
     },
     async (request) => {
-      const gpu = app.topology.getGpu(request.params.id);
+      const gpu = app.topology.getMigDevice(request.params.id) ?? app.topology.getGpu(request.params.id);
       if (gpu === null) throw unknownGpu(request.params.id);
       return gpu;
     },

@@ -8,11 +8,13 @@ export function inertTopology(overrides: Partial<TopologyApi> = {}): TopologyApi
   return {
     listGpus: () => [],
     getGpu: () => null,
+    getMigDevice: () => null,
     getTopology: () => ({ kind: 'unknown' }),
     requestProbe: () => ({ kind: 'unknown' }),
     reanalyse: () => ({ kind: 'unknown' }),
     getJob: () => null,
     listJobs: () => [],
+    listJobPage: () => ({ jobs: [], next: null }),
     subscribe: () => () => undefined,
     health: () => ({ ready: false, checks: {} }),
     ...overrides,

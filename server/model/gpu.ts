@@ -1,3 +1,5 @@
+import type { MigL2Share } from './mig-schema.js';
+
 /** Where the driver version of the cache key came from (server/topology/driver-identity.ts). */
 export const DRIVER_SOURCES = ['nvml', 'kernel-module', 'last-known', 'runtime'] as const;
 export type DriverSource = (typeof DRIVER_SOURCES)[number];
@@ -37,4 +39,27 @@ export interface GpuSummary extends GpuIdentity {
     activeJobId: string | null;
   };
   migDeviceUuids: string[];
+}
+
+/**
+ * A MIG device as `GET /v1/gpus/{MIG-uuid}` shows it: which GPU instance (and
+ * compute instance) it is, its profile, SMs, memory and L2 share — the MIG
+ * view's numbers (server/topology/mig.ts), not the parent's summary.
+ */
+export interface MigDeviceSummary {
+  kind: 'mig-device';
+  /** The MIG device UUID as NVML spells it. */
+  uuid: string;
+  parent: { uuid: string; index: number; name: string };
+  gpuInstanceId: number;
+  /** The compute instance this MIG device is; null when NVML listed none with this UUID (the GPU instance's own). */
+  computeInstanceId: number | null;
+  profileId: number;
+  profileName: string | null;
+  placement: { start: number; size: number } | null;
+  /** The compute instance's SMs when it is one, else the GPU instance's. */
+  multiprocessorCount: number | null;
+  memorySizeBytes: number | null;
+  l2: MigL2Share;
+  simulated: boolean;
 }

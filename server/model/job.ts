@@ -26,3 +26,15 @@ export interface JobQuery {
   state?: JobState;
   limit?: number;
 }
+
+/** Where a page of jobs ends: the last job's creation time and id (the order is created_at, then id, both descending). */
+export interface JobPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** One page of jobs, newest first; `next` is where the following page starts, null on the last. */
+export interface JobPage {
+  jobs: ProbeJob[];
+  next: JobPosition | null;
+}

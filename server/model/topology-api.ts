@@ -3,8 +3,8 @@
  * SQLite, NVML or a probe directly (DESIGN.md: clean seams); they read these.
  */
 import type { ElementName } from './document.js';
-import type { GpuSummary } from './gpu.js';
-import type { JobQuery, ProbeJob } from './job.js';
+import type { GpuSummary, MigDeviceSummary } from './gpu.js';
+import type { JobPage, JobPosition, JobQuery, ProbeJob } from './job.js';
 
 /** A document ready to send: serialised once per change, never per request. */
 export interface PreparedDocument {
@@ -49,10 +49,14 @@ export interface TopologyApi {
   listGpus(): GpuSummary[];
   /** `id` is an index, a GPU UUID or a MIG device UUID. */
   getGpu(id: string): GpuSummary | null;
+  /** The MIG device a MIG device UUID names (any case); null for any other id or a MIG device NVML no longer lists. */
+  getMigDevice(id: string): MigDeviceSummary | null;
   getTopology(id: string): TopologyLookup;
   requestProbe(id: string, options: ProbeRequestOptions): ProbeRequestOutcome;
   getJob(jobId: string): ProbeJob | null;
   listJobs(query: JobQuery): ProbeJob[];
+  /** A page of jobs, newest first, starting after `after` (null: the newest). */
+  listJobPage(query: JobQuery, after: JobPosition | null): JobPage;
   /** Subscribe to events; returns the unsubscribe function. */
   subscribe(listener: (event: TopodEvent) => void): () => void;
   /** Rebuilds the served result from its stored raw series with the current analysis (no GPU). */

@@ -39,6 +39,8 @@ export const API_TAGS = [
   { name: 'jobs', description: 'Probe jobs' },
   { name: 'events', description: 'Server-Sent Events stream of changes' },
   { name: 'health', description: 'Liveness and readiness' },
+  { name: 'metrics', description: 'Prometheus metrics in dcgm-exporter\'s label conventions: measured sizes, latencies, MIG L2 shares, probe and NVML health' },
+  { name: 'ui', description: 'The dashboard: GPUs, their pictures, MIG instances and live probe progress' },
 ];
 
 export default fp<OpenApiOptions>(

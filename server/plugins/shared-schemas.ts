@@ -5,12 +5,12 @@
  */
 import fp from 'fastify-plugin';
 import { ProblemSchema } from '../api/schemas/common.js';
-import { GpuSummarySchema } from '../api/schemas/gpu.js';
+import { GpuSummarySchema, MigDeviceSummarySchema } from '../api/schemas/gpu.js';
 import { ProbeJobSchema } from '../api/schemas/job.js';
 import { ReanalysisSchema } from '../api/schemas/reanalysis.js';
 import { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema } from '../api/schemas/topology.js';
 
-export const SHARED_SCHEMAS = [ProblemSchema, GpuSummarySchema, ProbeJobSchema, GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema, ReanalysisSchema];
+export const SHARED_SCHEMAS = [ProblemSchema, GpuSummarySchema, MigDeviceSummarySchema, ProbeJobSchema, GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema, ReanalysisSchema];
 
 export default fp(
   async (app) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ERROR_CODES } from '../errors.js';
 import type { ElementName } from '../model/document.js';
-import type { JobQuery, JobState, ProbeJob } from '../model/job.js';
+import type { JobPage, JobPosition, JobQuery, JobState, ProbeJob } from '../model/job.js';
 import type { Db } from './database.js';
 
 interface JobRow {
@@ -158,5 +158,37 @@ export class JobStore {
     const sql = `SELECT * FROM probe_jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
     params.push(query.limit ?? 100);
     return (this.db.prepare(sql).all(...params) as JobRow[]).map(fromRow);
+  }
+
+  /**
+   * One page of jobs for a client walking the whole history (keyset paging).
+   * Ordered by (created_at, id), both descending — a total order on columns
+   * that never change, so the page after `after` neither repeats nor skips a
+   * job, however many are created meanwhile (new ones sort before every page
+   * already handed out). Jobs created in the same millisecond follow their id.
+   */
+  page(query: JobQuery, after: JobPosition | null = null): JobPage {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.gpu) {
+      where.push('gpu_uuid = ?');
+      params.push(query.gpu);
+    }
+    if (query.state) {
+      where.push('state = ?');
+      params.push(query.state);
+    }
+    if (after) {
+      where.push('(created_at < ? OR (created_at = ? AND id < ?))');
+      params.push(after.createdAt, after.createdAt, after.id);
+    }
+    const limit = query.limit ?? 100;
+    // One row more than asked says whether another page follows, without a COUNT.
+    const sql = `SELECT * FROM probe_jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    params.push(limit + 1);
+    const rows = this.db.prepare(sql).all(...params) as JobRow[];
+    const jobs = rows.slice(0, limit).map(fromRow);
+    const last = jobs.at(-1);
+    return { jobs, next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null };
   }
 }

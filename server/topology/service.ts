@@ -2,8 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { DynamicSnapshot } from '../dynamic/types.js';
 import { EnqueueConflict, type ProbeScheduler } from '../jobs/scheduler.js';
-import type { GpuIdentity, GpuSummary } from '../model/gpu.js';
-import type { JobQuery, ProbeJob } from '../model/job.js';
+import type { GpuIdentity, GpuSummary, MigDeviceSummary } from '../model/gpu.js';
+import type { JobPage, JobPosition, JobQuery, ProbeJob } from '../model/job.js';
 import type {
   HealthReport,
   ProbeRequestOptions,
@@ -18,7 +18,8 @@ import type { JobStore } from '../store/jobs.js';
 import type { StoredResult } from '../store/results.js';
 import { DocumentCache } from './document-cache.js';
 import { GpuRegistry, type RegisteredGpu } from './gpu-registry.js';
-import type { DynamicPart } from './merge.js';
+import { migViewFor, type DynamicPart } from './merge.js';
+import { migDeviceSummary } from './mig-device.js';
 import type { ProbePolicy, ServedResult } from './probe-policy.js';
 
 interface ProbeState extends ServedResult {
@@ -113,6 +114,14 @@ export class TopologyService implements TopologyApi {
     return found ? this.summary(found.gpu) : null;
   }
 
+  getMigDevice(id: string): MigDeviceSummary | null {
+    const found = this.registry.resolve(id);
+    if (!found?.migDeviceUuid) return null;
+    const uuid = found.gpu.identity.uuid;
+    const view = migViewFor(this.probes.get(uuid)?.result?.document ?? null, this.dynamicPart(uuid).device);
+    return view ? migDeviceSummary(this.summary(found.gpu), view, found.migDeviceUuid) : null;
+  }
+
   getTopology(id: string): TopologyLookup {
     const found = this.registry.resolve(id);
     if (!found) return { kind: 'unknown' };
@@ -176,8 +185,17 @@ export class TopologyService implements TopologyApi {
   }
 
   listJobs(query: JobQuery): ProbeJob[] {
+    return this.options.jobs.list(this.jobQueryByUuid(query));
+  }
+
+  listJobPage(query: JobQuery, after: JobPosition | null): JobPage {
+    return this.options.jobs.page(this.jobQueryByUuid(query), after);
+  }
+
+  /** Jobs are stored by GPU UUID: an index or MIG UUID filter names its GPU's. */
+  private jobQueryByUuid(query: JobQuery): JobQuery {
     const gpu = query.gpu ? (this.registry.resolve(query.gpu)?.gpu.identity.uuid ?? query.gpu) : undefined;
-    return this.options.jobs.list({ ...query, ...(gpu ? { gpu } : {}) });
+    return { ...query, ...(gpu ? { gpu } : {}) };
   }
 
   subscribe(listener: (event: TopodEvent) => void): () => void {

@@ -1,6 +1,7 @@
 /** Schemas of the GPU resource (GpuSummary in server/topology/contracts.ts). */
 import { Type, type Static } from '@sinclair/typebox';
-import { DRIVER_SOURCES, type GpuSummary } from '../../model/gpu.js';
+import { DRIVER_SOURCES, type GpuSummary, type MigDeviceSummary } from '../../model/gpu.js';
+import { MigL2ShareSchema, MigPlacementSchema } from '../../model/mig-schema.js';
 import { MEASURABLE_ELEMENTS } from '../../discovery/registry.js';
 import { ELEMENT_NAMES } from '../../model/document.js';
 import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, sharedRef } from './common.js';
@@ -32,6 +33,40 @@ export const GpuSummarySchema = Type.Object({
   }),
   migDeviceUuids: Type.Array(Type.String()),
 }, { $id: 'GpuSummary' });
+
+/** A model part inlined (its properties, closed, without its $id): the document's parts are not shared API schemas. */
+const inlined = <T extends typeof MigL2ShareSchema | typeof MigPlacementSchema>(part: T) =>
+  Type.Object(part.properties as T['properties'], { additionalProperties: false, ...(part.description === undefined ? {} : { description: part.description }) });
+
+export const MigDeviceSummarySchema = Type.Object(
+  {
+    kind: Type.Literal('mig-device', { description: 'a MIG device, not a GPU (a GPU summary has no kind)' }),
+    uuid: Type.String({ description: 'the MIG device UUID (MIG-…) as NVML spells it' }),
+    parent: Type.Object(
+      { uuid: Type.String({ description: 'GPU UUID (GPU-…)' }), index: Type.Integer({ minimum: 0 }), name: Type.String() },
+      { additionalProperties: false, description: 'the GPU this MIG device is part of: GET /v1/gpus/{parent.uuid}' },
+    ),
+    gpuInstanceId: Type.Integer({ minimum: 0 }),
+    computeInstanceId: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'the compute instance this MIG device is; null when NVML listed none with this UUID' }),
+    profileId: Type.Integer({ minimum: 0, description: 'NVML GPU-instance profile id' }),
+    profileName: NullableString({ description: 'as NVML names the profile, e.g. "MIG 3g.40gb"' }),
+    placement: Type.Union([inlined(MigPlacementSchema), Type.Null()], { description: 'the memory slices it sits on; null when not readable' }),
+    multiprocessorCount: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'SMs: the compute instance\'s, else the GPU instance\'s' }),
+    memorySizeBytes: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    l2: inlined(MigL2ShareSchema),
+    simulated: Type.Boolean({ description: 'true when the simulated backend measured the parent' }),
+  },
+  {
+    $id: 'MigDeviceSummary',
+    additionalProperties: false,
+    description: 'a MIG device: its GPU and compute instance, profile, SMs, memory and L2 share (its topology: GET /v1/gpus/{uuid}/topology)',
+  },
+);
+
+/** GET /v1/gpus/{id}: a GPU by index or GPU UUID, the MIG device by MIG device UUID. */
+export const GpuOrMigDeviceSchema = Type.Union([sharedRef(GpuSummarySchema), sharedRef(MigDeviceSummarySchema)], {
+  description: 'a GPU index or GPU UUID answers the GPU; a MIG device UUID answers the MIG device (kind: "mig-device")',
+});
 
 export const GpuListSchema = Type.Object({ gpus: Type.Array(sharedRef(GpuSummarySchema)) });
 
@@ -79,4 +114,5 @@ export function probeBodyErrorFormatter(errors: readonly SchemaIssue[], dataVar:
 }
 
 const gpuSummaryMatches: Equivalent<Static<typeof GpuSummarySchema>, GpuSummary> = true;
-void gpuSummaryMatches;
+const migDeviceSummaryMatches: Equivalent<Static<typeof MigDeviceSummarySchema>, MigDeviceSummary> = true;
+void [gpuSummaryMatches, migDeviceSummaryMatches];

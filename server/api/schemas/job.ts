@@ -1,6 +1,7 @@
 /** Schemas of the probe-job resource (ProbeJob in server/topology/contracts.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import { JOB_STATES, type ProbeJob } from '../../model/job.js';
+import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from '../job-cursor.js';
 import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, TimestampSchema, sharedRef } from './common.js';
 import type { Equivalent } from './equivalent.js';
 import { ElementNameSchema } from './gpu.js';
@@ -24,7 +25,10 @@ export const ProbeJobSchema = Type.Object({
   finishedAt: NullableTimestamp('when it ended'),
 }, { $id: 'ProbeJob' });
 
-export const JobListSchema = Type.Object({ jobs: Type.Array(sharedRef(ProbeJobSchema)) });
+export const JobListSchema = Type.Object({
+  jobs: Type.Array(sharedRef(ProbeJobSchema), { description: 'newest first (creation time, then id)' }),
+  next: NullableString({ description: 'the next page: this query with its cursor (also the Link rel="next" header); null on the last page' }),
+});
 
 export const JobParamsSchema = Type.Object({ jobId: Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH }) });
 
@@ -35,6 +39,14 @@ export const JobQuerySchema = Type.Object({
   gpu: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH, description: 'GPU index, GPU UUID or MIG device UUID' })),
   state: Type.Optional(JobStateSchema),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_JOB_LIMIT, default: DEFAULT_JOB_LIMIT })),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_CURSOR_LENGTH,
+      pattern: CURSOR_PATTERN,
+      description: 'opaque: where the previous page ended, as its `next` gives it; pages past the limit of 500',
+    }),
+  ),
 });
 
 const probeJobMatches: Equivalent<Static<typeof ProbeJobSchema>, ProbeJob> = true;

@@ -2,8 +2,8 @@
  * In-memory TopologyApi for the HTTP tests: no store, no GPU, no daemon.
  * Tests set what it answers and read back what routes asked of it.
  */
-import type { JobQuery, ProbeJob } from '../../../server/model/job.js';
-import type { GpuSummary } from '../../../server/model/gpu.js';
+import type { JobPage, JobPosition, JobQuery, ProbeJob } from '../../../server/model/job.js';
+import type { GpuSummary, MigDeviceSummary } from '../../../server/model/gpu.js';
 import type { ProbeRequestOptions, ProbeRequestOutcome, ReanalyseOutcome, TopodEvent, TopologyApi, TopologyLookup } from '../../../server/model/topology-api.js';
 
 export function makeGpu(overrides: Partial<GpuSummary> = {}): GpuSummary {
@@ -55,6 +55,10 @@ export class FakeTopology implements TopologyApi {
   healthState: ReturnType<TopologyApi['health']> = { ready: true, checks: { store: { ok: true, detail: 'open' } } };
   readonly probeRequests: Array<{ id: string; options: ProbeRequestOptions }> = [];
   readonly jobQueries: JobQuery[] = [];
+  /** Where each listJobPage call started (null: the first page). */
+  readonly jobPageStarts: Array<JobPosition | null> = [];
+  /** What getMigDevice answers, by MIG device UUID (any case). */
+  migDevices: MigDeviceSummary[] = [];
   readonly listeners = new Set<(event: TopodEvent) => void>();
 
   listGpus(): GpuSummary[] {
@@ -63,6 +67,10 @@ export class FakeTopology implements TopologyApi {
 
   getGpu(id: string): GpuSummary | null {
     return this.gpus.find((gpu) => String(gpu.index) === id || gpu.uuid === id || gpu.migDeviceUuids.includes(id)) ?? null;
+  }
+
+  getMigDevice(id: string): MigDeviceSummary | null {
+    return this.migDevices.find((device) => device.uuid.toLowerCase() === id.toLowerCase()) ?? null;
   }
 
   getTopology(id: string): TopologyLookup {
@@ -102,6 +110,19 @@ export class FakeTopology implements TopologyApi {
     return this.jobs
       .filter((job) => (gpu === null || job.gpuUuid === gpu.uuid) && (query.state === undefined || job.state === query.state))
       .slice(0, query.limit);
+  }
+
+  /** Pages through `jobs` in their array order; a position names the job it follows by id. */
+  listJobPage(query: JobQuery, after: JobPosition | null): JobPage {
+    this.jobQueries.push(query);
+    this.jobPageStarts.push(after);
+    const gpu = query.gpu === undefined ? null : this.getGpu(query.gpu);
+    const matching = this.jobs.filter((job) => (gpu === null || job.gpuUuid === gpu.uuid) && (query.state === undefined || job.state === query.state));
+    const start = after ? matching.findIndex((job) => job.id === after.id) + 1 : 0;
+    const limit = query.limit ?? 100;
+    const jobs = matching.slice(start, start + limit);
+    const last = jobs.at(-1);
+    return { jobs, next: start + limit < matching.length && last ? { createdAt: last.createdAt, id: last.id } : null };
   }
 
   subscribe(listener: (event: TopodEvent) => void): () => void {

@@ -1,5 +1,15 @@
+import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../../server/app.js';
+import { encodeJobCursor } from '../../../server/api/job-cursor.js';
 import { DEFAULT_JOB_LIMIT } from '../../../server/api/schemas/job.js';
+import { openDatabase } from '../../../server/store/database.js';
+import { GpuStore } from '../../../server/store/gpus.js';
+import { JobStore } from '../../../server/store/jobs.js';
+import { ResultStore } from '../../../server/store/results.js';
+import { ProbePolicy } from '../../../server/topology/probe-policy.js';
+import { TopologyService } from '../../../server/topology/service.js';
+import { gpuIdentity, silentLogger } from '../../helpers/fakes.js';
 import { makeGpu, makeJob } from './fake-topology.js';
 import { PROBLEM_TYPE, buildTestApp, type TestApp } from './harness.js';
 
@@ -57,5 +67,76 @@ describe('jobs', () => {
   it('GET /v1/jobs answers 404 when the gpu filter names no GPU', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/v1/jobs?gpu=9' });
     expect(res.statusCode).toBe(404);
+  });
+
+  it('GET /v1/jobs says there is no next page when everything fit', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/v1/jobs' });
+    expect(res.json().next).toBeNull();
+    expect(res.headers.link).toBeUndefined();
+  });
+
+  it('GET /v1/jobs hands out next with the same filters, and takes it back', async () => {
+    const first = await t.app.inject({ method: 'GET', url: '/v1/jobs?gpu=1&limit=1' });
+    const next = first.json().next as string;
+    expect(next).toMatch(/^\/v1\/jobs\?gpu=1&limit=1&cursor=[A-Za-z0-9_-]+$/);
+    expect(first.headers.link).toBe(`<${next}>; rel="next"`);
+    const second = await t.app.inject({ method: 'GET', url: next });
+    expect(second.json()).toEqual({ jobs: [t.topology.jobs[2]], next: null });
+    expect(t.topology.jobPageStarts.at(-1)).toEqual({ createdAt: t.topology.jobs[1]!.createdAt, id: 'b' });
+  });
+
+  it.each([
+    ['characters outside base64url', 'cursor=abc%2Bdef%3D'],
+    ['an empty cursor', 'cursor='],
+    ['base64url of something else', `cursor=${Buffer.from('hello').toString('base64url')}`],
+    ['a pair with a bad time', `cursor=${Buffer.from(JSON.stringify(['yesterday', 'a'])).toString('base64url')}`],
+    ['a pair with an empty id', `cursor=${encodeJobCursor({ createdAt: '2025-01-01T00:00:00.000Z', id: '' })}`],
+    ['a cursor with a stray bit', `cursor=${encodeJobCursor({ createdAt: '2025-01-01T00:00:00.000Z', id: 'a' }).slice(0, -1)}`],
+  ])('GET /v1/jobs answers 400 problem+json for a malformed cursor: %s', async (_label, query) => {
+    const res = await t.app.inject({ method: 'GET', url: `/v1/jobs?${query}` });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(PROBLEM_TYPE);
+    expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_VALIDATION', errors: [expect.objectContaining({ in: 'querystring', pointer: '/cursor' })] });
+    expect(t.topology.jobPageStarts).toEqual([]);
+  });
+});
+
+describe('jobs, paged past 500 on the daemon\'s own service and store', () => {
+  let app: FastifyInstance | undefined;
+  afterEach(() => app?.close());
+
+  it('follows next through 1234 jobs: each once, newest first, the last page says null', async () => {
+    const db = openDatabase(':memory:');
+    const jobs = new JobStore(db);
+    const gpu = gpuIdentity();
+    new GpuStore(db).seen(gpu);
+    db.transaction(() => {
+      for (let i = 0; i < 1234; i++) {
+        // Two jobs per second: created_at alone does not order them.
+        const job = jobs.create({ gpuUuid: gpu.uuid, reason: 'requested', requestedBy: 't', only: null, force: false }, new Date(Date.UTC(2025, 0, 1, 0, 0, Math.floor(i / 2))).toISOString());
+        jobs.finish(job.id, { state: 'failed', error: { code: 'C', message: 'c' } });
+      }
+    })();
+    const policy = new ProbePolicy({ results: new ResultStore(db), probeVersion: null, reanalyser: null, logger: silentLogger });
+    const service = new TopologyService({ jobs, scheduler: null, policy, store: { check: () => ({ ok: true, detail: 'fake' }) }, noBackendReason: 'none', logger: silentLogger });
+    service.syncGpus([gpu], 'boot');
+    app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024 }, topology: service, logger: false, version: '0.0.0-test' });
+
+    const seen: Array<{ id: string; createdAt: string }> = [];
+    let url: string | null = '/v1/jobs?gpu=0&limit=500';
+    let pages = 0;
+    while (url) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(200);
+      const body = res.json() as { jobs: Array<{ id: string; createdAt: string }>; next: string | null };
+      seen.push(...body.jobs);
+      url = body.next;
+      pages += 1;
+    }
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(1234);
+    expect(new Set(seen.map((j) => j.id)).size).toBe(1234);
+    const order = seen.map((j) => `${j.createdAt} ${j.id}`);
+    expect(order).toEqual([...order].sort().reverse());
   });
 });

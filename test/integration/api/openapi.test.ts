@@ -42,6 +42,13 @@ describe('OpenAPI document', () => {
     expect(Object.keys(probe?.responses ?? {}).sort()).toEqual(['202', '400', '401', '403', '404', '409', '413', '415', '503']);
   });
 
+  it('declares every tag an operation uses, with a description', async () => {
+    const spec = JSON.parse(await readCommitted()) as { tags: Array<{ name: string; description?: string }>; paths: Record<string, Record<string, Operation>> };
+    const used = new Set(Object.values(spec.paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags ?? [])));
+    const declared = new Map(spec.tags.map((tag) => [tag.name, tag.description]));
+    for (const tag of used) expect(declared.get(tag), `tag "${tag}"`).toEqual(expect.stringMatching(/\S/));
+  });
+
   it('is served at /openapi.json and Swagger UI at /docs', async () => {
     t = await buildTestApp();
     const spec = await t.app.inject({ method: 'GET', url: '/openapi.json' });

@@ -104,6 +104,21 @@ describe('daemon on the simulated GPU', () => {
     expect((await fetch(`${daemon.baseUrl}/healthz`)).status).toBe(200);
   });
 
+  it('without a backend it also says so in one human line: nothing is measured, and how to try the simulator', async () => {
+    const daemon = await start({ TOPOD_DB: ':memory:', TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1', TOPOD_PROBE_PATH: '/nonexistent/topod-probe' });
+    // Printed right after the 'topod listening' log line; the JSON log keeps its own warning.
+    for (let i = 0; i < 100 && daemon.stderr.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(daemon.stderr).toEqual([
+      'topod: nothing is measured here (no GPU measurement backend: no probe binary at /nonexistent/topod-probe (build it with npm run build:probe on a machine with nvcc or hipcc)); ' +
+        'GPUs are listed but never probed. To try topod on a simulated H100: TOPOD_BACKEND=sim npm start',
+    ]);
+    expect(daemon.logs.find((l) => l.msg === 'no measurement backend: GPUs are listed but not probed')).toMatchObject({ level: 40, reason: expect.stringMatching(/no probe binary/) });
+    // Not a line every daemon prints: with the simulator nothing is said besides the log.
+    const sim = await start({ TOPOD_BACKEND: 'sim', TOPOD_DB: ':memory:' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sim.stderr).toEqual([]);
+  });
+
   it('refuses a bad configuration with a clear message and exit code 2', async () => {
     await expect(startDaemon({ TOPOD_BACKEND: 'gpu' })).rejects.toThrow(/TOPOD_BACKEND must be one of auto \| native \| sim, got "gpu"/);
   });
