@@ -38,10 +38,10 @@ const REFUSED = `${PREFIX}.cluster.refused`;
 
 /** Rounds of placements (every cluster size each): the GPC map's confidence is their agreement. */
 const GPC_ROUNDS = 3;
-const SYNC_SAMPLES = 256;
+const SYNC_SAMPLES = 128;
 /** Sizes whose barriers are timed (those up to the device's largest), with one thread per block as the paper's Fig. 4a–d; the largest also with 1024 threads. */
 const SYNC_SIZES = [1, 2, 4, 8, 16];
-const DSMEM_ARGS: ClusterDsmemArgs = { samples: 512, transferBytes: 32 * 1024, threadsPerBlock: 32, repetitions: 16 };
+const DSMEM_ARGS: ClusterDsmemArgs = { samples: 256, transferBytes: 32 * 1024, threadsPerBlock: 32, repetitions: 16 };
 const LAUNCH_SIZES = [2, 4, 8, 16];
 /** Blocks of a launch-overhead grid per SM: several waves, so a size that leaves SMs idle needs more of them. */
 const LAUNCH_WAVES = 4;

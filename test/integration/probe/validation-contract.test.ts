@@ -36,6 +36,10 @@ interface Row {
 const chase = { space: 'global.ca', arrayBytes: 4096, strideBytes: 64, pattern: 'sequential', warmup: true, samples: 16 };
 const chaser = { space: 'global.ca', arrayBytes: 4096, strideBytes: 64 };
 const bandwidth = { mode: 'read', arrayBytes: 1 << 20, blocks: 8, threadsPerBlock: 128, repetitions: 2 };
+const smid = { clusterSize: 2, clusters: 2, repetitions: 1 };
+const clusterSync = { clusterSize: 2, threadsPerBlock: 32, samples: 16 };
+const dsmem = { samples: 16, transferBytes: 1024, threadsPerBlock: 32, repetitions: 2 };
+const clusterLaunch = { clusterSize: 4, blocks: 64, spinNs: 1000, repetitions: 2 };
 const down = (bytes: number, unit: number) => Math.floor(bytes / unit) * unit;
 const constLimit = (d: Limits) => Math.min(d.totalConstMemBytes ?? CONSTANT_TABLE_BYTES, CONSTANT_TABLE_BYTES);
 const sharedLimit = (d: Limits) => d.sharedMemPerBlockOptinBytes ?? d.sharedMemPerBlockBytes;
@@ -107,6 +111,19 @@ const ROWS: Row[] = [
   bad('self-test with samples 0', 'selftest.consumer', () => ({ ...chase, samples: 0 })),
   bad('self-test with flushL2 a string', 'selftest.consumer', () => ({ ...chase, flushL2: 'no' })),
   bad('self-test carveoutPercent above 100', 'selftest.consumer', () => ({ ...chase, carveoutPercent: 200 })),
+  // Compute and thread block clusters (issue 10).
+  bad('placement cluster size 0', 'compute.smid', () => ({ ...smid, clusterSize: 0 })),
+  bad('placement cluster size 17', 'compute.smid', () => ({ ...smid, clusterSize: 17 })),
+  bad('placement without clusters', 'compute.smid', () => ({ ...smid, clusters: 0 })),
+  bad('placement repetitions 65', 'compute.smid', () => ({ ...smid, repetitions: 65 })),
+  bad('cluster limits args not an object', 'cluster.limits', () => [1]),
+  bad('cluster sync samples 0', 'cluster.sync', () => ({ ...clusterSync, samples: 0 })),
+  bad('cluster sync without a size', 'cluster.sync', () => ({ ...clusterSync, clusterSize: undefined })),
+  bad('DSMEM transfer not a multiple of 8', 'cluster.dsmem', () => ({ ...dsmem, transferBytes: 1028 })),
+  bad('DSMEM transfer beyond 1 MiB', 'cluster.dsmem', () => ({ ...dsmem, transferBytes: 2 ** 20 + 8 })),
+  bad('DSMEM repetitions 0', 'cluster.dsmem', () => ({ ...dsmem, repetitions: 0 })),
+  bad('cluster launch blocks not a multiple of the size', 'cluster.launch', () => ({ ...clusterLaunch, blocks: 66 })),
+  bad('cluster launch spin over 1 ms', 'cluster.launch', () => ({ ...clusterLaunch, spinNs: 1_000_001 })),
   // Device limits.
   device('SM out of range', 'pchase', (d) => ({ ...chase, smId: d.multiprocessorCount })),
   device('self-test SM out of range', 'selftest.consumer', (d) => ({ ...chase, smId: d.multiprocessorCount })),
@@ -127,6 +144,9 @@ const ROWS: Row[] = [
   device('pair lane out of range', 'pchase.pair', (d) => ({ first: { ...chaser, lane: d.warpSize }, second: chaser, placement: 'same-sm', samples: 16 })),
   device('same-sm pair on one warp and lane', 'pchase.pair', () => ({ first: chaser, second: { ...chaser, warp: 0 }, placement: 'same-sm', samples: 16 })),
   device('bandwidth with too many threads', 'bandwidth', (d) => ({ ...bandwidth, threadsPerBlock: d.maxThreadsPerBlock + 1 })),
+  device('placement with more blocks than SMs', 'compute.smid', (d) => ({ ...smid, clusterSize: 1, clusters: d.multiprocessorCount + 1 })),
+  device('cluster sync with too many threads', 'cluster.sync', (d) => ({ ...clusterSync, threadsPerBlock: d.maxThreadsPerBlock + 1 })),
+  device('DSMEM transfer beyond the shared limit', 'cluster.dsmem', (d) => ({ ...dsmem, transferBytes: down(sharedLimit(d), 8) })),
   // Memory and capability.
   device('array larger than device memory', 'pchase', (d) => ({ ...chase, space: 'global.cg', arrayBytes: down(d.totalMemoryBytes * 2, 4) }), 'out_of_memory'),
   device('batch arrays larger than device memory together', 'pchase.batch', (d) => ({

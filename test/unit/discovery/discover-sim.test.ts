@@ -82,8 +82,8 @@ describe.each(Object.values(GPU_MODELS))('discovery on the simulated $id', (mode
     const { outcome } = await discoverOn(model, 12);
     expect(reanalyse(outcome.raw).elements).toEqual(outcome.elements);
     expect(outcome.raw.map((series) => series.name)).toContain('l2.size.coarse');
-    // Samples only, no index arrays.
-    expect(JSON.stringify(outcome.raw).length).toBeLessThan(6_000_000);
+    // Samples only, no index arrays (the compute strategy's placements and barrier samples add ~40 kB).
+    expect(JSON.stringify(outcome.raw).length).toBeLessThan(6_100_000);
   }, 60_000);
 });
 

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { COMPUTE_STRATEGY } from '../../../server/discovery/compute.js';
+import { groupsFromPlacements, migClusterShare } from '../../../server/discovery/compute-gpc.js';
+import { discover, reanalyse } from '../../../server/discovery/index.js';
+import { ProbeSession } from '../../../server/discovery/probe-session.js';
+import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
+import type { HelloResult } from '../../../server/gpu/protocol.js';
+import { GPU_MODELS, SimulatedBackend, type GpuModel } from '../../../server/gpu/sim/index.js';
+import type { ComputeTopology } from '../../../server/model/compute-schema.js';
+
+const H100 = GPU_MODELS['h100-sxm5-80gb']!;
+const A100 = GPU_MODELS['a100-40gb']!;
+
+async function open(model: GpuModel, seed: number): Promise<ProbeChannel & { simulatedDeviceSeconds(): number }> {
+  const backend = new SimulatedBackend({ models: [model.id], seed });
+  const [gpu] = await backend.listDevices();
+  return (await backend.open(gpu!)) as ProbeChannel & { simulatedDeviceSeconds(): number };
+}
+
+/** Only the compute strategy, after hello and calibrate, as discovery runs it; returns its built section. */
+async function measureCompute(channel: ProbeChannel): Promise<{ compute: ComputeTopology; session: ProbeSession }> {
+  const session = new ProbeSession(channel, undefined, undefined);
+  const hello = await session.request('hello', 'hello', {});
+  const calibration = await session.request('calibrate', 'calibrate', { samples: 1024 });
+  const device = (hello as HelloResult).devices[0]!;
+  await COMPUTE_STRATEGY.measure(session, device);
+  const built = COMPUTE_STRATEGY.build(session.raw, device, calibration);
+  return { compute: built.compute!, session };
+}
+
+/** The model's GPCs as the document lists them: SM ids ascending, GPCs by their lowest SM. */
+function truthGroups(model: GpuModel): number[][] {
+  const groups: number[][] = [];
+  model.compute.gpcOfSm.forEach((gpc, sm) => (groups[gpc] ??= []).push(sm));
+  return groups.sort((a, b) => a[0]! - b[0]!);
+}
+
+function near(actual: number | undefined, truth: number, tolerance = 0.03): void {
+  expect(actual).toBeDefined();
+  expect(Math.abs(actual! - truth) / truth).toBeLessThan(tolerance);
+}
+
+describe('compute topology on the simulated H100 (thread block clusters)', () => {
+  const clusters = H100.compute.clusters!;
+
+  it('recovers the SM -> GPC map exactly, unequal GPCs summing to the SM count, the same in three runs', async () => {
+    const truth = truthGroups(H100);
+    expect(new Set(truth.map((g) => g.length)).size).toBeGreaterThan(1); // the model's GPCs are unequal
+    for (const seed of [1, 2, 3]) {
+      const { compute } = await measureCompute(await open(H100, seed));
+      expect(compute.gpcs?.smIds).toEqual(truth);
+      expect(compute.gpcs?.count).toMatchObject({ value: truth.length, source: 'microbenchmark', confidence: 1 });
+      expect(compute.gpcs?.smsPerGpc.reduce((a, b) => a + b, 0)).toBe(H100.device.multiprocessorCount);
+      expect(compute.gpcs?.unplacedSmIds).toEqual([]);
+      expect(compute.smIds).toEqual(H100.compute.gpcOfSm.map((_, sm) => sm));
+    }
+  });
+
+  it('recovers cluster limits, active clusters and idle SMs per size exactly', async () => {
+    const { compute } = await measureCompute(await open(H100, 5));
+    const c = compute.clusters;
+    expect(c.supported).toBe(true);
+    expect(c.maxPortableClusterSize?.value).toBe(clusters.maxPortableClusterSize);
+    expect(c.maxClusterSize?.value).toBe(clusters.maxClusterSize);
+    const gpcSizes = truthGroups(H100).map((g) => g.length);
+    const sms = H100.device.multiprocessorCount;
+    expect(c.bySize.map((row) => row.clusterSize)).toEqual(Array.from({ length: clusters.maxClusterSize }, (_, i) => i + 1));
+    for (const row of c.bySize) {
+      const active = gpcSizes.reduce((sum, n) => sum + Math.floor(n / row.clusterSize), 0);
+      expect(row, `size ${row.clusterSize}`).toEqual({ clusterSize: row.clusterSize, activeClusters: active, idleSms: sms - active * row.clusterSize, measuredIdleSms: sms - active * row.clusterSize });
+    }
+  });
+
+  it('recovers barrier latencies, DSMEM latency ordering and push > pull bandwidth, launch overhead by waves', async () => {
+    const { compute } = await measureCompute(await open(H100, 7));
+    const b = clusters.barrier;
+    const sync = compute.clusters.sync;
+    for (const row of sync.filter((r) => r.threadsPerBlock === 1)) {
+      const s = row.clusterSize;
+      const arrive = b.arriveCycles + b.arriveCyclesPerBlockOver8 * Math.max(0, s - 8);
+      const wait = b.waitCycles + b.waitCyclesPerBlock * (s - 1);
+      near(row.arrive.p50, arrive);
+      near(row.wait.p50, wait, 0.05);
+      near(row.clusterSync.p50, arrive + wait);
+      near(row.syncthreads.p50, b.syncthreadsCycles, 0.1);
+      near(row.gridSync.p50, b.gridSyncCycles + b.gridSyncCyclesPerBlock * (s - 1));
+    }
+    expect(sync.map((r) => [r.clusterSize, r.threadsPerBlock])).toEqual([[1, 1], [2, 1], [4, 1], [8, 1], [16, 1], [16, 1024]]);
+
+    const d = compute.clusters.dsmem!;
+    near(d.localLatency.p50, H100.shared.latencyCycles);
+    near(d.remoteLatency.p50, clusters.dsmem.remoteLatencyCycles);
+    expect(d.localLatency.p50).toBeLessThan(d.remoteLatency.p50);
+    expect(d.remoteLatency.p50).toBeLessThan(d.l2Latency.p50);
+    expect(d.pushBandwidth.value).toBeGreaterThan(d.pullBandwidth.value);
+    expect(d.pullBandwidth.value).toBeGreaterThan(d.globalBandwidth.value);
+    expect(d.pushBandwidth).toMatchObject({ unit: 'bytes/s', source: 'microbenchmark' });
+    expect(new Set(d.smIds.map((sm) => H100.compute.gpcOfSm[sm])).size).toBe(1);
+
+    // Plain: 4 waves of 132 blocks. Clustered: whole clusters per wave (size 2 fills every SM; 4, 8 and 16 leave 4 idle, so a fifth wave).
+    const overhead = Object.fromEntries(compute.clusters.launchOverhead.map((row) => [row.clusterSize, row.overheadFraction]));
+    expect(Math.abs(overhead[2]!)).toBeLessThan(0.02);
+    for (const size of [4, 8, 16]) expect(overhead[size]!, `size ${size}`).toBeGreaterThan(0.15);
+  });
+
+  it('adds well under 5 s of simulated GPU time and is rebuilt alike from its raw series', async () => {
+    const channel = await open(H100, 9);
+    const before = channel.simulatedDeviceSeconds();
+    const { compute, session } = await measureCompute(channel);
+    expect(channel.simulatedDeviceSeconds() - before).toBeLessThan(1);
+    const again = reanalyse(session.raw).compute;
+    expect(again).toEqual(compute);
+  });
+
+  it('puts the section in a full discovery, and a probe refusing a cluster op leaves the census and says why', async () => {
+    const outcome = await discover(await open(H100, 11));
+    expect(outcome.compute?.gpcs?.count.value).toBe(truthGroups(H100).length);
+    expect(outcome.compute?.coresPerSm).toEqual({ value: 128, unit: 'count', source: 'table' });
+
+    const sim = await open(H100, 12);
+    const refusing: ProbeChannel = {
+      request: async (op, args, options) => {
+        if (op === 'cluster.dsmem') throw new ProbeError('unsupported', 'no DSMEM on this partition');
+        return sim.request(op, args, options);
+      },
+      close: () => sim.close(),
+    };
+    const { compute, session } = await measureCompute(refusing);
+    expect(compute.clusters).toMatchObject({ supported: false, reason: 'the probe answered unsupported: no DSMEM on this partition', bySize: [] });
+    expect(compute.gpcs).toBeNull();
+    expect(compute.smIds).toHaveLength(H100.device.multiprocessorCount);
+    expect(session.raw.map((s) => s.name).filter((n) => n.startsWith('compute.'))).toEqual(['compute.smid.census', 'compute.cluster.refused']);
+  });
+});
+
+describe('compute topology on the simulated A100 (no clusters)', () => {
+  it('reports the SM limits and table values, and clusters unsupported with the reason', async () => {
+    const { compute, session } = await measureCompute(await open(A100, 1));
+    expect(session.raw.map((s) => s.op)).toEqual(['hello', 'calibrate', 'compute.smid']);
+    expect(compute.multiprocessorCount).toEqual({ value: 108, unit: 'count', source: 'api' });
+    expect(compute.coresPerSm?.value).toBe(64);
+    expect(compute.warpSchedulersPerSm?.value).toBe(4);
+    expect(compute.maxThreadsPerSm?.value).toBe(A100.device.maxThreadsPerMultiprocessor);
+    expect(compute.smIds).toHaveLength(108);
+    expect(compute.gpcs).toBeNull();
+    expect(compute.clusters).toEqual({
+      supported: false,
+      reason: 'thread block clusters need compute capability 9.0 or newer; this device is sm_80',
+      maxPortableClusterSize: null,
+      maxClusterSize: null,
+      bySize: [],
+      sync: [],
+      launchOverhead: [],
+      dsmem: null,
+    });
+  });
+});
+
+describe('the GPC map from placements', () => {
+  it('joins SMs that share a cluster and keeps apart those that never do', () => {
+    expect(groupsFromPlacements([{ clusterSize: 2, smIds: [0, 1, 2, 3, 4, 5] }, { clusterSize: 2, smIds: [1, 2, 9, 8] }])).toEqual([[0, 1, 2, 3], [4, 5], [8, 9]]);
+  });
+
+  it('derives a MIG instance’s GPC share from its profile', async () => {
+    const { compute } = await measureCompute(await open(H100, 4));
+    expect(migClusterShare(compute, { smCount: 16, computeSlices: 1 })).toEqual({ gpcCount: 1, smsPerGpc: 16, largestCluster: 16, source: 'derived' });
+    expect(migClusterShare(compute, { smCount: 60, computeSlices: 3 })).toEqual({ gpcCount: 3, smsPerGpc: 18, largestCluster: 16, source: 'derived' });
+    expect(migClusterShare(compute, { smCount: 26, computeSlices: 2 })).toEqual({ gpcCount: 2, smsPerGpc: 13, largestCluster: 13, source: 'derived' });
+    const { compute: a100 } = await measureCompute(await open(A100, 4));
+    expect(migClusterShare(a100, { smCount: 14, computeSlices: 1 })).toBeNull();
+  });
+});
