@@ -9,6 +9,10 @@ probe="${1:-$here/../build/topod-probe}"
 out="${2:-./smoke-out}"
 mkdir -p "$out"
 
+# SMs of GPU 0, for the compute placements (one block per SM); 132 when hello does not say.
+sms=$(echo '{"id":0,"op":"hello","args":{}}' | "$probe" 2>/dev/null | grep -o '"multiprocessorCount":[0-9]*' | head -1 | cut -d: -f2)
+sms=${sms:-132}
+
 id=0
 req() { id=$((id + 1)); printf '{"id":%d,"op":"%s","args":%s}\n' "$id" "$1" "$2"; }
 chase() { # space arrayBytes strideBytes pattern warmup samples
@@ -65,6 +69,17 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
     req bandwidth "{\"mode\":\"$mode\",\"arrayBytes\":1073741824,\"blocks\":1056,\"threadsPerBlock\":1024,\"repetitions\":10}"
     req bandwidth "{\"mode\":\"$mode\",\"arrayBytes\":8388608,\"blocks\":1056,\"threadsPerBlock\":1024,\"repetitions\":20}"
   done
+  # Compute and thread block clusters (issue 10; unsupported before sm_90): the SM census, the
+  # cluster limits, placements of every cluster size (3 rounds), barrier latencies at 1 and 1024
+  # threads, DSMEM latency and push/pull/global transfers, cluster launch overhead.
+  req compute.smid "{\"clusterSize\":1,\"clusters\":$sms,\"repetitions\":1}"
+  req cluster.limits '{}'
+  for c in $(seq 16 -1 2); do req compute.smid "{\"clusterSize\":$c,\"clusters\":$((sms / c)),\"repetitions\":3}"; done
+  for c in 1 2 4 8 16; do req cluster.sync "{\"clusterSize\":$c,\"threadsPerBlock\":1,\"samples\":256}"; done
+  req cluster.sync '{"clusterSize":16,"threadsPerBlock":1024,"samples":256}'
+  req cluster.dsmem '{"samples":512,"transferBytes":32768,"threadsPerBlock":32,"repetitions":16}'
+  req cluster.dsmem '{"samples":64,"transferBytes":32768,"threadsPerBlock":1024,"repetitions":16}'
+  for c in 2 4 8 16; do req cluster.launch "{\"clusterSize\":$c,\"blocks\":$(( (4 * sms + c - 1) / c * c )),\"spinNs\":50000,\"repetitions\":5}"; done
   # Bad requests: each must get an error response while the probe keeps serving.
   chase global.ca -4096 64 sequential true 16
   chase global.ca 1099511627776 4096 sequential false 16
@@ -74,6 +89,8 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   req pchase '{"space":"global.ca","arrayBytes":4096,"strideBytes":64,"pattern":"sequential","warmup":true,"samples":16,"flushL2":"yes"}'
   req pchase.pair '{"first":{"space":"global.ca","arrayBytes":4096,"strideBytes":64},"second":{"space":"global.ca","arrayBytes":4096,"strideBytes":64},"placement":"same-sm","samples":16,"carveoutPercent":101}'
   req selftest.consumer '{"space":"global.ca","arrayBytes":4096,"strideBytes":64,"pattern":"sequential","warmup":"no","samples":16}'
+  req cluster.sync '{"clusterSize":17,"threadsPerBlock":1,"samples":16}'
+  req cluster.dsmem '{"samples":16,"transferBytes":12,"threadsPerBlock":32,"repetitions":1}'
   echo '{"id":999,"op":"pchase","args":{"space":'
   req warp-drive '{}'
   req hello '{}'

@@ -78,6 +78,24 @@ describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc
     },
     COMPILE_TIMEOUT_MS,
   );
+  it(
+    'emit the thread block cluster instructions for sm_90 only (cluster.cu, compute-smid.cu)',
+    async () => {
+      const ptx = async (file: string, arch: string) => {
+        const out = path.join(dir, `${arch}-${file}.ptx`);
+        await exec(NVCC!, ['-std=c++17', `-arch=${arch}`, '-ptx', path.join(SRC, file), '-o', out]);
+        return readFileSync(out, 'utf8');
+      };
+      const [cluster90, smid90, cluster80] = await Promise.all([ptx('cluster.cu', 'sm_90'), ptx('compute-smid.cu', 'sm_90'), ptx('cluster.cu', 'sm_80')]);
+      for (const instruction of ['barrier.cluster.arrive', 'barrier.cluster.wait', 'mapa.shared::cluster.u32', 'ld.shared::cluster.u32', 'ld.shared::cluster.u64', 'st.shared::cluster.u64', '%cluster_ctarank', 'ld.global.cg.u64']) {
+        expect(cluster90, instruction).toContain(instruction);
+        expect(cluster80, `${instruction} on sm_80`).not.toContain(instruction);
+      }
+      expect(smid90).toMatch(/mov\.u32\s+%r\d+, %smid;/);
+      expect(smid90).toMatch(/mov\.u32\s+%r\d+, %nsmid;/);
+    },
+    COMPILE_TIMEOUT_MS,
+  );
 });
 
 describe.skipIf(!HIPCC)(`AMD kernels with hipcc for gfx90a (${HIPCC ? HIPCC : 'skipped: hipcc not found (apt-get install hipcc, or .ci/hip-check.sh)'})`, () => {
