@@ -70,7 +70,8 @@ const CORE_TABLE: Readonly<Record<string, { cores: number; schedulers: number }>
 };
 
 const hasClusters = (device: DeviceProperties) => device.architecture.startsWith('sm_') && device.computeCapabilityMajor >= 9;
-const SKIPPABLE = new Set(['unsupported', 'bad_request', 'out_of_memory']);
+/** Answers that drop the cluster part only: a device refusing a cluster feature, or a runtime call failing ('internal', e.g. a cooperative launch refused) must not fail the whole discovery. A kernel fault still does (the probe exits). */
+const SKIPPABLE = new Set(['unsupported', 'bad_request', 'out_of_memory', 'internal']);
 
 export const COMPUTE_STRATEGY: Strategy = {
   name: PREFIX,
