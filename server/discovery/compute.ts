@@ -78,6 +78,8 @@ export const COMPUTE_STRATEGY: Strategy = {
   elements: [],
   requiredOps: ['compute.smid', 'cluster.limits', 'cluster.sync', 'cluster.dsmem', 'cluster.launch'],
   progressWeight: 0.1,
+  // Not yet run on a GPU: a fault in the cluster kernels must not cost the memory discovery before it.
+  optional: true,
   async measure(session, device, onRound) {
     const sms = device.multiprocessorCount;
     await session.request(CENSUS, 'compute.smid', { clusterSize: 1, clusters: sms, repetitions: 1 });

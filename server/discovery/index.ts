@@ -22,6 +22,8 @@ export interface DiscoverOptions {
 
 /** Errors that stop one benchmark, not the discovery: the device cannot do it, or refused the request. */
 const SKIPPABLE_CODES = new Set(['unsupported', 'bad_request', 'out_of_memory']);
+/** What an optional strategy may also fail with and cost only itself (Strategy.optional). */
+const OPTIONAL_DROP_CODES = new Set(['kernel_fault', 'crashed', 'timeout', 'internal']);
 
 /** Progress fractions: hello and calibrate before the strategies, analysis after; the strategies share the span between by weight. */
 const STRATEGIES_FROM = 0.05;
@@ -74,7 +76,8 @@ export async function discover(channel: ProbeChannel, options: DiscoverOptions =
     try {
       await strategy.measure(session, device, onRound);
     } catch (error) {
-      if (!(error instanceof ProbeError) || !SKIPPABLE_CODES.has(error.code)) throw error;
+      const dropped = error instanceof ProbeError && (SKIPPABLE_CODES.has(error.code) || (strategy.optional === true && OPTIONAL_DROP_CODES.has(error.code)));
+      if (!dropped) throw error;
       // A benchmark cut short leaves a partial sweep: drop it, so the document holds no element built from half a measurement.
       session.discard((series) => strategy.ownsSeries(series.name));
       warn(`${strategy.name}: skipped, the probe answered ${error.code}: ${error.message}`, { strategy: strategy.name, code: error.code, err: error.message });

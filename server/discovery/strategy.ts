@@ -31,6 +31,13 @@ export interface Strategy {
   progressWeight: number;
   measure(session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void>;
   build(raw: readonly RawSeries[], device: DeviceProperties, calibration: CalibrateResult | null): StrategyBuild;
+  /**
+   * A strategy beside the memory discovery whose failure must not cost it:
+   * a probe fault, crash or timeout inside it drops its series with a
+   * warning instead of failing the discovery. Registered after every
+   * required strategy, since a fault may leave the probe gone.
+   */
+  optional?: boolean;
   /** Whether `measure` records series under this name (series of the whole session, hello and calibrate, belong to none). */
   ownsSeries(seriesName: string): boolean;
 }

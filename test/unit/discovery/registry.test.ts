@@ -181,3 +181,39 @@ describe('discovery from the registry', () => {
     expect(reanalyse(full.raw, ['deviceMemory']).elements).toEqual({ deviceMemory: full.elements.deviceMemory });
   });
 });
+
+describe('optional strategies', () => {
+  /** A channel whose probe faults on one op (as a kernel fault ends a native probe) and answers every later request closed. */
+  function faultingOn(channel: ProbeChannel, op: string): ProbeChannel {
+    let dead = false;
+    return {
+      request: (requested, args, options) => {
+        if (dead) return Promise.reject(new ProbeError('closed', 'the probe exited'));
+        if (requested === op) {
+          dead = true;
+          return Promise.reject(new ProbeError('kernel_fault', 'an illegal memory access was encountered'));
+        }
+        return channel.request(requested, args, options);
+      },
+      close: () => channel.close(),
+    };
+  }
+
+  it('run after every required strategy, since a fault in one may leave the probe gone', () => {
+    const firstOptional = STRATEGIES.findIndex((strategy) => strategy.optional === true);
+    expect(firstOptional).toBeGreaterThan(0);
+    expect(STRATEGIES.slice(firstOptional).every((strategy) => strategy.optional === true)).toBe(true);
+  });
+
+  it('cost only themselves when the probe faults inside them: the memory elements are kept, with a warning', async () => {
+    const optional = STRATEGIES.find((strategy) => strategy.optional === true)!;
+    const outcome = await discover(faultingOn(await simChannel(35), optional.requiredOps.at(-1)!));
+    expect(elementNames(outcome)).toEqual(STRATEGIES.filter((s) => !s.optional).flatMap((s) => s.elements));
+    expect(outcome.warnings).toContainEqual(expect.stringMatching(new RegExp(`^${optional.name}: skipped, the probe answered kernel_fault`)));
+    expect(outcome.raw.some((series) => optional.ownsSeries(series.name))).toBe(false);
+  }, 60_000);
+
+  it('never cover a fault in a required strategy: that fails the discovery, and the previous result stays served', async () => {
+    await expect(discover(faultingOn(await simChannel(36), 'pchase.batch'))).rejects.toMatchObject({ code: 'kernel_fault' });
+  });
+});
