@@ -29,9 +29,10 @@ const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRoutesOptions> = async (ap
   const metrics = new TopodMetrics({ topology: app.topology, poller: options.poller ?? null });
   app.decorate('metrics', metrics);
   app.addHook('onClose', async () => metrics.close());
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
   });
 
   app.get(

@@ -14,6 +14,8 @@ import fp from 'fastify-plugin';
 export const LOGGED_HEADERS = ['host', 'user-agent', 'content-type', 'content-length', 'if-none-match', 'origin', 'x-forwarded-for', 'authorization', 'cookie'] as const;
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
+/** Levels at which the read line is written. */
+const LOGS_DEBUG: ReadonlySet<string> = new Set(['debug', 'trace']);
 const STREAM_URL = /^\/v1\/events(\?|$)/;
 
 /** fastify's disableRequestLogging: its info lines are skipped for reads (this plugin logs them at debug). */
@@ -35,9 +37,11 @@ export function requestForLog(request: FastifyRequest) {
 
 export default fp(
   async (app) => {
-    app.addHook('onResponse', async (request, reply) => {
-      if (!isQuietRequest(request) || request.log.level === 'silent') return;
+    app.addHook('onResponse', (request, reply, done) => {
+      // Checked first: building the line costs an allocation per request, and the polled routes are the hot path.
+      if (!LOGS_DEBUG.has(request.log.level) || !isQuietRequest(request)) return done();
       request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime * 10) / 10 }, 'read');
+      done();
     });
   },
   { name: 'topod-request-log' },
