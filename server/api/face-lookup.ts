@@ -8,17 +8,16 @@ import type { FastifyInstance } from 'fastify';
 import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
 import { isMigDocument, lookupDocument, type AnyTopologyDocument } from '../faces/documents.js';
 import type { GpuTopologyDocument } from '../model/document.js';
+import type { TopologyLookup } from '../model/topology-api.js';
 import { unknownGpu } from './gpus.js';
 import { jobExtensions, jobLinkHeader } from './links.js';
 
+/** How long a client should wait before asking again while a probe runs. */
 export const PENDING_RETRY_AFTER_SECONDS = 5;
 
-/** The served document for `id` (a MIG UUID gives the instance view), or the topology route's problem. */
-export function servedDocument(app: FastifyInstance, id: string): { document: AnyTopologyDocument; etag: string } {
-  const lookup = lookupDocument(app.topology, id);
+/** The topology route's problem for a GPU with no document to serve: 503 while its probe runs or when it cannot be measured, 404 when unknown. */
+export function notServed(lookup: Exclude<TopologyLookup, { kind: 'ready' }>, id: string): never {
   switch (lookup.kind) {
-    case 'ready':
-      return { document: lookup.document, etag: lookup.etag };
     case 'pending':
       throw new TopologyPendingError(`GPU "${id}" has not been measured yet; probe job ${lookup.job.id} is ${lookup.job.state}.`, {
         extensions: jobExtensions(lookup.job),
@@ -29,6 +28,13 @@ export function servedDocument(app: FastifyInstance, id: string): { document: An
     case 'unknown':
       throw unknownGpu(id);
   }
+}
+
+/** The served document for `id` (a MIG UUID gives the instance view), or the topology route's problem. */
+export function servedDocument(app: FastifyInstance, id: string): { document: AnyTopologyDocument; etag: string } {
+  const lookup = lookupDocument(app.topology, id);
+  if (lookup.kind === 'ready') return { document: lookup.document, etag: lookup.etag };
+  return notServed(lookup, id);
 }
 
 /** The whole-GPU document: for a MIG UUID, its parent's (whose MIG view lists every profile). */

@@ -6,16 +6,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
 import { MT4G_MEDIA_TYPE } from '../faces/mt4g-export.js';
+import { notServed } from './face-lookup.js';
 import { sendMt4g } from './mt4g.js';
-import { unknownGpu } from './gpus.js';
 import { formatEtag, ifNoneMatchHits } from './http-cache.js';
-import { jobExtensions, jobLinkHeader } from './links.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from './schemas/common.js';
 import { GpuParamsSchema } from './schemas/gpu.js';
 import { TopologyDocumentSchema } from './schemas/topology.js';
 
-/** How long a client should wait before asking again while a probe runs. */
-export const PENDING_RETRY_AFTER_SECONDS = 5;
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -73,15 +70,8 @@ const topologyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
           return reply.type(JSON_CONTENT_TYPE).send(lookup.document.body);
         }
-        case 'pending':
-          throw new TopologyPendingError(`GPU "${id}" has not been measured yet; probe job ${lookup.job.id} is ${lookup.job.state}.`, {
-            extensions: jobExtensions(lookup.job),
-            headers: { 'retry-after': String(PENDING_RETRY_AFTER_SECONDS), link: jobLinkHeader(lookup.job.id) },
-          });
-        case 'unavailable':
-          throw new TopologyUnavailableError(lookup.reason);
-        case 'unknown':
-          throw unknownGpu(id);
+        default:
+          return notServed(lookup, id);
       }
     },
   );
