@@ -145,16 +145,7 @@ export class JobStore {
   }
 
   list(query: JobQuery): ProbeJob[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.gpu) {
-      where.push('gpu_uuid = ?');
-      params.push(query.gpu);
-    }
-    if (query.state) {
-      where.push('state = ?');
-      params.push(query.state);
-    }
+    const { where, params } = filters(query);
     const sql = `SELECT * FROM probe_jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
     params.push(query.limit ?? 100);
     return (this.db.prepare(sql).all(...params) as JobRow[]).map(fromRow);
@@ -168,16 +159,7 @@ export class JobStore {
    * already handed out). Jobs created in the same millisecond follow their id.
    */
   page(query: JobQuery, after: JobPosition | null = null): JobPage {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.gpu) {
-      where.push('gpu_uuid = ?');
-      params.push(query.gpu);
-    }
-    if (query.state) {
-      where.push('state = ?');
-      params.push(query.state);
-    }
+    const { where, params } = filters(query);
     if (after) {
       where.push('(created_at < ? OR (created_at = ? AND id < ?))');
       params.push(after.createdAt, after.createdAt, after.id);
@@ -191,4 +173,19 @@ export class JobStore {
     const last = jobs.at(-1);
     return { jobs, next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null };
   }
+}
+
+/** The WHERE terms and parameters of a job query's filters (GPU, state). */
+function filters(query: JobQuery): { where: string[]; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (query.gpu) {
+    where.push('gpu_uuid = ?');
+    params.push(query.gpu);
+  }
+  if (query.state) {
+    where.push('state = ?');
+    params.push(query.state);
+  }
+  return { where, params };
 }
