@@ -3,9 +3,11 @@ import {
   PROBE_PROTOCOL_VERSION,
   type BandwidthResult,
   type CalibrateResult,
+  type ChaseLaunchInfo,
   type ConsumerSelfTestResult,
   type DeviceProperties,
   type HelloResult,
+  type PchaseArgs,
   type PchaseBatchResult,
   type PchasePairResult,
   type PchaseResult,
@@ -136,15 +138,23 @@ export class SimulatedProbe {
 
   private async pchase(raw: unknown, slicer: WorkSlicer): Promise<PchaseResult> {
     const args = validatePchase(raw, this.properties);
+    const { smId, launch, result } = await this.oneChaser(args, slicer, (sm, array) =>
+      walk(this.device, sm, args.space, array, { loads: args.samples, record: args.samples }, slicer),
+    );
+    return { smId, latenciesCycles: result, launch };
+  }
+
+  /** One chaser's launch on one SM: its chain built (or the L2 flushed), the warm-up lap when asked, then `timed`; the launch's time counted. */
+  private async oneChaser<T>(args: PchaseArgs, slicer: WorkSlicer, timed: (smId: number, array: ChaseArray) => Promise<T>): Promise<{ smId: number; launch: ChaseLaunchInfo; result: T }> {
     const smId = args.smId ?? 0;
     const launch = chaseLaunch(this.device.model, [args], args.samples, args);
     const array = createChaseArray(this.device, args);
     await this.begin(launch, [smId], [[args.space, array]], slicer);
     const warmupCycles = args.warmup ? await this.warmUp(smId, args.space, array, slicer) : 0;
     const before = this.device.loadCycles;
-    const latenciesCycles = await walk(this.device, smId, args.space, array, { loads: args.samples, record: args.samples }, slicer);
+    const result = await timed(smId, array);
     this.finish(warmupCycles + this.device.loadCycles - before);
-    return { smId, latenciesCycles, launch: launch.info };
+    return { smId, launch: launch.info, result };
   }
 
   /**
@@ -211,20 +221,16 @@ export class SimulatedProbe {
    */
   private async consumerSelfTest(raw: unknown, slicer: WorkSlicer): Promise<ConsumerSelfTestResult> {
     const args = validateConsumerSelfTest(raw, this.properties);
-    const smId = args.smId ?? 0;
-    const launch = chaseLaunch(this.device.model, [args], args.samples, args);
-    const array = createChaseArray(this.device, args);
-    await this.begin(launch, [smId], [[args.space, array]], slicer);
-    const warmupCycles = args.warmup ? await this.warmUp(smId, args.space, array, slicer) : 0;
-    const before = this.device.loadCycles;
-    const timed = { loads: args.samples, record: args.samples };
-    const consumedLatenciesCycles = await walk(this.device, smId, args.space, array, timed, slicer);
-    const from = elementAfter(array, 0, args.samples);
-    const unconsumedCycles = this.device.model.unconsumedCycles[args.space];
-    const unconsumedLatenciesCycles = await walk(this.device, smId, args.space, array, { ...timed, from, unconsumedCycles }, slicer);
-    this.finish(warmupCycles + this.device.loadCycles - before);
-    return { smId, consumedLatenciesCycles, unconsumedLatenciesCycles, launch: launch.info };
+    const { smId, launch, result } = await this.oneChaser(args, slicer, async (sm, array) => {
+      const timed = { loads: args.samples, record: args.samples };
+      const consumed = await walk(this.device, sm, args.space, array, timed, slicer);
+      const from = elementAfter(array, 0, args.samples);
+      const unconsumedCycles = this.device.model.unconsumedCycles[args.space];
+      return { consumed, unconsumed: await walk(this.device, sm, args.space, array, { ...timed, from, unconsumedCycles }, slicer) };
+    });
+    return { smId, consumedLatenciesCycles: result.consumed, unconsumedLatenciesCycles: result.unconsumed, launch };
   }
+
 
   private bandwidth(raw: unknown): BandwidthResult {
     const args = validateBandwidth(raw, this.properties);
