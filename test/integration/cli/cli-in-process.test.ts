@@ -1,0 +1,95 @@
+/**
+ * The CLI's commands run in this process (runCli, as bin/topod calls it)
+ * against a daemon built in this process too (createDaemon on the simulated
+ * H100, as server/main.ts builds it): the same paths as cli.test.ts's spawned
+ * runs, where coverage can see them. Output is captured from plain streams,
+ * so the CLI writes its non-TTY form.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../server/cli/main.js';
+import { loadConfig } from '../../../server/config.js';
+import { createDaemon, type Daemon } from '../../../server/daemon.js';
+import { elementLabel } from '../../../server/faces/documents.js';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: string[] = [];
+  const err: string[] = [];
+  stdout.on('data', (chunk: Buffer) => out.push(chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => err.push(chunk.toString()));
+  const code = await runCli(args, { stdout, stderr, env });
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+describe('the CLI against a daemon in this process (simulated H100)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'topod-cli-'));
+  let daemon: Daemon;
+  let url: string;
+
+  beforeAll(async () => {
+    const config = loadConfig({ TOPOD_BACKEND: 'sim', TOPOD_DB: path.join(dir, 'topod.sqlite'), TOPOD_PORT: '0', TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1', TOPOD_LOCK_DIR: dir });
+    daemon = await createDaemon(config, { logger: pino({ level: 'silent' }) });
+    url = await daemon.app.listen({ host: '127.0.0.1', port: 0 });
+    await daemon.start();
+    await daemon.whenIdle();
+  }, 120_000);
+
+  afterAll(async () => {
+    await daemon?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists the GPUs, and the topology as a table with every measured element', async () => {
+    const gpus = await cli(['gpus', '--url', url]);
+    expect(gpus.code).toBe(0);
+    expect(gpus.stdout).toContain('NVIDIA H100 80GB HBM3');
+    const table = await cli(['topology', '0', '--format', 'table'], { TOPOD_URL: url });
+    expect(table.code).toBe(0);
+    for (const element of ['l1', 'texture', 'readOnly', 'constantL1', 'constantL15', 'shared', 'l2', 'deviceMemory']) expect(table.stdout).toContain(elementLabel(element));
+    const json = JSON.parse((await cli(['topology', '0', '--format', 'json', '--url', url])).stdout) as { gpu: { name: string } };
+    expect(json.gpu.name).toBe('NVIDIA H100 80GB HBM3');
+    const mt4g = JSON.parse((await cli(['export', '--format', 'mt4g', '--url', url])).stdout) as Record<string, unknown>;
+    expect(Object.keys(mt4g)).toContain('memory');
+  });
+
+  it('probes with --watch to the end and exits with the job’s state; lists the jobs', async () => {
+    const probe = await cli(['probe', '0', '--force', '--watch', '--only', 'shared', '--url', url]);
+    expect(probe.code, probe.stderr).toBe(0);
+    expect(probe.stdout).toMatch(/succeeded/);
+    const jobs = await cli(['jobs', '--url', url, '--json']);
+    expect(jobs.code).toBe(0);
+    expect((JSON.parse(jobs.stdout) as { jobs: Array<{ state: string }> }).jobs.some((job) => job.state === 'succeeded')).toBe(true);
+  }, 60_000);
+
+  it('answers fit advice in words and as JSON, and refuses a size it cannot read', async () => {
+    const text = await cli(['fit', '0', '--working-set', '24MiB', '--url', url]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/L2/);
+    const json = await cli(['fit', '0', '--working-set', '512KiB', '--json', '--url', url]);
+    expect(JSON.parse(json.stdout)).toHaveProperty('workingSetBytes', 512 * 1024);
+    const bad = await cli(['fit', '0', '--working-set', 'lots', '--url', url]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/lots/);
+  });
+
+  it('says how to start the daemon when none answers, and names an unknown GPU', async () => {
+    const down = await cli(['gpus', '--url', 'http://127.0.0.1:9']);
+    expect(down.code).toBe(2);
+    expect(down.stderr).toMatch(/npm start|topod serve/);
+    const unknown = await cli(['topology', '7', '--url', url]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/7/);
+  });
+});
