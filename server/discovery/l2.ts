@@ -1,12 +1,12 @@
-import { combineConfidences, detectLineSize, fitFetchGranularity, lineSizeStrides, median, slowThreshold } from '../analysis/index.js';
+import { combineConfidences, detectLineSize, lineSizeStrides, slowThreshold } from '../analysis/index.js';
 import type { CalibrateResult, DeviceProperties } from '../gpu/protocol.js';
 import type { ElementTopology, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
 import type { ProbeSession } from './probe-session.js';
 import { searchSize, type SizeSearchPlan } from './size-search.js';
-import { granularityValue, lineSizeArrays, sweepLineStrides } from './per-sm-cache.js';
+import { fetchGranularityOf, lineSizeArrays, sweepLineStrides } from './per-sm-cache.js';
 import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
-import { chaseSamples, lineSizePoints, stridePoints } from './stride-series.js';
+import { chaseSamples, lineSizePoints } from './stride-series.js';
 import { recordedSearch, residentSamples, sweepPoints } from './sweep-series.js';
 
 /**
@@ -155,17 +155,14 @@ export function buildL2(raw: readonly RawSeries[], device: DeviceProperties, cal
     warnings.push('deviceMemory: the L2 sweep did not reach far enough past the L2 for a device-memory latency');
   }
 
+  // Only with the cold device-memory walk: its loads are the misses the granularity walks are told from.
   const hitSamples = residentSamples(coarse, measured * RESIDENT_SHARE, 4);
-  const missCycles = dram.length > 0 ? median(dram) : undefined;
-  if (hitSamples.length > 0 && missCycles !== undefined) {
-    const threshold = (median(hitSamples) + missCycles) / 2;
+  if (hitSamples.length > 0 && dram.length > 0) {
     for (const [attribute, name, what] of [
       ['fetchGranularity', 'fetch', 'sector granularity'],
       ['fillGranularity', 'fill', 'fill granularity'],
     ] as const) {
-      const points = stridePoints(raw, `${SERIES_PREFIX}.${name}`);
-      if (points.length === 0) continue;
-      const fit = granularityValue(fitFetchGranularity(points, threshold), what);
+      const fit = fetchGranularityOf(raw, `${SERIES_PREFIX}.${name}`, hitSamples, dram, what);
       if (fit.value) l2[attribute] = { ...fit.value, note: granularityNote(attribute, device) };
       else if (fit.warning) warnings.push(`l2: ${fit.warning}`);
     }

@@ -165,13 +165,19 @@ export function nextLevelSamples(points: readonly SweepPoint[], firstAboveBytes:
  * sweep past the capacity; without one, the latency every load shows at the
  * largest stride, where all miss).
  */
-export function fetchGranularityOf(raw: readonly RawSeries[], name: string, hitSamples: readonly number[], missSamples: readonly number[] = []): { value?: MeasuredValue; warning?: string } {
+export function fetchGranularityOf(
+  raw: readonly RawSeries[],
+  name: string,
+  hitSamples: readonly number[],
+  missSamples: readonly number[] = [],
+  what = 'fetch granularity',
+): { value?: MeasuredValue; warning?: string } {
   const points = stridePoints(raw, name);
   if (points.length === 0) return {};
   if (hitSamples.length === 0) return { warning: 'no resident latency to tell fetch-granularity hits from misses' };
   const missCycles = median(missSamples.length > 0 ? missSamples : points.at(-1)!.samples);
   const threshold = (median(hitSamples) + missCycles) / 2;
-  return granularityValue(fitFetchGranularity(points, threshold), 'fetch granularity');
+  return granularityValue(fitFetchGranularity(points, threshold), what);
 }
 
 export function granularityValue(fit: ReturnType<typeof fitFetchGranularity>, what: string): { value?: MeasuredValue; warning?: string } {
