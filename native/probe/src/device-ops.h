@@ -230,6 +230,47 @@ __device__ __forceinline__ uint32_t load_shared(const uint32_t* p) {
   return v;
 }
 
+// ---- streaming accesses (bandwidth) --------------------------------------------
+// 128-bit accesses for the bandwidth kernels: one helper per flavour, as for
+// the chase loads above. Volatile so that passes over the same array are not
+// merged (the data does not change between them); no "memory" clobber on the
+// loads, so a thread keeps several of them in flight.
+
+// 16-byte global load, default caching (NVIDIA ld.global.v4.u32: L1 and L2). AMD: a plain 16-byte load.
+__device__ __forceinline__ uint4 load_global_v4(const uint4* p) {
+#if defined(TOPOD_VENDOR_NVIDIA)
+  uint4 v;
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+#else
+  return *p;
+#endif
+}
+
+// 16-byte global load cached in L2 only (NVIDIA ld.global.cg.v4.u32): what the L2 read bandwidth
+// streams. AMD: a plain 16-byte load (an asm glc load needs its own s_waitcnt, which would keep
+// one load in flight per thread; the 16 KiB vL1D holds nothing of a multi-MiB stream anyway).
+__device__ __forceinline__ uint4 load_global_cg_v4(const uint4* p) {
+#if defined(TOPOD_VENDOR_NVIDIA)
+  uint4 v;
+  asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+#else
+  return *p;
+#endif
+}
+
+// 16-byte global store (NVIDIA st.global.v4.u32; AMD: a plain 16-byte store, global_store_dwordx4).
+// A warp's 32 stores cover 512 contiguous bytes: whole 32 B sectors, so the L2 takes them without
+// first reading the sector from device memory (a partial-sector write would need that read-for-fill).
+__device__ __forceinline__ void store_global_v4(uint4* p, uint4 v) {
+#if defined(TOPOD_VENDOR_NVIDIA)
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+#else
+  *p = v;
+#endif
+}
+
 // ---- consumers -------------------------------------------------------------------
 
 // A volatile store of a loaded value: makes the issuing warp wait for the load

@@ -24,6 +24,9 @@ constexpr uint64_t kMaxCalibrateSamples = 1'000'000;
 constexpr uint64_t kMaxSeed = 0xffffffffull;
 constexpr uint64_t kMaxBandwidthBlocks = uint64_t{1} << 20;
 constexpr uint64_t kMaxRepetitions = 1000;
+// bandwidth: passes over the array inside one launch, and the bytes one launch may stream (arrayBytes × passes).
+constexpr uint64_t kMaxBandwidthPasses = 4096;
+constexpr uint64_t kMaxBandwidthLaunchBytes = uint64_t{1} << 40;
 constexpr uint64_t kConstantTableBytes = uint64_t{kConstantChainElems} * 4;
 constexpr uint64_t kMaxChainBytes = (uint64_t{1} << 34) - 4;  // element indices are 32-bit
 constexpr uint64_t kMaxTextureElems = uint64_t{1} << 27;
