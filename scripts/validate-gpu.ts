@@ -17,8 +17,10 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { ResultStore } from '../server/store/results.js';
+import type { ComputeTopology } from '../server/model/compute-schema.js';
 import type { GpuTopologyDocument, RawSeries } from '../server/model/document.js';
 import { compareToReference, renderTable } from './validate/compare.js';
+import { parseBarrierReference, renderCompute, sameGpcMap } from './validate/compute.js';
 import { parseReference } from './validate/reference.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,6 +58,7 @@ try {
   if (!referenceText) console.log(`no reference file (${options.reference ?? 'none given'}): values only`);
   const runs: unknown[] = [];
   const rawRuns: unknown[] = [];
+  const computes: Array<ComputeTopology | undefined> = [];
   let lastResultId: number | undefined;
   for (let run = 1; run <= options.runs; run += 1) {
     if (run > 1) await post(`${baseUrl}/v1/gpus/0/probe`, { force: true });
@@ -67,10 +70,13 @@ try {
     console.log(`\n## run ${run}: ${document.gpu.name} ${document.gpu.uuid}, driver ${document.probe.driverVersion}, probe ${document.probe.durationMs} ms (waited ${Date.now() - started} ms), analysis ${document.probe.analysisVersion}`);
     if (document.carveout) console.log(`carveout: preferred shared ${document.carveout.preferredSharedPercent} %, block shared ${document.carveout.blockSharedBytes} B + reserve ${document.carveout.reservedSharedBytesPerBlock ?? '?'} B`);
     console.log(renderTable(rows));
+    for (const line of renderCompute(document.compute ?? undefined, referenceText ? parseBarrierReference(referenceText) : null)) console.log(line);
+    computes.push(document.compute ?? undefined);
     for (const warning of document.warnings) console.log(`warning: ${warning}`);
     runs.push({ run, rows, document });
     if (options.raw && document.probe.resultId !== undefined) rawRuns.push({ run, document, raw: storedRawSeries(document.probe.resultId) });
   }
+  if (options.runs > 1) console.log(`\n${sameGpcMap(computes)}`);
   if (options.json) writeFileSync(options.json, JSON.stringify(runs, null, 1));
   if (options.raw) writeFileSync(options.raw, JSON.stringify({ recordedAt: new Date().toISOString(), command: process.argv.slice(1).join(' '), runs: rawRuns }));
 } finally {

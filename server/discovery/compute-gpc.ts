@@ -1,4 +1,5 @@
 import type { ComputeTopology, GpcLayout } from '../model/compute-schema.js';
+import type { MigClusterShareView } from '../model/mig-schema.js';
 
 /**
  * The GPC map from cluster placements (thread-block-cluster paper §III-A1,
@@ -60,34 +61,91 @@ export function groupsFromPlacements(placements: readonly Placement[]): number[]
 
 const sameGroups = (a: number[][], b: number[][]) => JSON.stringify(a) === JSON.stringify(b);
 
+/** The largest cluster each SM ran in over these launches. */
+function largestClusterOfSm(placements: readonly Placement[]): Map<number, number> {
+  const largest = new Map<number, number>();
+  for (const { clusterSize, smIds } of placements) {
+    for (let b = 0; b + clusterSize <= smIds.length; b += 1) {
+      const sm = smIds[b]!;
+      largest.set(sm, Math.max(largest.get(sm) ?? 0, clusterSize));
+    }
+  }
+  return largest;
+}
+
+/**
+ * TPCs from the clusters of two blocks: where the scheduler always puts both
+ * blocks of such a cluster on the same two SMs (every SM always with the same
+ * partner, in every launch), those two SMs are one TPC. null when some SM had
+ * two partners (the placements do not tell TPCs apart) or no such launch ran.
+ */
+export function tpcsFromPairs(placements: readonly Placement[]): number[][] | null {
+  const partner = new Map<number, number>();
+  let pairs = 0;
+  for (const { clusterSize, smIds } of placements) {
+    if (clusterSize !== 2) continue;
+    for (let b = 0; b + 2 <= smIds.length; b += 2) {
+      const [x, y] = [smIds[b]!, smIds[b + 1]!];
+      if (x === y || (partner.get(x) ?? y) !== y || (partner.get(y) ?? x) !== x) return null;
+      partner.set(x, y).set(y, x);
+      pairs += 1;
+    }
+  }
+  if (pairs === 0) return null;
+  return [...partner].filter(([x, y]) => x < y).map(([x, y]) => [x, y]).sort((a, b) => a[0]! - b[0]!);
+}
+
+/**
+ * Clusters each SM group holds at once, one block per SM: ⌊SMs / size⌋ per
+ * group, summed. Where this equals cudaOccupancyMaxActiveClusters for every
+ * size, the map explains the runtime's own occupancy figures.
+ */
+export function clustersTheMapHolds(groups: readonly (readonly number[])[], clusterSize: number): number {
+  return groups.reduce((sum, g) => sum + Math.floor(g.length / clusterSize), 0);
+}
+
 /**
  * The layout from rounds of placements (each round: a launch of every
  * cluster size): the map all rounds give together, and as confidence the
  * share of rounds that alone give that same map. `smIds` are the SMs of the
- * device (a plain launch's census); those no cluster ran on are listed unplaced.
+ * device (a plain launch's census); those no cluster ran on are listed
+ * unplaced. A group whose SMs never ran a cluster of more than two blocks is
+ * one TPC the scheduler keeps out of larger clusters: which GPC holds it is
+ * not told, so it is listed apart rather than counted as a GPC.
+ * `activeClusters[size - 1]` (cudaOccupancyMaxActiveClusters), when given,
+ * is checked against what the map holds.
  */
-export function gpcLayout(rounds: ReadonlyArray<readonly Placement[]>, smIds: readonly number[], note: string): GpcLayout {
+export function gpcLayout(
+  rounds: ReadonlyArray<readonly Placement[]>,
+  smIds: readonly number[],
+  note: string,
+  activeClusters: readonly number[] = [],
+): GpcLayout {
   const all = groupsFromPlacements(rounds.flat());
   const agreeing = rounds.filter((round) => sameGroups(groupsFromPlacements(round), all)).length;
+  const confidence = rounds.length > 0 ? agreeing / rounds.length : 0;
+  const largest = largestClusterOfSm(rounds.flat());
+  const pairOnly = (group: readonly number[]) => group.length <= 2 && group.every((sm) => (largest.get(sm) ?? 0) <= 2);
+  const gpcs = all.filter((g) => !pairOnly(g));
   const placed = new Set(all.flat());
+  const sizes = activeClusters.map((active, i) => ({ size: i + 1, active })).filter(({ size }) => size >= 2);
+  const matching = sizes.filter(({ size, active }) => clustersTheMapHolds(all, size) === active).length;
   return {
-    count: { value: all.length, unit: 'count', source: 'microbenchmark', confidence: rounds.length > 0 ? agreeing / rounds.length : 0 },
-    smsPerGpc: all.map((g) => g.length),
-    smIds: all,
+    count: { value: gpcs.length, unit: 'count', source: 'microbenchmark', confidence },
+    smsPerGpc: gpcs.map((g) => g.length),
+    smIds: gpcs,
+    tpcsOfUnknownGpc: all.filter(pairOnly),
+    tpcs: tpcsFromPairs(rounds.flat()),
     unplacedSmIds: smIds.filter((sm) => !placed.has(sm)),
-    confidence: rounds.length > 0 ? agreeing / rounds.length : 0,
+    occupancyAgreement: sizes.length > 0 ? matching / sizes.length : null,
+    confidence,
     source: 'microbenchmark',
     note,
   };
 }
 
 /** What a MIG GPU instance of a profile can launch, derived (not measured) from the parent's compute section. */
-export interface MigClusterShare {
-  gpcCount: number;
-  smsPerGpc: number;
-  largestCluster: number;
-  source: 'derived';
-}
+export type MigClusterShare = MigClusterShareView;
 
 /**
  * A GPU instance's GPC share from its profile: MIG gives each compute slice

@@ -148,10 +148,14 @@ function buildCompute(raw: readonly RawSeries[], device: DeviceProperties, calib
     gpcs = gpcLayout(
       rounds,
       smIds,
-      `clusters of every size from 2 to ${clusters.maxClusterSize?.value ?? '?'} blocks, ${rounds.length} rounds, one block per SM; SMs that shared a cluster share a GPC. TPC pairs are not told apart (a cluster places blocks on SMs of a GPC, not by TPC)`,
+      `clusters of every size from 2 to ${clusters.maxClusterSize?.value ?? '?'} blocks, ${rounds.length} rounds, one block per SM: SMs that shared a cluster share a GPC (the blocks of a cluster always run in one GPC). SMs only ever placed in clusters of two are listed as TPCs of unknown GPC; TPCs are the SM pairs clusters of two always landed on`,
+      one<ClusterLimitsResult>(raw, LIMITS)?.activeClusters ?? [],
     );
-    const placed = gpcs.smsPerGpc.reduce((sum, n) => sum + n, 0);
+    const placed = gpcs.smsPerGpc.reduce((sum, n) => sum + n, 0) + gpcs.tpcsOfUnknownGpc.flat().length;
     if (placed !== device.multiprocessorCount) warnings.push(`compute: the GPC map places ${placed} of ${device.multiprocessorCount} SMs (unplaced: ${gpcs.unplacedSmIds.join(', ')})`);
+    if (gpcs.occupancyAgreement !== null && gpcs.occupancyAgreement < 1) {
+      warnings.push(`compute: the GPC map explains cudaOccupancyMaxActiveClusters for ${(gpcs.occupancyAgreement * 100).toFixed(0)} % of cluster sizes, not all: a GPC may be split or joined`);
+    }
   }
   return {
     multiprocessorCount: api(device.multiprocessorCount),

@@ -18,9 +18,19 @@ const Fraction = (description: string) => Type.Number({ minimum: 0, maximum: 1, 
 export const GpcLayoutSchema = Type.Object(
   {
     count: measured(),
-    smsPerGpc: Type.Array(Count(), { description: 'SMs of each GPC, in the order of `smIds`; they sum to the SM count when every SM was placed' }),
+    smsPerGpc: Type.Array(Count(), { description: 'SMs of each GPC, in the order of `smIds`; with the SMs of `tpcsOfUnknownGpc` they sum to the SM count when every SM was placed' }),
     smIds: Type.Array(Type.Array(Count()), { description: 'the SM ids (%smid) of each GPC, ascending; GPCs ordered by their lowest SM id' }),
+    tpcsOfUnknownGpc: Type.Array(Type.Array(Count()), {
+      description:
+        'TPCs (two SMs) that never ran a cluster of more than two blocks: the scheduler keeps them out of larger clusters, so placements cannot tell which GPC holds them, and they sit idle for clusters larger than 2. Not counted in `count` or `smsPerGpc`',
+    }),
+    tpcs: Nullable(Type.Array(Type.Array(Count())), {
+      description: 'the SM pairs of each TPC, where clusters of two blocks always landed on the same two SMs; null when they did not (TPCs not told apart)',
+    }),
     unplacedSmIds: Type.Array(Count(), { description: 'SMs no cluster ran on, whose GPC is therefore unknown' }),
+    occupancyAgreement: Nullable(Fraction('share of cluster sizes 2 … max whose cudaOccupancyMaxActiveClusters equals the clusters this map holds at once (Σ ⌊SMs of a group / size⌋ over the GPCs and TPCs above): 1 when the map explains the runtime’s occupancy for every size'), {
+      description: 'null when the limits were not read',
+    }),
     confidence: Fraction('share of the repeated placement rounds that alone give this same map'),
     source: Type.Literal('microbenchmark'),
     note: Type.String({ description: 'how the map was measured' }),

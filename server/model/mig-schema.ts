@@ -29,6 +29,22 @@ export const MigL2ShareSchema = Type.Object(
 );
 export type MigL2Share = Static<typeof MigL2ShareSchema>;
 
+export const MigClusterShareSchema = Type.Object(
+  {
+    gpcCount: Count('GPCs the instance holds: one per compute slice'),
+    smsPerGpc: Count('SMs of each, about SMs ÷ compute slices, never more than the parent’s largest measured GPC'),
+    largestCluster: Count('the largest thread block cluster the instance can launch: smsPerGpc capped by the parent’s measured maximum cluster size'),
+    source: Type.Literal('derived'),
+  },
+  {
+    $id: 'MigClusterShare',
+    additionalProperties: false,
+    description:
+      'what a GPU instance of this profile can launch in thread block clusters, derived from its compute slices and the parent GPU’s measured GPC map and cluster limits (NVML does not say which SMs an instance holds)',
+  },
+);
+export type MigClusterShareView = Static<typeof MigClusterShareSchema>;
+
 export const MigProfileSchema = Type.Object(
   {
     id: Count('NVML GPU-instance profile id (e.g. 19 = 1g.10gb on H100)'),
@@ -41,6 +57,7 @@ export const MigProfileSchema = Type.Object(
     copyEngineCount: Nullable(Count()),
     placements: Nullable(Type.Array(partRef(MigPlacementSchema)), { description: 'null when NVML refused (NO_PERMISSION / NOT_SUPPORTED)' }),
     l2: partRef(MigL2ShareSchema),
+    clusters: Nullable(partRef(MigClusterShareSchema), { description: 'null when the parent GPU has no measured GPC map or no thread block clusters' }),
   },
   { $id: 'MigProfile', additionalProperties: false, description: 'a GPU-instance profile as NVML reports it, plus the L2 share an instance of it would get' },
 );
@@ -68,6 +85,7 @@ export const MigInstanceSchema = Type.Object(
     memorySizeBytes: Nullable(Count()),
     computeInstances: Type.Array(partRef(MigComputeInstanceSchema)),
     l2: partRef(MigL2ShareSchema),
+    clusters: Nullable(partRef(MigClusterShareSchema), { description: 'null when the parent GPU has no measured GPC map or no thread block clusters' }),
   },
   { $id: 'MigInstance', additionalProperties: false, description: 'an existing GPU instance: its SMs, memory, placement, compute instances and L2 share' },
 );
@@ -90,4 +108,4 @@ export const MigViewSchema = Type.Object(
 export type MigView = Static<typeof MigViewSchema>;
 
 /** Every named part above, for the `$defs` of the documents that use them. */
-export const MIG_PARTS = [MigPlacementSchema, MigL2ShareSchema, MigProfileSchema, MigComputeInstanceSchema, MigInstanceSchema, MigViewSchema];
+export const MIG_PARTS = [MigPlacementSchema, MigL2ShareSchema, MigClusterShareSchema, MigProfileSchema, MigComputeInstanceSchema, MigInstanceSchema, MigViewSchema];

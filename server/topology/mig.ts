@@ -11,6 +11,8 @@
  * the L2 segment (partition) size the probe measured.
  */
 import type { DynamicSnapshot, MigComputeInstanceInfo, MigInstanceInfo, MigProfileInfo, NvmlDeviceState } from '../dynamic/types.js';
+import { migClusterShare } from '../discovery/compute-gpc.js';
+import type { ComputeTopology } from '../model/compute-schema.js';
 import type { MigComputeInstanceView, MigL2Share, MigL2Source, MigModeName, MigView } from '../model/document.js';
 
 /** The view's types are the Static<> types of its schema (server/model/mig-schema.ts), part of the document's contract. */
@@ -20,6 +22,8 @@ export interface BuildMigViewParams {
   device: NvmlDeviceState;
   l2SizeBytes: number | null;
   l2SegmentBytes: number | null;
+  /** The parent's measured compute section: each profile's and instance's cluster share follows from it. */
+  compute?: ComputeTopology | null;
 }
 
 interface SliceTotal {
@@ -89,8 +93,10 @@ function computeInstanceView(ci: MigComputeInstanceInfo): MigComputeInstanceView
   return { id: ci.id, profileId: ci.profileId, multiprocessorCount: ci.multiprocessorCount, migDeviceUuid: ci.migDeviceUuid ?? null };
 }
 
-export function buildMigView({ device, l2SizeBytes, l2SegmentBytes }: BuildMigViewParams): MigView {
+export function buildMigView({ device, l2SizeBytes, l2SegmentBytes, compute = null }: BuildMigViewParams): MigView {
   const { mode, profiles, instances } = device.mig;
+  const clusters = (smCount: number | null, computeSlices: number | undefined) =>
+    compute && smCount !== null && computeSlices !== undefined ? migClusterShare(compute, { smCount, computeSlices }) : null;
   const total = memorySliceTotal(profiles);
   const unknownShare: MigL2Share = { bytes: null, memorySlices: 0, source: 'derived', reachablePerSmBytes: null };
   return {
@@ -102,19 +108,22 @@ export function buildMigView({ device, l2SizeBytes, l2SegmentBytes }: BuildMigVi
     profiles: profiles.map((profile) => ({
       ...profile,
       l2: total ? l2Share(profileSlices(profile, total), total, l2SizeBytes, l2SegmentBytes) : unknownShare,
+      clusters: clusters(profile.multiprocessorCount, profile.sliceCount),
     })),
     instances: instances.map((instance) => {
       const profile = profiles.find((p) => p.id === instance.profileId);
+      const multiprocessorCount = instance.multiprocessorCount ?? profile?.multiprocessorCount ?? null;
       return {
         migDeviceUuid: instance.migDeviceUuid,
         gpuInstanceId: instance.gpuInstanceId,
         profileId: instance.profileId,
         profileName: profile?.name ?? null,
         placement: instance.placement,
-        multiprocessorCount: instance.multiprocessorCount ?? profile?.multiprocessorCount ?? null,
+        multiprocessorCount,
         memorySizeBytes: instance.memorySizeBytes ?? profile?.memorySizeBytes ?? null,
         computeInstances: instance.computeInstances.map(computeInstanceView),
         l2: total ? l2Share(instanceSlices(instance, profile, total), total, l2SizeBytes, l2SegmentBytes) : unknownShare,
+        clusters: clusters(multiprocessorCount, profile?.sliceCount),
       };
     }),
   };

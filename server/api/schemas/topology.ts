@@ -29,8 +29,8 @@ const gpuDocumentMatches: Identical<Static<typeof GpuTopologyDocumentSchema>, Me
 const migDocumentMatches: Identical<Static<typeof MigInstanceTopologyDocumentSchema>, NonNullable<ReturnType<typeof mergeMigInstance>>> = true;
 const migViewMatches: Identical<MigView, ReturnType<typeof buildMigView>> = true;
 // The MIG view copies NVML's profiles, instances and compute instances: their fields must be the schema's.
-const migProfileMatches: Identical<Omit<MigProfileView, 'l2'>, MigProfileInfo> = true;
-const migInstanceMatches: Identical<Omit<MigInstanceView, 'profileName' | 'computeInstances' | 'l2'>, Omit<MigInstanceInfo, 'computeInstances'>> = true;
+const migProfileMatches: Identical<Omit<MigProfileView, 'l2' | 'clusters'>, MigProfileInfo> = true;
+const migInstanceMatches: Identical<Omit<MigInstanceView, 'profileName' | 'computeInstances' | 'l2' | 'clusters'>, Omit<MigInstanceInfo, 'computeInstances'>> = true;
 const migComputeInstanceMatches: Identical<MigComputeInstanceView, Required<MigComputeInstanceInfo>> = true;
 const probeStatusMatches: Identical<Static<typeof TopologyStatusSchema>['probeStatus'], GpuProbeStatus> = true;
 void [resultDocumentMatches, gpuDocumentMatches, migDocumentMatches, migViewMatches, migProfileMatches, migInstanceMatches, migComputeInstanceMatches, probeStatusMatches];

@@ -72,7 +72,7 @@ export class SimulatedCompute {
   /**
    * One launch: each cluster goes to the GPC with the most free SMs (ties
    * broken from a random GPC on), onto free SMs of it taken from a random
-   * point of its list; a cluster that finds no GPC with room waits for the
+   * TPC of its list; a cluster that finds no GPC with room waits for the
    * first wave to end (the launch is then not co-resident). Plain launches
    * (size 1) take the SMs in a rotated order.
    */
@@ -91,7 +91,8 @@ export class SimulatedCompute {
         gpc = order.reduce((best, g) => (free[g]!.length > free[best]!.length ? g : best), order[0]!);
       }
       const sms = free[gpc]!;
-      const from = this.device.randomBelow(sms.length);
+      // From a TPC boundary (the list is made of SM pairs): a cluster of two lands on one TPC, as on the H100.
+      const from = 2 * this.device.randomBelow(Math.ceil(sms.length / 2));
       const taken = Array.from({ length: size }, (_, k) => sms[(from + k) % sms.length]!);
       free[gpc] = sms.filter((sm) => !taken.includes(sm));
       smIds.push(...taken);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COMPUTE_STRATEGY } from '../../../server/discovery/compute.js';
-import { groupsFromPlacements, migClusterShare } from '../../../server/discovery/compute-gpc.js';
+import { clustersTheMapHolds, gpcLayout, groupsFromPlacements, migClusterShare, tpcsFromPairs } from '../../../server/discovery/compute-gpc.js';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
@@ -28,12 +28,15 @@ async function measureCompute(channel: ProbeChannel): Promise<{ compute: Compute
   return { compute: built.compute!, session };
 }
 
-/** The model's GPCs as the document lists them: SM ids ascending, GPCs by their lowest SM. */
+/** The model's SM groups (GPCs, then the TPCs kept out of larger clusters) as listed: SM ids ascending, groups by their lowest SM. */
 function truthGroups(model: GpuModel): number[][] {
   const groups: number[][] = [];
   model.compute.gpcOfSm.forEach((gpc, sm) => (groups[gpc] ??= []).push(sm));
   return groups.sort((a, b) => a[0]! - b[0]!);
 }
+
+const truthGpcs = (model: GpuModel) => truthGroups(model).filter((g) => g.length > 2);
+const truthIsolatedTpcs = (model: GpuModel) => truthGroups(model).filter((g) => g.length <= 2);
 
 function near(actual: number | undefined, truth: number, tolerance = 0.03): void {
   expect(actual).toBeDefined();
@@ -44,14 +47,20 @@ describe('compute topology on the simulated H100 (thread block clusters)', () =>
   const clusters = H100.compute.clusters!;
 
   it('recovers the SM -> GPC map exactly, unequal GPCs summing to the SM count, the same in three runs', async () => {
-    const truth = truthGroups(H100);
+    const truth = truthGpcs(H100);
     expect(new Set(truth.map((g) => g.length)).size).toBeGreaterThan(1); // the model's GPCs are unequal
+    expect(truthIsolatedTpcs(H100).length).toBeGreaterThan(0); // and some TPCs only take clusters of two
     for (const seed of [1, 2, 3]) {
       const { compute } = await measureCompute(await open(H100, seed));
       expect(compute.gpcs?.smIds).toEqual(truth);
+      expect(compute.gpcs?.tpcsOfUnknownGpc).toEqual(truthIsolatedTpcs(H100));
       expect(compute.gpcs?.count).toMatchObject({ value: truth.length, source: 'microbenchmark', confidence: 1 });
-      expect(compute.gpcs?.smsPerGpc.reduce((a, b) => a + b, 0)).toBe(H100.device.multiprocessorCount);
+      const placed = compute.gpcs!.smsPerGpc.reduce((a, b) => a + b, 0) + compute.gpcs!.tpcsOfUnknownGpc.flat().length;
+      expect(placed).toBe(H100.device.multiprocessorCount);
       expect(compute.gpcs?.unplacedSmIds).toEqual([]);
+      // The model's TPCs are SM pairs 2k, 2k + 1, and clusters of two always land on one.
+      expect(compute.gpcs?.tpcs).toEqual(Array.from({ length: H100.device.multiprocessorCount / 2 }, (_, t) => [2 * t, 2 * t + 1]));
+      expect(compute.gpcs?.occupancyAgreement).toBe(1);
       expect(compute.smIds).toEqual(H100.compute.gpcOfSm.map((_, sm) => sm));
     }
   });
@@ -114,7 +123,7 @@ describe('compute topology on the simulated H100 (thread block clusters)', () =>
 
   it('puts the section in a full discovery, and a probe refusing a cluster op leaves the census and says why', async () => {
     const outcome = await discover(await open(H100, 11));
-    expect(outcome.compute?.gpcs?.count.value).toBe(truthGroups(H100).length);
+    expect(outcome.compute?.gpcs?.count.value).toBe(truthGpcs(H100).length);
     expect(outcome.compute?.coresPerSm).toEqual({ value: 128, unit: 'count', source: 'table' });
 
     const sim = await open(H100, 12);
@@ -159,6 +168,30 @@ describe('compute topology on the simulated A100 (no clusters)', () => {
 describe('the GPC map from placements', () => {
   it('joins SMs that share a cluster and keeps apart those that never do', () => {
     expect(groupsFromPlacements([{ clusterSize: 2, smIds: [0, 1, 2, 3, 4, 5] }, { clusterSize: 2, smIds: [1, 2, 9, 8] }])).toEqual([[0, 1, 2, 3], [4, 5], [8, 9]]);
+  });
+
+  it('lists SMs only ever in clusters of two as TPCs of unknown GPC, and checks the map against the occupancy API', () => {
+    const round = [
+      { clusterSize: 2, smIds: [0, 1, 2, 3, 4, 5, 6, 7] },
+      { clusterSize: 4, smIds: [0, 1, 2, 3] },
+    ];
+    const layout = gpcLayout([round, round], [0, 1, 2, 3, 4, 5, 6, 7, 8], 'n', [9, 4, 1, 1]);
+    expect(layout.smIds).toEqual([[0, 1, 2, 3]]);
+    expect(layout.count.value).toBe(1);
+    expect(layout.tpcsOfUnknownGpc).toEqual([[4, 5], [6, 7]]);
+    expect(layout.tpcs).toEqual([[0, 1], [2, 3], [4, 5], [6, 7]]);
+    expect(layout.unplacedSmIds).toEqual([8]);
+    // holds 4 clusters of two, 1 of three and 1 of four: sizes 2, 3 and 4 agree
+    expect(layout.occupancyAgreement).toBe(1);
+    expect(gpcLayout([round], [0, 1, 2, 3, 4, 5, 6, 7], 'n', [8, 3, 1, 1]).occupancyAgreement).toBeCloseTo(2 / 3);
+    expect(gpcLayout([round], [0, 1, 2, 3, 4, 5, 6, 7], 'n').occupancyAgreement).toBeNull();
+  });
+
+  it('tells TPCs apart only where clusters of two always land on the same pair', () => {
+    expect(tpcsFromPairs([{ clusterSize: 2, smIds: [0, 1, 2, 3] }, { clusterSize: 2, smIds: [3, 2, 1, 0] }])).toEqual([[0, 1], [2, 3]]);
+    expect(tpcsFromPairs([{ clusterSize: 2, smIds: [0, 1, 2, 3] }, { clusterSize: 2, smIds: [1, 2, 0, 3] }])).toBeNull();
+    expect(tpcsFromPairs([{ clusterSize: 4, smIds: [0, 1, 2, 3] }])).toBeNull();
+    expect(clustersTheMapHolds([[0, 1, 2], [3, 4]], 2)).toBe(2);
   });
 
   it('derives a MIG instance’s GPC share from its profile', async () => {

@@ -145,3 +145,42 @@ describe('findMigInstance', () => {
     expect(findMigInstance(snapshot, 'MIG-00000000-0000-0000-0000-000000000000')).toBeNull();
   });
 });
+
+describe('buildMigView: thread block clusters per profile and instance', () => {
+  // The simulated H100's compute section, measured through the same discovery code a GPU runs.
+  async function simulatedH100Compute() {
+    const { SimulatedBackend } = await import('../../../server/gpu/sim/index.js');
+    const { ProbeSession } = await import('../../../server/discovery/probe-session.js');
+    const { COMPUTE_STRATEGY } = await import('../../../server/discovery/compute.js');
+    const backend = new SimulatedBackend({ models: ['h100-sxm5-80gb'], seed: 2 });
+    const [gpu] = await backend.listDevices();
+    const channel = await backend.open(gpu!);
+    const session = new ProbeSession(channel, undefined, undefined);
+    const hello = (await session.request('hello', 'hello', {})) as { devices: Array<Parameters<typeof COMPUTE_STRATEGY.measure>[1]> };
+    const calibration = await session.request('calibrate', 'calibrate', { samples: 256 });
+    await COMPUTE_STRATEGY.measure(session, hello.devices[0]!);
+    await channel.close();
+    return COMPUTE_STRATEGY.build(session.raw, hello.devices[0]!, calibration).compute!;
+  }
+
+  it('derives each profile’s and instance’s GPCs and largest cluster from the measured parent, and null without it', async () => {
+    const compute = await simulatedH100Compute();
+    const largestGpc = Math.max(...compute.gpcs!.smsPerGpc);
+    const view = buildMigView({ device: deviceState(h100), l2SizeBytes: L2_50_MIB, l2SegmentBytes: SEGMENT_25_MIB, compute });
+    for (const profile of view.profiles) {
+      const smsPerGpc = Math.min(largestGpc, Math.floor(profile.multiprocessorCount / profile.sliceCount));
+      expect(profile.clusters, profile.name).toEqual({
+        gpcCount: profile.sliceCount,
+        smsPerGpc,
+        largestCluster: Math.min(compute.clusters.maxClusterSize!.value, smsPerGpc),
+        source: 'derived',
+      });
+    }
+    const oneG = instanceByProfile(view, 'MIG 1g.10gb');
+    expect(oneG.clusters?.gpcCount).toBe(1);
+    expect(oneG.clusters?.largestCluster).toBeLessThanOrEqual(oneG.multiprocessorCount!);
+    const without = buildMigView({ device: deviceState(h100), l2SizeBytes: L2_50_MIB, l2SegmentBytes: SEGMENT_25_MIB });
+    expect(without.profiles.every((p) => p.clusters === null)).toBe(true);
+    expect(without.instances.every((i) => i.clusters === null)).toBe(true);
+  });
+});

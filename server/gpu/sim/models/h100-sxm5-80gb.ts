@@ -93,13 +93,14 @@ export const H100_SXM5_80GB: GpuModel = {
   unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12 },
   // fixture bandwidth.json: the 8 MiB read run's median seconds minus 8 MiB at the L2 read bandwidth above.
   launchOverheadS: 7.8e-6,
-  // Invented, all of it (no cluster series recorded yet): 66 TPCs in 8 GPCs of
-  // 9, 9, 8, 8, 8, 8, 8 and 8 TPCs (18, 18 and six times 16 SMs: unequal, as on
-  // a cut-down die), and barrier and DSMEM costs of a plausible order (the
-  // thread-block-cluster paper's H100 PCIe figures are what the GPU is
-  // checked against, in REFERENCE.md, not what the sim answers).
+  // The SM numbering and cluster groups are shaped after an H100 SXM5 measured
+  // through the device tool (BENCHMARKS.md, issue 10): 62 TPCs dealt in turn
+  // to 8 GPCs of 4, 8, 8, 8, 8, 8, 9 and 9 TPCs, then 4 TPCs that only ever
+  // take clusters of two. Barrier and DSMEM costs are invented, of a
+  // plausible order (the GPU is checked against the paper's figures in
+  // REFERENCE.md, not against what the sim answers).
   compute: {
-    gpcOfSm: gpcMapFromTpcs([9, 9, 8, 8, 8, 8, 8, 8]),
+    gpcOfSm: gpcMapFromTpcs([4, 8, 8, 8, 8, 8, 9, 9], 4),
     clusters: {
       maxPortableClusterSize: 8,
       maxClusterSize: 16,

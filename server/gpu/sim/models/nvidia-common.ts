@@ -36,8 +36,10 @@ export function kibSteps(...steps: number[]): readonly number[] {
  * An SM → GPC map: SMs come in TPCs of two consecutive ids, dealt to the GPCs
  * in turn (TPC t to GPC t mod n, skipping GPCs that are full), so a GPC's SM
  * ids are not one contiguous range and cut-down GPCs hold fewer TPCs.
+ * `isolatedTpcs` more TPCs come last, each its own group: TPCs the cluster
+ * scheduler never puts a cluster of more than two blocks on.
  */
-export function gpcMapFromTpcs(tpcsPerGpc: readonly number[]): number[] {
+export function gpcMapFromTpcs(tpcsPerGpc: readonly number[], isolatedTpcs = 0): number[] {
   const left = [...tpcsPerGpc];
   const total = left.reduce((sum, n) => sum + n, 0);
   const map: number[] = [];
@@ -49,5 +51,6 @@ export function gpcMapFromTpcs(tpcsPerGpc: readonly number[]): number[] {
     map.push(g, g);
     gpc += 1;
   }
+  for (let tpc = 0; tpc < isolatedTpcs; tpc += 1) map.push(tpcsPerGpc.length + tpc, tpcsPerGpc.length + tpc);
   return map;
 }
