@@ -12,6 +12,7 @@
  * Elements are read from the document, whatever it holds: the global ones
  * (L2, L3, device memory) are levels, every other one is drawn inside the SM.
  */
+import type { GpcLayout } from '../model/compute-schema.js';
 import type { ElementTopology, GpuTopologyDocument, MigInstanceView } from '../model/document.js';
 import { elementEntries, elementLabel, formatBandwidth, formatBytes, formatLatency } from './documents.js';
 
@@ -80,6 +81,16 @@ function migRegions(instances: MigInstanceView[], smCount: number, sliceCount: n
   return { sm, slice };
 }
 
+/** The SM rows of the picture: each measured GPC, then the TPCs of unknown GPC; one unlabelled row of every SM without a map. */
+function smGroups(gpcs: GpcLayout | null, smCount: number): Array<{ label: string; sms: number[] }> {
+  if (!gpcs) return [{ label: '', sms: Array.from({ length: smCount }, (_, sm) => sm) }];
+  const groups = gpcs.smIds.map((sms, i) => ({ label: `GPC ${i} · ${sms.length} SMs`, sms }));
+  const loose = gpcs.tpcsOfUnknownGpc.flat();
+  if (loose.length) groups.push({ label: `${gpcs.tpcsOfUnknownGpc.length} TPCs, GPC unknown`, sms: loose });
+  if (gpcs.unplacedSmIds.length) groups.push({ label: 'not placed', sms: [...gpcs.unplacedSmIds] });
+  return groups;
+}
+
 export function topologySvg(document: GpuTopologyDocument): string {
   const canvas = new Canvas();
   const elements = elementEntries(document);
@@ -99,18 +110,28 @@ export function topologySvg(document: GpuTopologyDocument): string {
   const body: string[] = [];
   const title = `${document.gpu.name} — ${document.gpu.uuid}${document.simulated ? ' (simulated)' : ''}`;
 
-  // SMs: a grid of squares, coloured by GPU instance with MIG on.
+  // SMs: squares, one row per measured GPC (a flat grid when the GPCs are not known), coloured by GPU instance with MIG on.
   const smTop = y + 44;
   const cell = 18;
-  const perRow = Math.max(1, Math.floor((inner - 24) / (cell + 4)));
-  const smRows = Math.ceil(smCount / perRow);
+  const gpcs = document.compute?.gpcs ?? null;
+  const groups = smGroups(gpcs, smCount);
+  const labelWidth = gpcs ? 150 : 0;
+  const perRow = Math.max(1, Math.floor((inner - 24 - labelWidth) / (cell + 4)));
+  const rowsOf = (sms: readonly number[]) => Math.max(1, Math.ceil(sms.length / perRow));
+  const smRows = groups.reduce((sum, group) => sum + rowsOf(group.sms), 0);
   const smBoxHeight = 28 + smRows * (cell + 4) + 8;
   canvas.rect(MARGIN + 8, smTop, inner - 16, smBoxHeight, COLOURS.sm);
-  canvas.text(MARGIN + 16, smTop + 18, `${smCount} SMs${document.device.architecture ? ` (${document.device.architecture})` : ''} — GPCs not measured`, 13, ' font-weight="bold"');
-  for (let i = 0; i < smCount; i++) {
-    const col = i % perRow;
-    const row = Math.floor(i / perRow);
-    canvas.rect(MARGIN + 16 + col * (cell + 4), smTop + 28 + row * (cell + 4), cell, cell, migOn ? colourOf(regions.sm[i] ?? -1) : COLOURS.cache);
+  const gpcTitle = gpcs ? `${gpcs.count.value} GPCs (measured from cluster placements)` : 'GPCs not measured';
+  canvas.text(MARGIN + 16, smTop + 18, `${smCount} SMs${document.device.architecture ? ` (${document.device.architecture})` : ''} — ${gpcTitle}`, 13, ' font-weight="bold"');
+  let smRow = 0;
+  for (const group of groups) {
+    const rowTop = smTop + 28 + smRow * (cell + 4);
+    if (group.label) canvas.text(MARGIN + 16, rowTop + 13, group.label, 11);
+    group.sms.forEach((sm, k) => {
+      const left = MARGIN + 16 + labelWidth + (k % perRow) * (cell + 4);
+      canvas.rect(left, rowTop + Math.floor(k / perRow) * (cell + 4), cell, cell, migOn ? colourOf(regions.sm[sm] ?? -1) : COLOURS.cache);
+    });
+    smRow += rowsOf(group.sms);
   }
   y = smTop + smBoxHeight + 12;
 

@@ -67,6 +67,20 @@ describe('topology picture', () => {
     }
   });
 
+  it('draws the SMs by measured GPC, with the TPCs of unknown GPC apart, coloured by GPU instance with MIG on', async () => {
+    const { merged } = mergedGpu(await simulatedH100Result(), 'h100-80gb-mig-mixed.json');
+    const gpcs = merged.compute!.gpcs!;
+    const svg = topologySvg(merged);
+    expect(svg).toContain(`— ${gpcs.count.value} GPCs (measured from cluster placements)</text>`);
+    gpcs.smIds.forEach((sms, i) => expect(svg).toContain(`>GPC ${i} · ${sms.length} SMs</text>`));
+    expect(gpcs.tpcsOfUnknownGpc.length).toBeGreaterThan(0);
+    expect(svg).toContain(`>${gpcs.tpcsOfUnknownGpc.length} TPCs, GPC unknown</text>`);
+    // one square per SM, whichever row it is drawn in
+    const squares = svg.match(/<rect [^>]*width="18" height="18"/g) ?? [];
+    expect(squares.length).toBeGreaterThanOrEqual(merged.device.multiprocessorCount!);
+    expect(render(svg).width).toBe(960);
+  });
+
   it('draws every element a simulated discovery measures, with sizes in KiB/MiB and latencies in cycles and ns', async () => {
     const { merged } = mergedGpu(await simulatedH100Result(), 'h100-80gb-mig-off.json');
     const svg = topologySvg(merged);
