@@ -15,3 +15,15 @@ export { changePointConfidence, combineConfidences, latencyConfidence, type Chan
 export { fewestSlowPlacement, type PlacedSweepPoint } from './placements.js';
 export { expectedHitShare, fitFetchGranularity, hitShare, type GranularityResult, type StridePoint } from './granularity.js';
 export { detectLineSize, largestPowerOfTwoAtMost, lineSizeStrides, type LineSizePoint, type LineSizeResult } from './line-size.js';
+export {
+  bestBandwidthPoint,
+  bytesPerSecond,
+  describeGeometry,
+  repetitionConfidence,
+  searchBandwidth,
+  DEFAULT_MIN_GAIN,
+  type BandwidthGeometry,
+  type BandwidthPoint,
+  type BandwidthSearch,
+  type BandwidthSearchPlan,
+} from './bandwidth.js';

@@ -113,9 +113,10 @@ export function reanalyse(raw: RawSeries[], only: ElementName[] | null = null): 
   const recorded = (strategy: Strategy) => raw.some((series) => strategy.ownsSeries(series.name));
   for (const strategy of strategiesFor(only).filter(recorded)) {
     const built = strategy.build(raw, device, calibration);
+    // Strategies may share an element, each adding its own attributes (the L2's size and latency, its bandwidths): merged in registry order.
     for (const element of strategy.elements) {
       const topology = built.elements[element];
-      if (topology && (only === null || only.includes(element))) outcome.elements[element] = topology;
+      if (topology && (only === null || only.includes(element))) outcome.elements[element] = { ...outcome.elements[element], ...topology };
     }
     if (built.carveout && !outcome.carveout) outcome.carveout = built.carveout;
     if (built.compute && !outcome.compute) outcome.compute = built.compute;

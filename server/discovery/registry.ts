@@ -1,5 +1,6 @@
 import { supportedOps, type HelloResult, type ProbeOp } from '../gpu/protocol.js';
 import { ELEMENT_NAMES, type ElementName, type RawSeries } from '../model/document.js';
+import { BANDWIDTH_STRATEGY } from './bandwidth.js';
 import { COMPUTE_STRATEGY } from './compute.js';
 import { CONSTANT_STRATEGY } from './constant.js';
 import { L1_STRATEGY, READ_ONLY_STRATEGY, TEXTURE_STRATEGY } from './l1.js';
@@ -14,7 +15,7 @@ export type { Strategy, StrategyBuild } from './strategy.js';
  * elements and warnings appear). Adding one is a module exporting a Strategy
  * and a line here: see README.md, "Adding a benchmark".
  */
-export const STRATEGIES: readonly Strategy[] = [L1_STRATEGY, TEXTURE_STRATEGY, READ_ONLY_STRATEGY, CONSTANT_STRATEGY, SHARED_STRATEGY, L2_STRATEGY, COMPUTE_STRATEGY];
+export const STRATEGIES: readonly Strategy[] = [L1_STRATEGY, TEXTURE_STRATEGY, READ_ONLY_STRATEGY, CONSTANT_STRATEGY, SHARED_STRATEGY, L2_STRATEGY, BANDWIDTH_STRATEGY, COMPUTE_STRATEGY];
 
 /** The elements some strategy measures, in ELEMENT_NAMES order: what a probe request's `only` may name. */
 export const MEASURABLE_ELEMENTS: readonly ElementName[] = ELEMENT_NAMES.filter((element) => STRATEGIES.some((strategy) => strategy.elements.includes(element)));

@@ -192,18 +192,47 @@ export interface ConsumerSelfTestResult {
   launch?: ChaseLaunchInfo;
 }
 
+/**
+ * Streaming bandwidth: `blocks` × `threadsPerBlock` threads stream the array in
+ * 16-byte accesses, `passes` grid-stride passes inside one launch (so a small
+ * L2-resident array is not bound by the launch), timed with events after one
+ * untimed warm-up launch; one launch per repetition. Reads keep four 16-byte
+ * loads in flight per thread. Writes store whole 16-byte vectors, a warp 512
+ * contiguous bytes, so every 32 B sector is written in full and the L2 needs
+ * no read-for-fill from device memory.
+ * Validation (server/gpu/sim/validate.ts): passes in [1, 4096], default 1;
+ * arrayBytes × passes ≤ 2^40; cacheHint ∈ {default, cg}, default default,
+ * and cg with mode read only.
+ */
 export interface BandwidthArgs {
   mode: 'read' | 'write';
   arrayBytes: number;
   blocks: number;
   threadsPerBlock: number;
   repetitions: number;
+  passes?: number;
+  /** Read flavour: 'default' (L1 and L2) or 'cg' (ld.global.cg: L2 only, for the L2's own rate). */
+  cacheHint?: BandwidthCacheHint;
 }
+export const BANDWIDTH_CACHE_HINTS = ['default', 'cg'] as const;
+export type BandwidthCacheHint = (typeof BANDWIDTH_CACHE_HINTS)[number];
 export interface BandwidthResult {
+  /** Bytes one repetition streams: arrayBytes × passes (bandwidth.copy: arrayBytes copied, read once and written once). */
   bytesPerRepetition: number;
   /** Event-timed seconds of each repetition. */
   secondsPerRepetition: number[];
 }
+
+/**
+ * The reference device memory is held to: a device-to-device hipMemcpy of
+ * `arrayBytes` (2 × arrayBytes of memory), event-timed after one untimed
+ * warm-up copy. Its rate counts bytes read plus written: 2 × bytesPerRepetition.
+ */
+export interface BandwidthCopyArgs {
+  arrayBytes: number;
+  repetitions: number;
+}
+export type BandwidthCopyResult = BandwidthResult;
 
 export interface CalibrateArgs {
   samples?: number;
@@ -314,6 +343,7 @@ export interface ProbeOps {
   'pchase.batch': { args: PchaseBatchArgs; result: PchaseBatchResult };
   'pchase.pair': { args: PchasePairArgs; result: PchasePairResult };
   bandwidth: { args: BandwidthArgs; result: BandwidthResult };
+  'bandwidth.copy': { args: BandwidthCopyArgs; result: BandwidthCopyResult };
   calibrate: { args: CalibrateArgs; result: CalibrateResult };
   'selftest.consumer': { args: ConsumerSelfTestArgs; result: ConsumerSelfTestResult };
   'compute.smid': { args: ComputeSmidArgs; result: ComputeSmidResult };
@@ -329,6 +359,7 @@ export const PROBE_OPS: readonly ProbeOp[] = [
   'pchase.batch',
   'pchase.pair',
   'bandwidth',
+  'bandwidth.copy',
   'calibrate',
   'selftest.consumer',
   'compute.smid',

@@ -78,6 +78,18 @@ export interface GpuModel {
   unconsumedCycles: Record<MemorySpace, number>;
   /** Fixed cost of one kernel launch, seen by bandwidth timings and counted in simulated device time. */
   launchOverheadS: number;
+  /**
+   * Streaming (bandwidth, bandwidth.copy; server/gpu/sim/bandwidth.ts): each
+   * SM moves what its threads keep in flight per round trip of the level's
+   * latency, at most smBytesPerCycle; the level (l2 or deviceMemory) caps the
+   * sum at its read or write bandwidth; every launch adds launchOverheadS.
+   */
+  bandwidth: {
+    /** Bytes one SM moves to or from the L2 per SM cycle at most. */
+    smBytesPerCycle: number;
+    /** A device-to-device copy's rate, bytes read plus bytes written per second. */
+    copyBytesPerS: number;
+  };
   compute: ComputeModel;
 }
 

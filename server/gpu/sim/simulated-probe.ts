@@ -1,7 +1,6 @@
 import { ProbeError } from '../backend.js';
 import {
   PROBE_PROTOCOL_VERSION,
-  type BandwidthResult,
   type CalibrateResult,
   type ChaseLaunchInfo,
   type ConsumerSelfTestResult,
@@ -15,11 +14,11 @@ import {
   type ProbeOp,
 } from '../protocol.js';
 import { createChaseArray, elementAfter, walk, type ChaseArray, type WorkSlicer, writeChain } from './chase.js';
+import { SimulatedBandwidth } from './bandwidth.js';
 import { SimulatedCompute } from './compute.js';
 import { chaseLaunch, type ChaseLaunch } from './launch.js';
 import type { SimulatedDevice } from './simulated-device.js';
 import {
-  validateBandwidth,
   validateCalibrate,
   validateConsumerSelfTest,
   validateHello,
@@ -32,8 +31,6 @@ export const SIM_PROBE_VERSION = 'sim-1';
 /** Threads of a native chase block that walk a warm-up lap together (native/probe/src/pchase.cu). */
 const WARMUP_THREADS = 1024;
 const SIM_RUNTIME_VERSION = 13000;
-/** Threads in flight per SM that saturate the memory system in the bandwidth model. */
-const SATURATING_THREADS_PER_SM = 512;
 
 export interface SimulatedDeviceIdentity {
   index: number;
@@ -50,6 +47,7 @@ export interface SimulatedDeviceIdentity {
 export class SimulatedProbe {
   readonly properties: DeviceProperties;
   private readonly compute: SimulatedCompute;
+  private readonly streaming: SimulatedBandwidth;
 
   constructor(
     private readonly device: SimulatedDevice,
@@ -57,6 +55,7 @@ export class SimulatedProbe {
   ) {
     this.properties = { ...identity, ...device.model.device };
     this.compute = new SimulatedCompute(device, this.properties);
+    this.streaming = new SimulatedBandwidth(device, this.properties);
   }
 
   /** The op table: `handle` dispatches through it and `hello` lists its keys, so the two cannot disagree. */
@@ -68,7 +67,8 @@ export class SimulatedProbe {
     pchase: (args, slicer) => this.pchase(args, slicer),
     'pchase.batch': (args, slicer) => this.pchaseBatch(args, slicer),
     'pchase.pair': (args, slicer) => this.pchasePair(args, slicer),
-    bandwidth: (args) => this.bandwidth(args),
+    bandwidth: (args) => this.streaming.bandwidth(args),
+    'bandwidth.copy': (args) => this.streaming.copy(args),
     calibrate: (args) => this.calibrate(args),
     'selftest.consumer': (args, slicer) => this.consumerSelfTest(args, slicer),
     'compute.smid': (args) => this.compute.smid(args),
@@ -229,21 +229,6 @@ export class SimulatedProbe {
       return { consumed, unconsumed: await walk(this.device, sm, args.space, array, { ...timed, from, unconsumedCycles }, slicer) };
     });
     return { smId, consumedLatenciesCycles: result.consumed, unconsumedLatenciesCycles: result.unconsumed, launch };
-  }
-
-
-  private bandwidth(raw: unknown): BandwidthResult {
-    const args = validateBandwidth(raw, this.properties);
-    const model = this.device.model;
-    const fitsL2Segment = args.arrayBytes <= model.l2.segment.sizeBytes;
-    const level = fitsL2Segment ? model.l2 : model.deviceMemory;
-    const peak = args.mode === 'read' ? level.readBandwidthBytesPerS : level.writeBandwidthBytesPerS;
-    const threads = args.blocks * args.threadsPerBlock;
-    const efficiency = Math.min(1, threads / (this.properties.multiprocessorCount * SATURATING_THREADS_PER_SM));
-    const seconds = model.launchOverheadS + args.arrayBytes / (peak * efficiency);
-    const secondsPerRepetition = Array.from({ length: args.repetitions }, () => Math.max(1e-7, this.device.jitter(seconds, 0.02)));
-    this.device.addSeconds(secondsPerRepetition.reduce((sum, value) => sum + value, 0));
-    return { bytesPerRepetition: args.arrayBytes, secondsPerRepetition };
   }
 
   private calibrate(raw: unknown): CalibrateResult {

@@ -27,7 +27,10 @@
  *     - selftest.consumer: the fields of pchase.
  *     - bandwidth: mode ∈ {read, write}; arrayBytes an integer in [16, 2^52],
  *       a multiple of 16 (128-bit accesses); blocks in [1, 2^20];
- *       repetitions in [1, 1000].
+ *       repetitions in [1, 1000]; passes, when present, in [1, 4096], and
+ *       arrayBytes × passes ≤ 2^40 (one launch's bytes); cacheHint, when
+ *       present, ∈ {default, cg}, and cg only with mode read.
+ *     - bandwidth.copy: arrayBytes as bandwidth; repetitions in [1, 1000].
  *     - calibrate: samples, when present, an integer in [1, 1,000,000].
  *     - compute.smid: clusterSize an integer in [1, 16]; clusters in
  *       [1, 65536]; repetitions in [1, 64].
@@ -57,7 +60,8 @@
  *       cluster.dsmem: transferBytes + 4104 (its 4 KiB latency ring and a
  *       sink word) ≤ the shared limit above.
  *  4. Memory → out_of_memory: the request's arrays summed (pchase.batch,
- *     pchase.pair; bandwidth adds its 4-byte-per-thread sink) plus a 64 MiB
+ *     pchase.pair; bandwidth adds its 4-byte-per-thread sink; bandwidth.copy
+ *     needs its source and target, 2 × arrayBytes) plus a 64 MiB
  *     runtime margin must fit in free device memory (the sim: totalMemoryBytes).
  *  5. Capability → unsupported: a chain over 2^34 - 4 bytes (32-bit element
  *     indices); a texture-space array over 2^27 elements (the probe also
@@ -70,7 +74,9 @@ import { ProbeError } from '../backend.js';
 import {
   L2_FETCH_GRANULARITIES,
   MEMORY_SPACES,
+  BANDWIDTH_CACHE_HINTS,
   type BandwidthArgs,
+  type BandwidthCopyArgs,
   type CalibrateArgs,
   type ChaseLaunchArgs,
   type ClusterDsmemArgs,
@@ -93,6 +99,8 @@ export const MAX_CALIBRATE_SAMPLES = 1_000_000;
 export const MAX_SEED = 0xffff_ffff;
 export const MAX_BANDWIDTH_BLOCKS = 2 ** 20;
 export const MAX_REPETITIONS = 1000;
+export const MAX_BANDWIDTH_PASSES = 4096;
+export const MAX_BANDWIDTH_LAUNCH_BYTES = 2 ** 40;
 export const CONSTANT_TABLE_BYTES = 64 * 1024;
 export const SAMPLE_SHARED_BYTES = 4;
 export const SINK_SHARED_BYTES = 4;
@@ -316,9 +324,21 @@ export function validateBandwidth(raw: unknown, limits: Limits): BandwidthArgs {
   const arrayBytes = multipleOf(integer(source, 'arrayBytes', 16, MAX_ARRAY_BYTES), 'arrayBytes', 16);
   const blocks = integer(source, 'blocks', 1, MAX_BANDWIDTH_BLOCKS);
   const repetitions = integer(source, 'repetitions', 1, MAX_REPETITIONS);
+  const passes = optionalInteger(source, 'passes', 1, MAX_BANDWIDTH_PASSES) ?? 1;
+  if (arrayBytes * passes > MAX_BANDWIDTH_LAUNCH_BYTES) badRequest(`passes must be such that arrayBytes × passes is at most ${MAX_BANDWIDTH_LAUNCH_BYTES} bytes per launch`);
+  const cacheHint = oneOf(source, 'cacheHint', BANDWIDTH_CACHE_HINTS, 'default');
+  if (cacheHint === 'cg' && mode === 'write') badRequest('cacheHint must be default for mode write (.cg is a load flavour)');
   const threadsPerBlock = integer(source, 'threadsPerBlock', 1, limits.maxThreadsPerBlock);
   checkFitsMemory(arrayBytes + blocks * threadsPerBlock * 4, limits);
-  return { mode, arrayBytes, blocks, threadsPerBlock, repetitions };
+  return { mode, arrayBytes, blocks, threadsPerBlock, repetitions, passes, cacheHint };
+}
+
+export function validateBandwidthCopy(raw: unknown, limits: Limits): BandwidthCopyArgs {
+  const source = fields(raw, 'args');
+  const arrayBytes = multipleOf(integer(source, 'arrayBytes', 16, MAX_ARRAY_BYTES), 'arrayBytes', 16);
+  const repetitions = integer(source, 'repetitions', 1, MAX_REPETITIONS);
+  checkFitsMemory(2 * arrayBytes, limits);
+  return { arrayBytes, repetitions };
 }
 
 export function validateCalibrate(raw: unknown): CalibrateArgs {

@@ -99,6 +99,17 @@ const ROWS: Row[] = [
   bad('bandwidth with too many blocks', 'bandwidth', () => ({ ...bandwidth, blocks: 2 ** 20 + 1 })),
   bad('bandwidth repetitions 0', 'bandwidth', () => ({ ...bandwidth, repetitions: 0 })),
   bad('bandwidth repetitions 1001', 'bandwidth', () => ({ ...bandwidth, repetitions: 1001 })),
+  bad('bandwidth passes 0', 'bandwidth', () => ({ ...bandwidth, passes: 0 })),
+  bad('bandwidth passes 4097', 'bandwidth', () => ({ ...bandwidth, passes: 4097 })),
+  bad('bandwidth fractional passes', 'bandwidth', () => ({ ...bandwidth, passes: 2.5 })),
+  bad('bandwidth launch beyond 2^40 bytes', 'bandwidth', () => ({ ...bandwidth, arrayBytes: 2 ** 30, passes: 1025 })),
+  bad('bandwidth with unknown cacheHint', 'bandwidth', () => ({ ...bandwidth, cacheHint: 'cs' })),
+  bad('bandwidth cacheHint not a string', 'bandwidth', () => ({ ...bandwidth, cacheHint: 1 })),
+  bad('bandwidth write with cacheHint cg', 'bandwidth', () => ({ ...bandwidth, mode: 'write', cacheHint: 'cg' })),
+  bad('copy without an array', 'bandwidth.copy', () => ({ repetitions: 2 })),
+  bad('copy array not a multiple of 16', 'bandwidth.copy', () => ({ arrayBytes: 4100, repetitions: 2 })),
+  bad('copy repetitions 0', 'bandwidth.copy', () => ({ arrayBytes: 1 << 20, repetitions: 0 })),
+  bad('copy args not an object', 'bandwidth.copy', () => [1]),
   bad('calibrate samples 0', 'calibrate', () => ({ samples: 0 })),
   bad('calibrate samples 1,000,001', 'calibrate', () => ({ samples: 1_000_001 })),
   // Chase launch settings (ChaseLaunchArgs) and selftest.consumer (pchase's rules).
@@ -159,6 +170,7 @@ const ROWS: Row[] = [
     return { first: half, second: half, placement: 'same-sm', samples: 16 };
   }, 'out_of_memory'),
   device('bandwidth array larger than device memory', 'bandwidth', (d) => ({ ...bandwidth, arrayBytes: down(d.totalMemoryBytes * 2, 16) }), 'out_of_memory'),
+  device('copy of more than half the device memory (source and target)', 'bandwidth.copy', (d) => ({ arrayBytes: down(d.totalMemoryBytes * 0.6, 16), repetitions: 1 }), 'out_of_memory'),
   device('chain beyond 32-bit element indices', 'pchase', () => ({ ...chase, space: 'global.cg', arrayBytes: MAX_CHAIN_BYTES + 4, strideBytes: 4096 }), 'unsupported'),
   device('texture beyond the linear texture limit', 'pchase', () => ({ ...chase, space: 'texture', arrayBytes: (MAX_TEXTURE_ELEMENTS + 1) * 4, strideBytes: 4096 }), 'unsupported'),
 ];

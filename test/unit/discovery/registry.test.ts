@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ProbeRequestBodySchema } from '../../../server/api/schemas/gpu.js';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
-import { MEASURABLE_ELEMENTS, STRATEGIES, carryOverRaw, strategiesFor, strategyOwning } from '../../../server/discovery/registry.js';
+import { MEASURABLE_ELEMENTS, STRATEGIES, carryOverRaw, strategiesFor, strategyOwning, type Strategy } from '../../../server/discovery/registry.js';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
 import type { HelloResult } from '../../../server/gpu/protocol.js';
 import { SimulatedBackend } from '../../../server/gpu/sim/index.js';
@@ -36,6 +36,11 @@ function elementNames(outcome: DiscoveryOutcome): string[] {
   return Object.keys(outcome.elements);
 }
 
+/** The elements some of `strategies` measure, each once, in registry order (strategies may share an element). */
+function elementsOf(strategies: readonly Strategy[]): string[] {
+  return [...new Set(strategies.flatMap((strategy) => strategy.elements))];
+}
+
 describe('the strategy registry', () => {
   it('measures every element the probe API accepts in `only`, and the API accepts exactly those', () => {
     const accepted = (ProbeRequestBodySchema.properties.only as unknown as { items: { enum: string[] } }).items.enum;
@@ -50,10 +55,15 @@ describe('the strategy registry', () => {
     expect([...MEASURABLE_ELEMENTS]).toEqual(ELEMENT_NAMES.filter((element) => union.has(element)));
   });
 
-  it('gives every strategy a unique name, ops, a positive weight, and elements no other strategy claims', () => {
+  it('gives every strategy a unique name, ops, a positive weight, and each element a first strategy that builds it', () => {
     expect(new Set(STRATEGIES.map((strategy) => strategy.name)).size).toBe(STRATEGIES.length);
-    const claimed = STRATEGIES.flatMap((strategy) => strategy.elements);
-    expect(new Set(claimed).size).toBe(claimed.length);
+    for (const element of MEASURABLE_ELEMENTS) {
+      // The first strategy of an element builds it and is a required one; later ones add their own attributes (reanalyse merges them).
+      expect(STRATEGIES.find((strategy) => strategy.elements.includes(element))?.optional, element).not.toBe(true);
+    }
+    const l2Owners = STRATEGIES.filter((strategy) => strategy.elements.includes('l2')).map((s) => s.name);
+    expect(l2Owners[0]).toBe('l2');
+    expect(l2Owners).toContain('bandwidth');
     for (const strategy of STRATEGIES) {
       expect(strategy.progressWeight, strategy.name).toBeGreaterThan(0);
       expect(strategy.requiredOps.length, strategy.name).toBeGreaterThan(0);
@@ -62,8 +72,8 @@ describe('the strategy registry', () => {
 
   it('selects strategies by element, in registry order', () => {
     expect(strategiesFor(null)).toEqual([...STRATEGIES]);
-    expect(strategiesFor(['deviceMemory']).map((s) => s.name)).toEqual(['l2']);
-    expect(strategiesFor(['deviceMemory', 'l1']).map((s) => s.name)).toEqual(['l1', 'l2']);
+    expect(strategiesFor(['deviceMemory']).map((s) => s.name)).toEqual(['l2', 'bandwidth']);
+    expect(strategiesFor(['deviceMemory', 'l1']).map((s) => s.name)).toEqual(['l1', 'l2', 'bandwidth']);
     expect(strategiesFor([UNMEASURED])).toEqual([]);
   });
 
@@ -125,7 +135,7 @@ describe('discovery from the registry', () => {
     expect(channel.sent).not.toContain('pchase.batch');
     const [skipped, measured] = [STRATEGIES.filter((s) => s.requiredOps.includes('pchase.batch')), STRATEGIES.filter((s) => !s.requiredOps.includes('pchase.batch'))];
     expect(skipped.map((s) => s.name)).toContain('l1');
-    expect(elementNames(outcome)).toEqual(measured.flatMap((s) => s.elements));
+    expect(elementNames(outcome)).toEqual(elementsOf(measured));
     expect(outcome.warnings).toEqual(skipped.map((s) => expect.stringMatching(new RegExp(`^${s.name}: skipped, the probe does not support pchase\\.batch`))));
     expect(outcome.raw.some((series) => skipped.some((s) => s.ownsSeries(series.name)))).toBe(false);
   });
@@ -208,7 +218,7 @@ describe('optional strategies', () => {
   it('cost only themselves when the probe faults inside them: the memory elements are kept, with a warning', async () => {
     const optional = STRATEGIES.find((strategy) => strategy.optional === true)!;
     const outcome = await discover(faultingOn(await simChannel(35), optional.requiredOps.at(-1)!));
-    expect(elementNames(outcome)).toEqual(STRATEGIES.filter((s) => !s.optional).flatMap((s) => s.elements));
+    expect(elementNames(outcome)).toEqual(elementsOf(STRATEGIES.filter((s) => !s.optional)));
     expect(outcome.warnings).toContainEqual(expect.stringMatching(new RegExp(`^${optional.name}: skipped, the probe answered kernel_fault`)));
     expect(outcome.raw.some((series) => optional.ownsSeries(series.name))).toBe(false);
   }, 60_000);

@@ -60,6 +60,8 @@ export const A100_40GB: GpuModel = {
   deviceMemory: { latencyCycles: 569, readBandwidthBytesPerS: 1.4e12, writeBandwidthBytesPerS: 1.5e12 },
   unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12 },
   launchOverheadS: 4e-6,
+  // Invented, as the H100-like model's: 64 B per SM cycle, a copy below the read and write rates.
+  bandwidth: { smBytesPerCycle: 64, copyBytesPerS: 1.3e12 },
   // 54 TPCs in 7 GPCs (invented split); sm_80 has no thread block clusters, so
   // the map cannot be measured and every cluster op answers unsupported.
   compute: { gpcOfSm: gpcMapFromTpcs([8, 8, 8, 8, 8, 7, 7]), clusters: null },

@@ -93,6 +93,10 @@ export const H100_SXM5_80GB: GpuModel = {
   unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12 },
   // fixture bandwidth.json: the 8 MiB read run's median seconds minus 8 MiB at the L2 read bandwidth above.
   launchOverheadS: 7.8e-6,
+  // Invented: 64 B per cycle between an SM and the L2 (132 SMs could take
+  // 16.7 TB/s, so the L2 caps a full launch), and a copy below the read and
+  // write rates (both directions share device memory).
+  bandwidth: { smBytesPerCycle: 64, copyBytesPerS: 2.75e12 },
   // The SM numbering and cluster groups are shaped after an H100 SXM5 measured
   // through the device tool (BENCHMARKS.md, issue 10): 62 TPCs dealt in turn
   // to 8 GPCs of 4, 8, 8, 8, 8, 8, 9 and 9 TPCs, then 4 TPCs that only ever
