@@ -69,6 +69,16 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
     req bandwidth "{\"mode\":\"$mode\",\"arrayBytes\":1073741824,\"blocks\":1056,\"threadsPerBlock\":1024,\"repetitions\":10}"
     req bandwidth "{\"mode\":\"$mode\",\"arrayBytes\":8388608,\"blocks\":1056,\"threadsPerBlock\":1024,\"repetitions\":20}"
   done
+  # Bandwidth search (issue 9): passes inside one launch, .cg L2 reads, full-sector writes, the D2D copy
+  # reference; 22.5 MiB (about half an H100's L2) and 400 MiB (8x its L2), every SM with 2048 threads.
+  for hint in cg default; do
+    req bandwidth "{\"mode\":\"read\",\"arrayBytes\":23592960,\"blocks\":$((2 * sms)),\"threadsPerBlock\":1024,\"passes\":64,\"cacheHint\":\"$hint\",\"repetitions\":5}"
+  done
+  req bandwidth "{\"mode\":\"write\",\"arrayBytes\":23592960,\"blocks\":$((2 * sms)),\"threadsPerBlock\":1024,\"passes\":64,\"repetitions\":5}"
+  for mode in read write; do
+    req bandwidth "{\"mode\":\"$mode\",\"arrayBytes\":419430400,\"blocks\":$((2 * sms)),\"threadsPerBlock\":1024,\"passes\":4,\"repetitions\":5}"
+  done
+  req bandwidth.copy '{"arrayBytes":419430400,"repetitions":5}'
   # Compute and thread block clusters (issue 10; unsupported before sm_90): the SM census, the
   # cluster limits, placements of every cluster size (3 rounds), barrier latencies at 1 and 1024
   # threads, DSMEM latency and push/pull/global transfers, cluster launch overhead.
@@ -91,6 +101,9 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   req selftest.consumer '{"space":"global.ca","arrayBytes":4096,"strideBytes":64,"pattern":"sequential","warmup":"no","samples":16}'
   req cluster.sync '{"clusterSize":17,"threadsPerBlock":1,"samples":16}'
   req cluster.dsmem '{"samples":16,"transferBytes":12,"threadsPerBlock":32,"repetitions":1}'
+  req bandwidth '{"mode":"write","arrayBytes":4096,"blocks":1,"threadsPerBlock":32,"passes":2,"cacheHint":"cg","repetitions":1}'
+  req bandwidth '{"mode":"read","arrayBytes":4096,"blocks":1,"threadsPerBlock":32,"passes":0,"repetitions":1}'
+  req bandwidth.copy '{"arrayBytes":4100,"repetitions":1}'
   echo '{"id":999,"op":"pchase","args":{"space":'
   req warp-drive '{}'
   req hello '{}'
