@@ -53,11 +53,18 @@ describe('compute ops on the simulated H100', () => {
     const channel = await open(H100);
     const census = await channel.request('compute.smid', { clusterSize: 1, clusters: 132, repetitions: 1 });
     expect([...census.launches[0]!.smIds].sort((a, b) => a - b)).toEqual(H100.compute.gpcOfSm.map((_, sm) => sm));
-    const placed: ComputeSmidResult = await channel.request('compute.smid', { clusterSize: 16, clusters: 8, repetitions: 2 });
-    for (const { smIds, coResident } of placed.launches) {
-      expect(coResident).toBe(true);
-      expect(new Set(smIds).size).toBe(128);
-      for (let c = 0; c < 8; c += 1) expect(new Set(smIds.slice(16 * c, 16 * c + 16).map((sm) => H100.compute.gpcOfSm[sm])).size).toBe(1);
+    // 7 GPCs hold a cluster of 16 at once (the model's 8th has 8 SMs): 7 clusters are co-resident, an 8th waits.
+    for (const [clusters, coResidentExpected] of [
+      [7, true],
+      [8, false],
+    ] as const) {
+      const placed: ComputeSmidResult = await channel.request('compute.smid', { clusterSize: 16, clusters, repetitions: 2 });
+      for (const { smIds, coResident } of placed.launches) {
+        expect(coResident).toBe(coResidentExpected);
+        expect(smIds).toHaveLength(16 * clusters);
+        if (coResidentExpected) expect(new Set(smIds).size).toBe(16 * clusters);
+        for (let c = 0; c < clusters; c += 1) expect(new Set(smIds.slice(16 * c, 16 * c + 16).map((sm) => H100.compute.gpcOfSm[sm])).size).toBe(1);
+      }
     }
   });
 
@@ -84,12 +91,13 @@ describe('compute ops on the simulated A100', () => {
 });
 
 describe('the models’ SM -> GPC maps', () => {
-  it('deal TPCs to GPCs in turn, GPCs of unequal size on the H100-like model', () => {
+  it('deal TPCs to GPCs in turn, then the TPCs kept apart; GPCs of unequal size on the H100-like model', () => {
     expect(gpcMapFromTpcs([2, 1])).toEqual([0, 0, 1, 1, 0, 0]);
+    expect(gpcMapFromTpcs([2, 1], 2)).toEqual([0, 0, 1, 1, 0, 0, 2, 2, 3, 3]);
     expect(H100.compute.gpcOfSm).toHaveLength(H100.device.multiprocessorCount);
     expect(A100.compute.gpcOfSm).toHaveLength(A100.device.multiprocessorCount);
     const sizes = new Map<number, number>();
     for (const gpc of H100.compute.gpcOfSm) sizes.set(gpc, (sizes.get(gpc) ?? 0) + 1);
-    expect([...sizes.values()].sort((a, b) => b - a)).toEqual([18, 18, 16, 16, 16, 16, 16, 16]);
+    expect([...sizes.values()].sort((a, b) => b - a)).toEqual([18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2]);
   });
 });
