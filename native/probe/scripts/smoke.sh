@@ -90,6 +90,11 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   req cluster.dsmem '{"samples":512,"transferBytes":32768,"threadsPerBlock":32,"repetitions":16}'
   req cluster.dsmem '{"samples":64,"transferBytes":32768,"threadsPerBlock":1024,"repetitions":16}'
   for c in 2 4 8 16; do req cluster.launch "{\"clusterSize\":$c,\"blocks\":$(( (4 * sms + c - 1) / c * c )),\"spinNs\":50000,\"repetitions\":5}"; done
+  # L2 partitions (issue 9): every SM times each 256 B chunk of one shared 512 KiB array (3 launches,
+  # SM groups and near/far hits), and of its own array (private), and a 64 B stride inside the chunks.
+  for r in 1 2 3; do req l2.partition '{"mode":"shared","arrayBytes":524288,"strideBytes":256}'; done
+  req l2.partition '{"mode":"private","arrayBytes":524288,"strideBytes":256}'
+  req l2.partition '{"mode":"shared","arrayBytes":131072,"strideBytes":64}'
   # Bad requests: each must get an error response while the probe keeps serving.
   chase global.ca -4096 64 sequential true 16
   chase global.ca 1099511627776 4096 sequential false 16
@@ -104,6 +109,7 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   req bandwidth '{"mode":"write","arrayBytes":4096,"blocks":1,"threadsPerBlock":32,"passes":2,"cacheHint":"cg","repetitions":1}'
   req bandwidth '{"mode":"read","arrayBytes":4096,"blocks":1,"threadsPerBlock":32,"passes":0,"repetitions":1}'
   req bandwidth.copy '{"arrayBytes":4100,"repetitions":1}'
+  req l2.partition '{"mode":"shared","arrayBytes":4194304,"strideBytes":256}'
   echo '{"id":999,"op":"pchase","args":{"space":'
   req warp-drive '{}'
   req hello '{}'

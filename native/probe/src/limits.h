@@ -30,6 +30,11 @@ constexpr uint64_t kMaxBandwidthLaunchBytes = uint64_t{1} << 40;
 constexpr uint64_t kConstantTableBytes = uint64_t{kConstantChainElems} * 4;
 constexpr uint64_t kMaxChainBytes = (uint64_t{1} << 34) - 4;  // element indices are 32-bit
 constexpr uint64_t kMaxTextureElems = uint64_t{1} << 27;
+// l2.partition: 512 KiB at a 256 B stride (2048 chunks, the L2's homing unit) unless asked otherwise;
+// one latency per chunk is buffered in shared memory, so chunks are bounded by kMaxSamples.
+constexpr uint64_t kDefaultPartitionArrayBytes = uint64_t{512} << 10;
+constexpr uint64_t kDefaultPartitionStrideBytes = 256;
+constexpr uint64_t kMaxPartitionStrideBytes = uint64_t{1} << 20;
 
 // The chain facts the space, memory and capability rules look at.
 struct ChainSize {

@@ -69,6 +69,7 @@ void register_bandwidth(Registry& r);
 void register_calibrate(Registry& r);
 void register_selftest(Registry& r);
 void register_compute(Registry& r);  // cluster-ops.cpp: compute.smid and cluster.*
+void register_l2(Registry& r);       // l2-partition-op.cpp: l2.partition
 
 inline Registry make_registry() {
   Registry r;
@@ -78,6 +79,7 @@ inline Registry make_registry() {
   register_calibrate(r);
   register_selftest(r);
   register_compute(r);
+  register_l2(r);
   return r;
 }
 
