@@ -337,6 +337,38 @@ export interface ClusterLaunchResult {
   plainSecondsPerRepetition: number[];
 }
 
+/**
+ * The L2's partitions as every SM sees them (issue 9, "the L2 as it really
+ * is"), in one launch of one block per SM. The L2 is split in partitions; each
+ * chunk of memory is homed in one by an address hash, and an SM reaches one
+ * partition faster than the other, so one SM's L2 hits fall in two latency
+ * classes, and SMs wired to different partitions see opposite patterns. Each
+ * block's thread 0 walks its chunks (one `.cg` load per `strideBytes`): it
+ * loads the chunk untimed (its own touch, whatever other SMs left), waits,
+ * then times a second load of the same address, as pchase times loads.
+ * - `mode` 'shared': every SM reads the same array, so chunk c is one address
+ *   for all SMs and their near/far patterns compare chunk by chunk (block b
+ *   starts at chunk b × chunks / blocks, so SMs do not queue on one chunk).
+ *   'private': every SM reads its own array (disjoint slices of one allocation).
+ * - `arrayBytes` (default 512 KiB): an integer in [4, 2^52], a multiple of 4;
+ *   `strideBytes` (default 256, the homing unit) an integer in
+ *   [4, min(arrayBytes, 1 MiB)], a multiple of 4; arrayBytes / strideBytes ≤
+ *   8192 chunks (one latency each is buffered in shared memory).
+ * - Memory: arrayBytes (shared) or arrayBytes × multiprocessorCount (private).
+ */
+export interface L2PartitionArgs {
+  mode: 'private' | 'shared';
+  arrayBytes?: number;
+  strideBytes?: number;
+}
+export interface L2PartitionResult {
+  mode: 'private' | 'shared';
+  arrayBytes: number;
+  strideBytes: number;
+  /** One per block, in launch order: its SM and one latency per chunk, in address order (chunk c at c × strideBytes), clock-read overhead not subtracted. */
+  sms: Array<{ smId: number; latenciesCycles: number[] }>;
+}
+
 export interface ProbeOps {
   hello: { args: HelloArgs; result: HelloResult };
   pchase: { args: PchaseArgs; result: PchaseResult };
@@ -351,6 +383,7 @@ export interface ProbeOps {
   'cluster.sync': { args: ClusterSyncArgs; result: ClusterSyncResult };
   'cluster.dsmem': { args: ClusterDsmemArgs; result: ClusterDsmemResult };
   'cluster.launch': { args: ClusterLaunchArgs; result: ClusterLaunchResult };
+  'l2.partition': { args: L2PartitionArgs; result: L2PartitionResult };
 }
 export type ProbeOp = keyof ProbeOps;
 export const PROBE_OPS: readonly ProbeOp[] = [
@@ -367,6 +400,7 @@ export const PROBE_OPS: readonly ProbeOp[] = [
   'cluster.sync',
   'cluster.dsmem',
   'cluster.launch',
+  'l2.partition',
 ];
 
 /** What a hello says the probe can do; a hello without `ops` (an older probe, a recorded series) supports every protocol op. */

@@ -47,6 +47,13 @@ export interface GpuModel {
     /** One segment; an SM's loads fill its near segment, so its near hits are bounded by one segment. */
     segment: CacheGeometry;
     segmentCount: number;
+    /**
+     * The segment (partition) each GPC is wired to, by GPC id
+     * (compute.gpcOfSm): an SM's near segment is its GPC's. SMs of one
+     * segment are then spread over the id range, not its first or second
+     * half, and the map is what l2.partition discovery must recover.
+     */
+    segmentOfGpc: readonly number[];
     nearHitLatencyCycles: number;
     /** A hit served by a line's far home segment (or, see below, any hit on a line homed there). */
     farHitLatencyCycles: number;

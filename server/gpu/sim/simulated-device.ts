@@ -63,9 +63,10 @@ export class SimulatedDevice {
     return base;
   }
 
-  /** SMs are split into contiguous groups, one per L2 segment (GPCs wired to one partition). */
+  /** The L2 segment an SM is wired to: its GPC's (model.l2.segmentOfGpc). */
   segmentOfSm(smId: number): number {
-    return Math.floor((smId * this.model.l2.segmentCount) / this.model.device.multiprocessorCount);
+    const gpc = this.model.compute.gpcOfSm[smId];
+    return gpc === undefined ? 0 : (this.model.l2.segmentOfGpc[gpc] ?? 0);
   }
 
   /**

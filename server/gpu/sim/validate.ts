@@ -40,6 +40,10 @@
  *       [8, 2^20], a multiple of 8 (64-bit words); repetitions in [1, 1000].
  *     - cluster.launch: clusterSize in [1, 16]; blocks in [1, 2^20], a
  *       multiple of clusterSize; spinNs in [0, 1,000,000]; repetitions in [1, 100].
+ *     - l2.partition: mode ∈ {private, shared}; arrayBytes, when present, an
+ *       integer in [4, 2^52], a multiple of 4 (default 512 KiB); strideBytes,
+ *       when present, an integer in [4, min(arrayBytes, 2^20)], a multiple of
+ *       4 (default 256); arrayBytes / strideBytes ≤ 8192 chunks.
  *  3. Device limits → bad_request (a probe that sees no GPU answers
  *     `unsupported` here, having checked everything above):
  *     - smId in [0, multiprocessorCount - 1]; at most multiprocessorCount
@@ -59,9 +63,11 @@
  *     - cluster.sync, cluster.dsmem: threadsPerBlock in [1, maxThreadsPerBlock];
  *       cluster.dsmem: transferBytes + 4104 (its 4 KiB latency ring and a
  *       sink word) ≤ the shared limit above.
+ *     - l2.partition: chunks × 4 + 4 (latencies and sink) ≤ the shared limit above.
  *  4. Memory → out_of_memory: the request's arrays summed (pchase.batch,
  *     pchase.pair; bandwidth adds its 4-byte-per-thread sink; bandwidth.copy
- *     needs its source and target, 2 × arrayBytes) plus a 64 MiB
+ *     needs its source and target, 2 × arrayBytes; l2.partition private
+ *     mode arrayBytes × multiprocessorCount) plus a 64 MiB
  *     runtime margin must fit in free device memory (the sim: totalMemoryBytes).
  *  5. Capability → unsupported: a chain over 2^34 - 4 bytes (32-bit element
  *     indices); a texture-space array over 2^27 elements (the probe also
@@ -84,6 +90,7 @@ import {
   type ClusterLimitsArgs,
   type ClusterSyncArgs,
   type ComputeSmidArgs,
+  type L2PartitionArgs,
   type ChaserSpec,
   type ConsumerSelfTestArgs,
   type DeviceProperties,
@@ -114,6 +121,10 @@ export const MAX_TRANSFER_BYTES = 2 ** 20;
 export const MAX_LAUNCH_BLOCKS = 2 ** 20;
 export const MAX_SPIN_NS = 1_000_000;
 export const MAX_LAUNCH_REPETITIONS = 100;
+/** l2.partition: the default array and stride (2048 chunks of the L2's 256 B homing unit), and the largest stride. */
+export const DEFAULT_PARTITION_ARRAY_BYTES = 512 * 1024;
+export const DEFAULT_PARTITION_STRIDE_BYTES = 256;
+export const MAX_PARTITION_STRIDE_BYTES = 2 ** 20;
 /** cluster.dsmem's shared memory beside its transfer buffer: a 4 KiB latency ring and an 8-byte sink. */
 export const DSMEM_FIXED_SHARED_BYTES = 4096 + 8;
 
@@ -408,4 +419,21 @@ export function validateClusterLaunch(raw: unknown, limits: ClusterLimits): Clus
   const repetitions = integer(source, 'repetitions', 1, MAX_LAUNCH_REPETITIONS);
   requireClusters(limits, clusterSize);
   return { clusterSize, blocks, spinNs, repetitions };
+}
+
+/** l2.partition, with its defaults filled in. */
+export function validateL2Partition(raw: unknown, limits: Limits): Required<L2PartitionArgs> {
+  const source = fields(raw, 'args');
+  const mode = oneOf(source, 'mode', ['private', 'shared'] as const);
+  const arrayBytes = multipleOf(optionalInteger(source, 'arrayBytes', 4, MAX_ARRAY_BYTES) ?? DEFAULT_PARTITION_ARRAY_BYTES, 'arrayBytes', 4);
+  const strideLimit = Math.min(arrayBytes, MAX_PARTITION_STRIDE_BYTES);
+  const strideBytes = multipleOf(optionalInteger(source, 'strideBytes', 4, strideLimit) ?? DEFAULT_PARTITION_STRIDE_BYTES, 'strideBytes', 4);
+  const chunks = Math.floor(arrayBytes / strideBytes);
+  if (chunks > MAX_SAMPLES) badRequest(`arrayBytes must be at most ${MAX_SAMPLES} strides (one latency per chunk is buffered in shared memory)`);
+  const sharedLimit = sharedLimitBytes(limits);
+  if (chunks * SAMPLE_SHARED_BYTES + SINK_SHARED_BYTES > sharedLimit) {
+    badRequest(`arrayBytes must be at most ${Math.floor((sharedLimit - SINK_SHARED_BYTES) / SAMPLE_SHARED_BYTES)} strides on this device (its shared memory limit)`);
+  }
+  checkFitsMemory(mode === 'private' ? arrayBytes * limits.multiprocessorCount : arrayBytes, limits);
+  return { mode, arrayBytes, strideBytes };
 }

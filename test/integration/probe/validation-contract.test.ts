@@ -135,6 +135,13 @@ const ROWS: Row[] = [
   bad('DSMEM repetitions 0', 'cluster.dsmem', () => ({ ...dsmem, repetitions: 0 })),
   bad('cluster launch blocks not a multiple of the size', 'cluster.launch', () => ({ ...clusterLaunch, blocks: 66 })),
   bad('cluster launch spin over 1 ms', 'cluster.launch', () => ({ ...clusterLaunch, spinNs: 1_000_001 })),
+  // L2 partitions (issue 9).
+  bad('partition without a mode', 'l2.partition', () => ({})),
+  bad('partition with an unknown mode', 'l2.partition', () => ({ mode: 'both' })),
+  bad('partition array not a multiple of 4', 'l2.partition', () => ({ mode: 'shared', arrayBytes: 4098 })),
+  bad('partition stride beyond 1 MiB', 'l2.partition', () => ({ mode: 'shared', arrayBytes: 2 ** 22, strideBytes: 2 ** 20 + 4 })),
+  bad('partition stride larger than the array', 'l2.partition', () => ({ mode: 'shared', arrayBytes: 1024, strideBytes: 2048 })),
+  bad('partition with more chunks than latencies buffered', 'l2.partition', () => ({ mode: 'shared', arrayBytes: (MAX_SAMPLES + 1) * 256, strideBytes: 256 })),
   // Device limits.
   device('SM out of range', 'pchase', (d) => ({ ...chase, smId: d.multiprocessorCount })),
   device('self-test SM out of range', 'selftest.consumer', (d) => ({ ...chase, smId: d.multiprocessorCount })),
@@ -169,6 +176,11 @@ const ROWS: Row[] = [
     const half = { space: 'global.cg', arrayBytes: down(d.totalMemoryBytes * 0.6, 4), strideBytes: 4096 };
     return { first: half, second: half, placement: 'same-sm', samples: 16 };
   }, 'out_of_memory'),
+  device('private partition arrays larger than device memory together', 'l2.partition', (d) => ({
+    mode: 'private',
+    arrayBytes: down((d.totalMemoryBytes * 2) / d.multiprocessorCount, 1024 * 1024),
+    strideBytes: 1024 * 1024,
+  }), 'out_of_memory'),
   device('bandwidth array larger than device memory', 'bandwidth', (d) => ({ ...bandwidth, arrayBytes: down(d.totalMemoryBytes * 2, 16) }), 'out_of_memory'),
   device('copy of more than half the device memory (source and target)', 'bandwidth.copy', (d) => ({ arrayBytes: down(d.totalMemoryBytes * 0.6, 16), repetitions: 1 }), 'out_of_memory'),
   device('chain beyond 32-bit element indices', 'pchase', () => ({ ...chase, space: 'global.cg', arrayBytes: MAX_CHAIN_BYTES + 4, strideBytes: 4096 }), 'unsupported'),

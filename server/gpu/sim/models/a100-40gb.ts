@@ -48,6 +48,8 @@ export const A100_40GB: GpuModel = {
   l2: {
     segment: { sizeBytes: 20 * MIB, ...SECTORED_LINE, ways: 16 },
     segmentCount: 2,
+    // Invented: GPCs 0, 2 and 5 (46 SMs) on segment 0, GPCs 1, 3, 4 and 6 (62 SMs) on segment 1.
+    segmentOfGpc: [0, 1, 0, 1, 1, 0, 1],
     nearHitLatencyCycles: 226,
     farHitLatencyCycles: 305,
     homeInterleaveBytes: 4 * KIB,

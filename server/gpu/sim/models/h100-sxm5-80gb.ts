@@ -64,6 +64,10 @@ export const H100_SXM5_80GB: GpuModel = {
     // (SM 0, sequential) keeps its hits up to 24.1 MiB, within 5 % of it.
     segment: { sizeBytes: 25 * MIB, ...SECTORED_LINE, ways: 16 },
     segmentCount: 2,
+    // Invented, shaped after an H100 SXM5's l2.partition run (device tool, issue 9): two groups
+    // of 64 and 68 SMs, whole TPCs, spread over the id range. GPCs 0, 3, 5 and 6 and the
+    // first three lone TPCs (64 SMs) on segment 0; the rest (68) on segment 1.
+    segmentOfGpc: [0, 1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1],
     // fixture l2-sweep.json, arrays up to 16 MiB (inside one segment): the samples
     // fall in two classes split at 285 cycles; each class's median − overhead.
     nearHitLatencyCycles: 264,
