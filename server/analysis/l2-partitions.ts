@@ -1,0 +1,209 @@
+import { median, percentile } from './descriptive.js';
+
+/**
+ * The L2's partitions from per-chunk hit latencies seen by every SM
+ * (l2.partition, shared mode: chunk c is one address for all SMs). Each chunk
+ * is homed in one partition, so one SM's hits fall in a near and a far class;
+ * SMs wired to the same partition agree on which chunks are near, SMs wired to
+ * the other one see the opposite pattern. Pure: series in, partitions out.
+ */
+export interface PartitionSeries {
+  smId: number;
+  /** One latency per chunk, in address order, SM cycles. */
+  latenciesCycles: readonly number[];
+}
+
+export type L2PartitionAnalysis =
+  | {
+      found: true;
+      /** 2 when the SMs' hits split in two classes, 1 when they are unimodal. */
+      count: 1 | 2;
+      /** SM ids per group (SMs whose hits split only), each ascending, groups ordered by their lowest SM id; one group when count is 1 or every SM agrees. */
+      smGroups: number[][];
+      /** Every SM's near-class (count 1: every) hit latency, and its far-class ones (empty when count is 1). */
+      nearSamples: number[];
+      farSamples: number[];
+      nearP50: number;
+      farP50: number | null;
+      /** 0..1: how cleanly the classes split, how well SMs agree with their group and groups anti-agree. */
+      confidence: number;
+      /** SMs whose own hits did not split in two (too few chunks in a class, or classes too close). */
+      unsplitSmIds: number[];
+    }
+  | { found: false; reason: string };
+
+/** Hits are the loads within this factor of an SM's fastest ones (5th percentile); slower ones missed or were disturbed. */
+const HIT_SPAN = 1.6;
+/** Each class must hold this share of an SM's hits. */
+const MIN_CLASS_SHARE = 0.1;
+/** Two classes when the band between them holds at most this share of the hits around the emptier class's median (splitHits' dip). */
+const MAX_DIP = 0.6;
+/** At least this share of SMs must split for the L2 to count as partitioned. */
+const MIN_SPLIT_SHARE = 0.5;
+const MIN_CHUNKS = 16;
+const REFINE_ROUNDS = 4;
+/** Groups count as consistent when SMs agree with their group's consensus, and the two consensuses disagree, this far past chance (0: chance, 1: every chunk). */
+const MIN_FIT = 0.5;
+
+interface SmSplit {
+  smId: number;
+  latencies: number[];
+  /** Per chunk: true far, false near, null not a hit. */
+  far: Array<boolean | null>;
+  /** Whether k-means found two classes of plausible shares (clean or not: see dip). */
+  split: boolean;
+  dip: number;
+}
+
+/**
+ * Several launches' series joined per SM: each SM's latencies of every run
+ * one after another (a run's chunks are one array's, the same addresses for
+ * all SMs of that run, but runs may sit at other addresses, so chunks of two
+ * runs are never merged). A run without an SM leaves NaN (no sample) in its
+ * place; a second block on one SM within a run is dropped. SMs ascending.
+ */
+export function joinRuns(runs: ReadonlyArray<readonly PartitionSeries[]>): PartitionSeries[] {
+  const ids = [...new Set(runs.flatMap((run) => run.map((s) => s.smId)))].sort((a, b) => a - b);
+  return ids.map((smId) => ({
+    smId,
+    latenciesCycles: runs.flatMap((run) => {
+      const chunks = Math.max(0, ...run.map((s) => s.latenciesCycles.length));
+      const own = run.find((s) => s.smId === smId)?.latenciesCycles ?? [];
+      return Array.from({ length: chunks }, (_, c) => own[c] ?? Number.NaN);
+    }),
+  }));
+}
+
+/**
+ * Two classes of one SM's hits: 1-D k-means (k = 2) started at the 10th and
+ * 90th percentiles, threshold halfway between the class means. `dip` is the
+ * share of hits in the band of half the gap around the threshold over the
+ * smaller of the like bands around each class median: near 0 for two clean
+ * classes, above 1 for one class (its densest part is its middle).
+ */
+export function splitHits(latencies: readonly number[]): { threshold: number; nearMedian: number; farMedian: number; dip: number; nearShare: number } | null {
+  const timed = latencies.filter(Number.isFinite);
+  if (timed.length === 0) return null;
+  const floor = percentile(timed, 5);
+  const hits = timed.filter((x) => x <= floor * HIT_SPAN);
+  if (hits.length < MIN_CHUNKS) return null;
+  let lowMean = percentile(hits, 10);
+  let highMean = percentile(hits, 90);
+  if (highMean <= lowMean) return { threshold: highMean, nearMedian: lowMean, farMedian: highMean, dip: Infinity, nearShare: 1 };
+  let threshold = (lowMean + highMean) / 2;
+  for (let round = 0; round < 50; round += 1) {
+    const low = hits.filter((x) => x <= threshold);
+    const high = hits.filter((x) => x > threshold);
+    if (low.length === 0 || high.length === 0) break;
+    lowMean = mean(low);
+    highMean = mean(high);
+    const next = (lowMean + highMean) / 2;
+    if (next === threshold) break;
+    threshold = next;
+  }
+  const near = hits.filter((x) => x <= threshold);
+  const far = hits.filter((x) => x > threshold);
+  if (near.length === 0 || far.length === 0) return null;
+  const nearMedian = median(near);
+  const farMedian = median(far);
+  const half = Math.max(0.5, (farMedian - nearMedian) / 4);
+  const within = (center: number) => hits.filter((x) => Math.abs(x - center) <= half).length;
+  const dip = within(threshold) / Math.max(1, Math.min(within(nearMedian), within(farMedian)));
+  return { threshold, nearMedian, farMedian, dip, nearShare: near.length / hits.length };
+}
+
+function classify(series: PartitionSeries): SmSplit {
+  const latencies = [...series.latenciesCycles];
+  const split = splitHits(latencies);
+  const timed = latencies.filter(Number.isFinite);
+  const floor = timed.length > 0 ? percentile(timed, 5) : 0;
+  const two = split !== null && split.nearShare >= MIN_CLASS_SHARE && split.nearShare <= 1 - MIN_CLASS_SHARE;
+  const far = latencies.map((x) => (!Number.isFinite(x) || x > floor * HIT_SPAN ? null : two ? x > split.threshold : false));
+  return { smId: series.smId, latencies, far, split: two, dip: split?.dip ?? Infinity };
+}
+
+/** Share of chunks classified by both where the two patterns agree (0.5 when none are). */
+function agreement(a: ReadonlyArray<boolean | null>, b: ReadonlyArray<boolean | null>): number {
+  let same = 0;
+  let both = 0;
+  const n = Math.min(a.length, b.length);
+  for (let c = 0; c < n; c += 1) {
+    if (a[c] === null || b[c] === null) continue;
+    both += 1;
+    if (a[c] === b[c]) same += 1;
+  }
+  return both === 0 ? 0.5 : same / both;
+}
+
+/** The majority pattern of a group, chunk by chunk (null where none of it classified the chunk). */
+function consensus(members: readonly SmSplit[], chunks: number): Array<boolean | null> {
+  return Array.from({ length: chunks }, (_, c) => {
+    let far = 0;
+    let seen = 0;
+    for (const m of members) {
+      const v = m.far[c];
+      if (v === null || v === undefined) continue;
+      seen += 1;
+      if (v) far += 1;
+    }
+    return seen === 0 ? null : far * 2 > seen;
+  });
+}
+
+/** `runs`: one entry per launch, every SM's series of that launch (joinRuns). */
+export function analyseL2Partitions(runs: ReadonlyArray<readonly PartitionSeries[]>): L2PartitionAnalysis {
+  const merged = joinRuns(runs).filter((s) => s.latenciesCycles.filter(Number.isFinite).length >= MIN_CHUNKS);
+  if (merged.length === 0) return { found: false, reason: `no SM timed ${MIN_CHUNKS} or more chunks` };
+  const sms = merged.map(classify);
+  const splitSms = sms.filter((s) => s.split);
+  const hitsOf = (s: SmSplit, far: boolean) => s.latencies.filter((_, c) => s.far[c] === far);
+  const unimodal = (): L2PartitionAnalysis => {
+    const nearSamples = sms.flatMap((s) => s.latencies.filter((_, c) => s.far[c] !== null));
+    const dips = sms.map((s) => Math.min(1, s.dip / (2 * MAX_DIP)));
+    return { found: true, count: 1, smGroups: [sms.map((s) => s.smId)], nearSamples, farSamples: [], nearP50: median(nearSamples), farP50: null, confidence: round3(mean(dips)), unsplitSmIds: sms.map((s) => s.smId) };
+  };
+  if (splitSms.length < sms.length * MIN_SPLIT_SHARE) return unimodal();
+
+  // Groups: start from agreement with the first split SM, then refine against the first group's consensus.
+  const chunks = Math.max(...sms.map((s) => s.far.length));
+  const reference = splitSms[0]!;
+  let inFirst = new Map(splitSms.map((s) => [s.smId, agreement(s.far, reference.far) >= 0.5]));
+  for (let round = 0; round < REFINE_ROUNDS; round += 1) {
+    const first = consensus(splitSms.filter((s) => inFirst.get(s.smId)), chunks);
+    const next = new Map(splitSms.map((s) => [s.smId, agreement(s.far, first) >= 0.5]));
+    if ([...next].every(([id, v]) => inFirst.get(id) === v)) break;
+    inFirst = next;
+  }
+  const groups = [splitSms.filter((s) => inFirst.get(s.smId)), splitSms.filter((s) => !inFirst.get(s.smId))].filter((g) => g.length > 0);
+  // Agreement of every SM with its own group's consensus (1: every chunk matches, 0: chance), and of the groups with each other (1: opposite everywhere).
+  const patterns = groups.map((g) => consensus(g, chunks));
+  const fits = groups.flatMap((g, i) => g.map((s) => Math.max(0, 2 * agreement(s.far, patterns[i]!) - 1)));
+  const antiAgreement = patterns.length === 2 ? Math.max(0, 1 - 2 * agreement(patterns[0]!, patterns[1]!)) : 0;
+  const clean = median(splitSms.map((s) => s.dip)) <= MAX_DIP;
+  const consistent = mean(fits) >= MIN_FIT && antiAgreement >= MIN_FIT;
+  // Two classes per SM, or noisy classes that SMs still agree on chunk by chunk: partitions. Neither: one class split at random.
+  if (!clean && !consistent) return unimodal();
+  const nearSamples = splitSms.flatMap((s) => hitsOf(s, false));
+  const farSamples = splitSms.flatMap((s) => hitsOf(s, true));
+  const smGroups = groups.map((g) => g.map((s) => s.smId).sort((a, b) => a - b)).sort((a, b) => a[0]! - b[0]!);
+  const separation = mean(splitSms.map((s) => Math.max(0, 1 - s.dip)));
+  return {
+    found: true,
+    count: 2,
+    smGroups,
+    nearSamples,
+    farSamples,
+    nearP50: median(nearSamples),
+    farP50: median(farSamples),
+    confidence: round3(Math.max(separation, mean(fits) * antiAgreement) * (splitSms.length / sms.length)),
+    unsplitSmIds: sms.filter((s) => !s.split).map((s) => s.smId),
+  };
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((s, x) => s + x, 0) / values.length;
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
