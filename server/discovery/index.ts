@@ -22,8 +22,8 @@ export interface DiscoverOptions {
 
 /** Errors that stop one benchmark, not the discovery: the device cannot do it, or refused the request. */
 const SKIPPABLE_CODES = new Set(['unsupported', 'bad_request', 'out_of_memory']);
-/** What an optional strategy may also fail with and cost only itself (Strategy.optional). */
-const OPTIONAL_DROP_CODES = new Set(['kernel_fault', 'crashed', 'timeout', 'internal']);
+/** What an optional strategy may also fail with and cost only itself (Strategy.optional); closed: an earlier optional one's fault left the probe gone. */
+const OPTIONAL_DROP_CODES = new Set(['kernel_fault', 'crashed', 'timeout', 'internal', 'closed']);
 
 /** Progress fractions: hello and calibrate before the strategies, analysis after; the strategies share the span between by weight. */
 const STRATEGIES_FROM = 0.05;

@@ -75,6 +75,25 @@ export const LatencyValueSchema = Type.Object(
 
 const measured = () => Type.Optional(partRef(MeasuredValueSchema));
 
+export const L2PartitionsSchema = Type.Object(
+  {
+    count: Type.Integer({ minimum: 1, description: '2 when every SM’s L2 hits fall in a near and a far class, 1 when they are one class' }),
+    nearLatency: partRef(LatencyValueSchema),
+    farLatency: Type.Optional(partRef(LatencyValueSchema)),
+    smGroups: Type.Array(Type.Array(Count()), {
+      description: 'SM ids per group: SMs of one group find the same chunks near (they are wired to one partition), the groups opposite ones. Measured per GPU: boards of one model differ',
+    }),
+    confidence: Confidence(),
+    source: Type.Literal('microbenchmark'),
+    note: Type.Optional(Type.String({ description: 'how the groups were told apart, and SMs left out of them' })),
+  },
+  {
+    $id: 'L2Partitions',
+    additionalProperties: false,
+    description: 'the L2 as partitions (l2.partition): each chunk of memory is homed in one partition by an address hash; an SM reaches its own partition’s chunks at the near latency and the other’s at the far one',
+  },
+);
+
 export const ElementTopologySchema = Type.Object(
   {
     size: measured(),
@@ -88,6 +107,7 @@ export const ElementTopologySchema = Type.Object(
     readBandwidth: measured(),
     writeBandwidth: measured(),
     missPenalty: measured(),
+    partitions: Type.Optional(partRef(L2PartitionsSchema)),
     measuredAt: Type.Optional(Timestamp('when the probe that measured this element started: a probe of some elements only keeps the others’ times')),
   },
   {
@@ -196,6 +216,7 @@ const PARTS: TSchema[] = [
   MeasuredValueSchema,
   AmountValueSchema,
   LatencyValueSchema,
+  L2PartitionsSchema,
   ElementTopologySchema,
   ElementsSchema,
   CarveoutSchema,
@@ -253,6 +274,7 @@ export type MeasuredValue = Static<typeof MeasuredValueSchema>;
 export type AmountValue = Static<typeof AmountValueSchema>;
 export type LatencyValue = Static<typeof LatencyValueSchema>;
 export type ElementTopology = Static<typeof ElementTopologySchema>;
+export type L2Partitions = Static<typeof L2PartitionsSchema>;
 export type TopologyElements = Static<typeof ElementsSchema>;
 export type Carveout = Static<typeof CarveoutSchema>;
 export type ProbeRun = Static<typeof ProbeRunSchema>;

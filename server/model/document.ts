@@ -16,6 +16,7 @@ export type {
   ElementName,
   ElementTopology,
   GpuTopologyDocument,
+  L2Partitions,
   LatencyValue,
   MeasuredValue,
   MigInstanceTopologyDocument,

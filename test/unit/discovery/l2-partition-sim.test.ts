@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { reanalyse } from '../../../server/discovery/index.js';
+import { L2_STRUCTURE_STRATEGY } from '../../../server/discovery/l2-structure.js';
+import { ProbeSession } from '../../../server/discovery/probe-session.js';
+import type { ProbeChannel } from '../../../server/gpu/backend.js';
+import type { HelloResult, L2PartitionResult } from '../../../server/gpu/protocol.js';
+import { GPU_MODELS, SimulatedBackend, type GpuModel } from '../../../server/gpu/sim/index.js';
+import { DOCUMENT_SCHEMA_VERSION, type RawSeries, type ResultDocument } from '../../../server/model/document.js';
+import { mergeTopology } from '../../../server/topology/merge.js';
+import { prepareDocument } from '../../../server/topology/prepare.js';
+import { documentErrors } from '../../helpers/document-validator.js';
+import { makeGpu } from '../../integration/api/fake-topology.js';
+
+const H100 = GPU_MODELS['h100-sxm5-80gb']!;
+const A100 = GPU_MODELS['a100-40gb']!;
+
+async function open(model: GpuModel, seed: number): Promise<ProbeChannel & { simulatedDeviceSeconds(): number }> {
+  const backend = new SimulatedBackend({ models: [model.id], seed });
+  const [gpu] = await backend.listDevices();
+  return (await backend.open(gpu!)) as ProbeChannel & { simulatedDeviceSeconds(): number };
+}
+
+/** The model's SMs per L2 segment (segmentOfGpc over gpcOfSm), as the analysis lists groups: ascending, by lowest SM. */
+function truthGroups(model: GpuModel): number[][] {
+  const groups: number[][] = [];
+  model.compute.gpcOfSm.forEach((gpc, sm) => (groups[model.l2.segmentOfGpc[gpc]!] ??= []).push(sm));
+  return groups.filter(Boolean).sort((a, b) => a[0]! - b[0]!);
+}
+
+describe.each([
+  [H100, 1],
+  [A100, 2],
+])('l2.partition on the simulated $id', (model, seed) => {
+  it('the model wires SMs to segments spread over the id range, not by halves', () => {
+    const [first, second] = truthGroups(model);
+    expect(first!.length + second!.length).toBe(model.device.multiprocessorCount);
+    const half = model.device.multiprocessorCount / 2;
+    expect(first!.some((sm) => sm >= half)).toBe(true);
+    expect(second!.some((sm) => sm < half)).toBe(true);
+  });
+
+  it('recovers the SM → partition map exactly, and the near and far hit latencies, in little GPU time', async () => {
+    const channel = await open(model, seed);
+    const session = new ProbeSession(channel, undefined, undefined);
+    const hello = (await session.request('hello', 'hello', {})) as HelloResult;
+    await session.request('calibrate', 'calibrate', { samples: 1024 });
+    const before = channel.simulatedDeviceSeconds();
+    await L2_STRUCTURE_STRATEGY.measure(session, hello.devices[0]!);
+    expect(channel.simulatedDeviceSeconds() - before).toBeLessThan(0.5);
+    const raw = session.raw.filter((s) => s.op === 'l2.partition');
+    expect(raw.length).toBeGreaterThan(0);
+    for (const series of raw) expect((series.result as L2PartitionResult).sms).toHaveLength(model.device.multiprocessorCount);
+
+    const outcome = reanalyse(session.raw);
+    const partitions = outcome.elements.l2?.partitions;
+    expect(partitions).toBeDefined();
+    expect(partitions!.count).toBe(model.l2.segmentCount);
+    expect(partitions!.smGroups).toEqual(truthGroups(model));
+    expect(Math.round(partitions!.nearLatency.p50)).toBe(model.l2.nearHitLatencyCycles);
+    expect(Math.round(partitions!.farLatency!.p50)).toBe(model.l2.farHitLatencyCycles);
+    expect(partitions!.confidence).toBeGreaterThan(0.8);
+    expect(partitions!.source).toBe('microbenchmark');
+  });
+});
+
+describe('the partitions beside the L2 strategy', () => {
+  it('merge into the recorded H100 l2 element (size and latency kept) in a document the schema accepts', async () => {
+    const recorded = JSON.parse(readFileSync('test/fixtures/h100/discovery-run.json', 'utf8')) as { raw: RawSeries[]; document: ResultDocument };
+    const channel = await open(H100, 3);
+    const session = new ProbeSession(channel, undefined, undefined);
+    const hello = (await session.request('hello', 'hello', {})) as HelloResult;
+    await L2_STRUCTURE_STRATEGY.measure(session, hello.devices[0]!);
+    const outcome = reanalyse([...recorded.raw, ...session.raw]);
+    const l2 = outcome.elements.l2!;
+    expect(l2.partitions?.count).toBe(2);
+    expect(l2.segmentSize).toEqual(reanalyse(recorded.raw).elements.l2!.segmentSize);
+    expect(l2.latency).toBeDefined();
+    const result: ResultDocument = { ...recorded.document, schemaVersion: DOCUMENT_SCHEMA_VERSION, carveout: null, elements: { ...recorded.document.elements, l2 } };
+    const gpu = mergeTopology(result, { summary: makeGpu({ uuid: result.gpu.uuid }), jobUrl: null }, { available: false, reason: 'no NVML here', driverVersion: null, device: null });
+    expect(documentErrors('GpuTopologyDocument', JSON.parse(prepareDocument(gpu).body))).toEqual([]);
+  }, 60_000);
+
+  it('are skipped, not failed, on a probe that lacks the op', async () => {
+    expect(L2_STRUCTURE_STRATEGY.requiredOps).toEqual(['l2.partition']);
+    expect(L2_STRUCTURE_STRATEGY.optional).toBe(true);
+    expect(L2_STRUCTURE_STRATEGY.build([], H100.device as never, null)).toEqual({ elements: {}, warnings: [] });
+  });
+});
