@@ -21,6 +21,7 @@ import type { ComputeTopology } from '../server/model/compute-schema.js';
 import type { GpuTopologyDocument, RawSeries } from '../server/model/document.js';
 import { compareToReference, renderTable } from './validate/compare.js';
 import { parseBarrierReference, renderCompute, sameGpcMap } from './validate/compute.js';
+import { renderL2Structure, samePartitionMap } from './validate/l2-structure.js';
 import { parseReference } from './validate/reference.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,6 +60,7 @@ try {
   const runs: unknown[] = [];
   const rawRuns: unknown[] = [];
   const computes: Array<ComputeTopology | undefined> = [];
+  const l2s: Array<GpuTopologyDocument['elements']['l2']> = [];
   let lastResultId: number | undefined;
   for (let run = 1; run <= options.runs; run += 1) {
     if (run > 1) await post(`${baseUrl}/v1/gpus/0/probe`, { force: true });
@@ -72,11 +74,13 @@ try {
     console.log(renderTable(rows));
     for (const line of renderCompute(document.compute ?? undefined, referenceText ? parseBarrierReference(referenceText) : null)) console.log(line);
     computes.push(document.compute ?? undefined);
+    for (const line of renderL2Structure(document.elements.l2)) console.log(line);
+    l2s.push(document.elements.l2);
     for (const warning of document.warnings) console.log(`warning: ${warning}`);
     runs.push({ run, rows, document });
     if (options.raw && document.probe.resultId !== undefined) rawRuns.push({ run, document, raw: storedRawSeries(document.probe.resultId) });
   }
-  if (options.runs > 1) console.log(`\n${sameGpcMap(computes)}`);
+  if (options.runs > 1) console.log(`\n${sameGpcMap(computes)}\n${samePartitionMap(l2s)}`);
   if (options.json) writeFileSync(options.json, JSON.stringify(runs, null, 1));
   if (options.raw) writeFileSync(options.raw, JSON.stringify({ recordedAt: new Date().toISOString(), command: process.argv.slice(1).join(' '), runs: rawRuns }));
 } finally {

@@ -12,6 +12,8 @@ export interface ReferenceValue {
   /** The cell as written, for the table. */
   text: string;
   bound?: 'lower';
+  /** For `sharedWith`: the elements named (value is their count). */
+  names?: string[];
 }
 
 const ELEMENTS: Record<string, string> = {
@@ -35,6 +37,12 @@ const ATTRIBUTES: Record<string, string> = {
   'segment size': 'segmentSize',
   segments: 'amount',
   'miss penalty': 'missPenalty',
+  'amount per sm': 'amount',
+  amount: 'amount',
+  'shared with': 'sharedWith',
+  read: 'readBandwidth',
+  'read bandwidth': 'readBandwidth',
+  'write bandwidth': 'writeBandwidth',
 };
 
 /** The rows of the first section whose heading contains `gpuName` (case-insensitive); [] when none does. */
@@ -53,9 +61,15 @@ export function parseReference(markdown: string, gpuName: string): ReferenceValu
     names.forEach((name, i) => {
       const attribute = ATTRIBUTES[name];
       const text = values.length === names.length ? values[i]! : cells[3]!;
+      if (attribute === 'sharedWith') {
+        const named = text.split(',').map((name) => ELEMENTS[name.trim().toLowerCase()]).filter((name): name is string => name !== undefined);
+        if (named.length > 0 || /^(none|—|-)$/i.test(text)) out.push({ element, attribute, value: named.length, text, names: named.sort() });
+        return;
+      }
       const value = firstNumber(text);
       if (!attribute || value === null) return;
-      const entry: ReferenceValue = { element, attribute, value: value * unitScale(text), text };
+      // "4529 / 3495 GiB/s": a value without its own unit takes the cell's.
+      const entry: ReferenceValue = { element, attribute, value: value * unitScale(hasUnit(text) ? text : cells[3]!), text };
       if (text.startsWith('>')) entry.bound = 'lower';
       out.push(entry);
     });
@@ -68,8 +82,19 @@ function firstNumber(text: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
+const UNITS: ReadonlyArray<[RegExp, number]> = [
+  [/\bKiB\b/, 1024],
+  [/\bMiB\b/, 1024 ** 2],
+  [/\bGiB\/s\b/, 1024 ** 3],
+  [/\bTiB\/s\b/, 1024 ** 4],
+  [/\bGB\/s\b/, 1e9],
+  [/\bTB\/s\b/, 1e12],
+];
+
+function hasUnit(text: string): boolean {
+  return UNITS.some(([pattern]) => pattern.test(text)) || /\b(B|cycles)\b/.test(text);
+}
+
 function unitScale(text: string): number {
-  if (/\bKiB\b/.test(text)) return 1024;
-  if (/\bMiB\b/.test(text)) return 1024 ** 2;
-  return 1;
+  return UNITS.find(([pattern]) => pattern.test(text))?.[1] ?? 1;
 }

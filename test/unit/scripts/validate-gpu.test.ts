@@ -22,6 +22,7 @@ const MARKDOWN = `# refs
 | L2 | latency | mean 200, p50 210 | |
 | Constant L1.5 | size / fetch / latency | > 64 KiB (not measurable) / 256 B / 100 cycles | |
 | Device memory | read / write bandwidth | 1 / 2 GiB/s | |
+| Texture | amount per SM / shared with | 1 / Read-only, L1 | |
 `;
 
 describe('parseReference', () => {
@@ -36,6 +37,10 @@ describe('parseReference', () => {
       { element: 'constantL15', attribute: 'size', value: 65536, text: '> 64 KiB (not measurable)', bound: 'lower' },
       { element: 'constantL15', attribute: 'fetchGranularity', value: 256, text: '256 B' },
       { element: 'constantL15', attribute: 'latency', value: 100, text: '100 cycles' },
+      { element: 'deviceMemory', attribute: 'readBandwidth', value: 1024 ** 3, text: '1' },
+      { element: 'deviceMemory', attribute: 'writeBandwidth', value: 2 * 1024 ** 3, text: '2 GiB/s' },
+      { element: 'texture', attribute: 'amount', value: 1, text: '1' },
+      { element: 'texture', attribute: 'sharedWith', value: 2, text: 'Read-only, L1', names: ['l1', 'readOnly'] },
     ]);
     expect(parseReference(MARKDOWN, 'no such gpu')).toEqual([]);
   });
@@ -53,6 +58,11 @@ describe('compareToReference', () => {
     l2: { latency: latency(290) },
     constantL15: { size: { value: 65536, unit: 'bytes', source: 'microbenchmark', bound: 'lower', confidence: 1 } },
     shared: { size: { value: 4096, unit: 'bytes', source: 'api' } },
+    texture: { sharedWith: ['readOnly', 'l1'] },
+    deviceMemory: {
+      readBandwidth: { value: 1.1 * 1024 ** 3, unit: 'bytes/s', source: 'microbenchmark' },
+      writeBandwidth: { value: 1.5 * 1024 ** 3, unit: 'bytes/s', source: 'microbenchmark' },
+    },
   };
   const rows = compareToReference(elements, parseReference(MARKDOWN, 'Test GPU X'));
   const verdict = (element: string, attribute: string) => rows.find((row) => row.element === element && row.attribute === attribute)?.verdict;
@@ -65,6 +75,12 @@ describe('compareToReference', () => {
     expect(verdict('l2', 'latency')).toBe('see note: reference does not consume the load');
     expect(verdict('constantL15', 'size')).toBe('ok (bound)');
     expect(verdict('shared', 'size')).toBe('api');
+    expect(verdict('texture', 'sharedWith')).toBe('ok'); // the same set, in any order
+    expect(verdict('deviceMemory', 'readBandwidth')).toBe('ok (not below)');
+    expect(verdict('deviceMemory', 'writeBandwidth')).toBe('BELOW');
+    const other = compareToReference({ texture: { sharedWith: ['readOnly'] } }, parseReference(MARKDOWN, 'Test GPU X'));
+    expect(other.find((row) => row.attribute === 'sharedWith')?.verdict).toBe('DIFFERS');
+    expect(compareToReference({ l1: { sharedWith: [] } }, [])[0]).toMatchObject({ value: 'none', verdict: 'no reference' });
   });
 
   it('renders one aligned line per row under a header', () => {
