@@ -24,6 +24,10 @@ export const MigL2ShareSchema = Type.Object(
     reachablePerSmBytes: Nullable(Type.Number({ minimum: 0 }), {
       description: 'min(share, measured L2 segment): the L2 one SM can reach; null without a measured segment size',
     }),
+    partitions: Nullable(Count(), {
+      description:
+        'L2 partitions these memory slices lie in, with the measured partition count and the GPU’s slices split evenly across partitions in slice order (a model: NVML does not say). 1: the whole share is near for SMs of one partition group and far for the other; 2 or more: every SM has part of the share near, part far. null without measured partitions',
+    }),
   },
   { $id: 'MigL2Share', additionalProperties: false, description: 'the share of L2 a MIG instance owns: the slices in front of its memory slices' },
 );

@@ -54,7 +54,7 @@ export function l2Sizes(result: ResultDocument | null): { l2SizeBytes: number | 
 }
 
 export function migViewFor(result: ResultDocument | null, device: NvmlDeviceState | null): MigView | null {
-  return device ? buildMigView({ device, ...l2Sizes(result), compute: result?.compute ?? null }) : null;
+  return device ? buildMigView({ device, ...l2Sizes(result), l2PartitionCount: result?.elements.l2?.partitions?.count ?? null, compute: result?.compute ?? null }) : null;
 }
 
 export interface StatusPart {

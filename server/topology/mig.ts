@@ -22,6 +22,8 @@ export interface BuildMigViewParams {
   device: NvmlDeviceState;
   l2SizeBytes: number | null;
   l2SegmentBytes: number | null;
+  /** L2 partitions the probe measured (l2.partitions.count); null when not measured. */
+  l2PartitionCount?: number | null;
   /** The parent's measured compute section: each profile's and instance's cluster share follows from it. */
   compute?: ComputeTopology | null;
 }
@@ -58,11 +60,27 @@ function slicesByMemory(memoryBytes: number, total: SliceTotal): number {
   return Math.min(total.count, Math.max(1, Math.round((memoryBytes / total.fullProfile.memorySizeBytes) * total.count)));
 }
 
+/**
+ * Partitions a run of memory slices lies in: the GPU's slices split evenly
+ * across the measured partitions, in slice order. Without a placement (a
+ * profile), the run is taken aligned at a partition boundary, as NVML's
+ * placements are.
+ */
+export function partitionsSpanned(slices: { count: number; start?: number }, totalSlices: number, partitionCount: number | null): number | null {
+  if (partitionCount === null || partitionCount < 1 || totalSlices < partitionCount) return null;
+  const perPartition = totalSlices / partitionCount;
+  const start = slices.start ?? 0;
+  const first = Math.floor(start / perPartition);
+  const last = Math.floor((start + Math.max(1, slices.count) - 1) / perPartition);
+  return Math.min(partitionCount, last - first + 1);
+}
+
 export function l2Share(
-  slices: { count: number; source: MigL2Source },
+  slices: { count: number; source: MigL2Source; start?: number },
   total: SliceTotal,
   l2SizeBytes: number | null,
   l2SegmentBytes: number | null,
+  l2PartitionCount: number | null = null,
 ): MigL2Share {
   const bytes = l2SizeBytes === null ? null : Math.round((l2SizeBytes * slices.count) / total.count);
   return {
@@ -70,6 +88,7 @@ export function l2Share(
     memorySlices: slices.count,
     source: slices.source === 'nvml' && total.source === 'nvml' ? 'nvml' : 'derived',
     reachablePerSmBytes: bytes === null || l2SegmentBytes === null ? null : Math.min(bytes, l2SegmentBytes),
+    partitions: partitionsSpanned(slices, total.count, l2PartitionCount),
   };
 }
 
@@ -82,8 +101,8 @@ function instanceSlices(
   instance: MigInstanceInfo,
   profile: MigProfileInfo | undefined,
   total: SliceTotal,
-): { count: number; source: MigL2Source } {
-  if (instance.placement) return { count: instance.placement.size, source: 'nvml' };
+): { count: number; source: MigL2Source; start?: number } {
+  if (instance.placement) return { count: instance.placement.size, source: 'nvml', start: instance.placement.start };
   const memory = instance.memorySizeBytes ?? profile?.memorySizeBytes ?? null;
   if (memory !== null) return { count: slicesByMemory(memory, total), source: 'derived' };
   return profile ? profileSlices(profile, total) : { count: 1, source: 'derived' };
@@ -93,12 +112,12 @@ function computeInstanceView(ci: MigComputeInstanceInfo): MigComputeInstanceView
   return { id: ci.id, profileId: ci.profileId, multiprocessorCount: ci.multiprocessorCount, migDeviceUuid: ci.migDeviceUuid ?? null };
 }
 
-export function buildMigView({ device, l2SizeBytes, l2SegmentBytes, compute = null }: BuildMigViewParams): MigView {
+export function buildMigView({ device, l2SizeBytes, l2SegmentBytes, l2PartitionCount = null, compute = null }: BuildMigViewParams): MigView {
   const { mode, profiles, instances } = device.mig;
   const clusters = (smCount: number | null, computeSlices: number | undefined) =>
     compute && smCount !== null && computeSlices !== undefined ? migClusterShare(compute, { smCount, computeSlices }) : null;
   const total = memorySliceTotal(profiles);
-  const unknownShare: MigL2Share = { bytes: null, memorySlices: 0, source: 'derived', reachablePerSmBytes: null };
+  const unknownShare: MigL2Share = { bytes: null, memorySlices: 0, source: 'derived', reachablePerSmBytes: null, partitions: null };
   return {
     mode: mode ? { current: modeName(mode.current), pending: modeName(mode.pending) } : null,
     memorySliceCount: total?.count ?? null,
@@ -107,7 +126,7 @@ export function buildMigView({ device, l2SizeBytes, l2SegmentBytes, compute = nu
     l2SegmentBytes,
     profiles: profiles.map((profile) => ({
       ...profile,
-      l2: total ? l2Share(profileSlices(profile, total), total, l2SizeBytes, l2SegmentBytes) : unknownShare,
+      l2: total ? l2Share(profileSlices(profile, total), total, l2SizeBytes, l2SegmentBytes, l2PartitionCount) : unknownShare,
       clusters: clusters(profile.multiprocessorCount, profile.sliceCount),
     })),
     instances: instances.map((instance) => {
@@ -122,7 +141,7 @@ export function buildMigView({ device, l2SizeBytes, l2SegmentBytes, compute = nu
         multiprocessorCount,
         memorySizeBytes: instance.memorySizeBytes ?? profile?.memorySizeBytes ?? null,
         computeInstances: instance.computeInstances.map(computeInstanceView),
-        l2: total ? l2Share(instanceSlices(instance, profile, total), total, l2SizeBytes, l2SegmentBytes) : unknownShare,
+        l2: total ? l2Share(instanceSlices(instance, profile, total), total, l2SizeBytes, l2SegmentBytes, l2PartitionCount) : unknownShare,
         clusters: clusters(multiprocessorCount, profile?.sliceCount),
       };
     }),

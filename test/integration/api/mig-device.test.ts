@@ -72,7 +72,7 @@ describe('GET /v1/gpus/{MIG device UUID}', () => {
       multiprocessorCount: 30,
       memorySizeBytes: expect.any(Number),
       // No result yet (no backend): the share's slices are known, its bytes not.
-      l2: { bytes: null, memorySlices: 4, source: 'nvml', reachablePerSmBytes: null },
+      l2: { bytes: null, memorySlices: 4, source: 'nvml', reachablePerSmBytes: null, partitions: null },
       simulated: false,
     });
     expect(validMigDevice(body), JSON.stringify(validMigDevice.errors)).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildMigView, findMigInstance, memorySliceTotal } from '../../../server/topology/mig.js';
+import { buildMigView, findMigInstance, memorySliceTotal, partitionsSpanned } from '../../../server/topology/mig.js';
 import { deviceState, firstDevice, snapshotOf } from './scenario-device.js';
 
 const MIB = 1024 * 1024;
@@ -28,7 +28,7 @@ describe('buildMigView: L2 share from NVML placements', () => {
 
   it('gives an A100 1g.5gb instance exactly one eighth of a 40 MiB L2', () => {
     const oneG = instanceByProfile(view, 'MIG 1g.5gb');
-    expect(oneG.l2).toEqual({ bytes: 5 * MIB, memorySlices: 1, source: 'nvml', reachablePerSmBytes: 5 * MIB });
+    expect(oneG.l2).toEqual({ bytes: 5 * MIB, memorySlices: 1, source: 'nvml', reachablePerSmBytes: 5 * MIB, partitions: null });
     expect(oneG.l2.bytes).toBe(L2_40_MIB / 8);
   });
 
@@ -72,7 +72,7 @@ describe('buildMigView: derived shares without readable placements', () => {
     const view = buildMigView({ device, l2SizeBytes: L2_40_MIB, l2SegmentBytes: SEGMENT_20_MIB });
     expect(view.memorySliceCount).toBe(8);
     expect(view.memorySliceSource).toBe('derived');
-    expect(instanceByProfile(view, 'MIG 1g.5gb').l2).toEqual({ bytes: 5 * MIB, memorySlices: 1, source: 'derived', reachablePerSmBytes: 5 * MIB });
+    expect(instanceByProfile(view, 'MIG 1g.5gb').l2).toEqual({ bytes: 5 * MIB, memorySlices: 1, source: 'derived', reachablePerSmBytes: 5 * MIB, partitions: null });
     expect(view.profiles.every((p) => p.l2.source === 'derived')).toBe(true);
   });
 
@@ -107,7 +107,7 @@ describe('buildMigView: edges', () => {
 
   it('keeps slice counts but no bytes when the L2 size is unknown', () => {
     const view = buildMigView({ device: deviceState(a100), l2SizeBytes: null, l2SegmentBytes: SEGMENT_20_MIB });
-    expect(instanceByProfile(view, 'MIG 3g.20gb').l2).toEqual({ bytes: null, memorySlices: 4, source: 'nvml', reachablePerSmBytes: null });
+    expect(instanceByProfile(view, 'MIG 3g.20gb').l2).toEqual({ bytes: null, memorySlices: 4, source: 'nvml', reachablePerSmBytes: null, partitions: null });
   });
 
   it('takes the slice count from the profile list, not a constant', () => {
@@ -183,4 +183,39 @@ describe('buildMigView: thread block clusters per profile and instance', () => {
     expect(without.profiles.every((p) => p.clusters === null)).toBe(true);
     expect(without.instances.every((i) => i.clusters === null)).toBe(true);
   });
+});
+
+describe('buildMigView: the L2 partitions a share lies in (the measured partition count, slices split evenly in order)', () => {
+  it('counts the partitions a run of slices touches, aligned for a profile, from its placement for an instance', () => {
+    expect(partitionsSpanned({ count: 8 }, 8, 2)).toBe(2);
+    expect(partitionsSpanned({ count: 4 }, 8, 2)).toBe(1);
+    expect(partitionsSpanned({ count: 4, start: 4 }, 8, 2)).toBe(1);
+    expect(partitionsSpanned({ count: 2, start: 3 }, 8, 2)).toBe(2); // straddles the boundary
+    expect(partitionsSpanned({ count: 1, start: 7 }, 8, 2)).toBe(1);
+    expect(partitionsSpanned({ count: 8 }, 8, 1)).toBe(1);
+    expect(partitionsSpanned({ count: 4 }, 8, null)).toBeNull();
+    expect(partitionsSpanned({ count: 1 }, 1, 2)).toBeNull(); // fewer slices than partitions: no even split
+  });
+
+  for (const [label, device, l2, segment] of [
+    ['A100', a100, L2_40_MIB, SEGMENT_20_MIB],
+    ['H100', h100, L2_50_MIB, SEGMENT_25_MIB],
+  ] as const) {
+    it(`${label}: the full profile spans both partitions, smaller instances one, and the reachable L2 is the near part`, () => {
+      const view = buildMigView({ device: deviceState(device), l2SizeBytes: l2, l2SegmentBytes: segment, l2PartitionCount: 2 });
+      const total = view.memorySliceCount!;
+      for (const profile of view.profiles) {
+        expect(profile.l2.partitions, profile.name).toBe(profile.l2.memorySlices > total / 2 ? 2 : 1);
+      }
+      for (const instance of view.instances) {
+        const { start, size } = instance.placement!;
+        const expected = Math.floor(start / (total / 2)) === Math.floor((start + size - 1) / (total / 2)) ? 1 : 2;
+        expect(instance.l2.partitions, instance.profileName ?? '').toBe(expected);
+        // One SM caches in its near partition: it reaches the share when the share lies in one partition, one partition's worth when it spans two.
+        expect(instance.l2.reachablePerSmBytes).toBe(Math.min(instance.l2.bytes!, segment));
+      }
+      const without = buildMigView({ device: deviceState(device), l2SizeBytes: l2, l2SegmentBytes: segment });
+      expect(without.profiles.every((p) => p.l2.partitions === null)).toBe(true);
+    });
+  }
 });
