@@ -1,6 +1,7 @@
 /**
- * `npm run bench:probe [-- --backend native|sim --model h100-sxm5-80gb]` — one
- * full discovery, timed per phase (each strategy, plus hello, calibrate and
+ * `npm run bench:probe [-- --backend native|sim --model h100-sxm5-80gb --only l1,l2]` — one
+ * full (or selective) discovery, timed per phase (starting the probe: the
+ * process and its GPU context; each strategy, plus hello, calibrate and
  * analysis): wall time and probe operations per phase and in total. On the
  * GPU (the native probe, when built and a GPU is visible) that is the real
  * cost; on the simulated GPU the wall time is JavaScript's, so it also prints
@@ -13,6 +14,7 @@ import { NativeBackend } from '../server/gpu/native.js';
 import { modelById, SimulatedChannel, SimulatedDevice, SimulatedProbe } from '../server/gpu/sim/index.js';
 import { Prng } from '../server/gpu/sim/prng.js';
 import { discover, STRATEGIES } from '../server/discovery/index.js';
+import type { ElementName } from '../server/model/document.js';
 
 interface Target {
   label: string;
@@ -25,8 +27,9 @@ interface Target {
 const options = new Command()
   .option('--backend <name>', 'native, sim, or auto (native when a GPU answers)', 'auto')
   .option('--model <id>', 'simulated GPU model', 'h100-sxm5-80gb')
+  .option('--only <elements>', 'a selective probe: these elements only, comma-separated (as POST /v1/gpus/{id}/probe takes them)', (value) => value.split(',').map((name) => name.trim()))
   .parse()
-  .opts<{ backend: string; model: string }>();
+  .opts<{ backend: string; model: string; only?: string[] }>();
 
 async function pickTarget(): Promise<Target> {
   if (options.backend !== 'sim') {
@@ -54,7 +57,9 @@ interface PhaseCost {
   loads: number;
 }
 
+const startBegan = performance.now();
 const target = await pickTarget();
+const startMs = performance.now() - startBegan;
 const strategyNames = new Set(STRATEGIES.map((strategy) => strategy.name));
 const costs = new Map<string, PhaseCost>();
 let phase = 'hello';
@@ -80,6 +85,7 @@ const counting: ProbeChannel = {
 
 const started = performance.now();
 const outcome = await discover(counting, {
+  only: (options.only as ElementName[] | undefined) ?? null,
   onProgress: (name) => {
     // Rounds inside a strategy report their own names: charge them to the strategy that runs.
     const next = strategyNames.has(name) || ['hello', 'calibrate', 'analysis', 'done'].includes(name) ? name : phase;
@@ -95,8 +101,9 @@ const outcome = await discover(counting, {
 const totalMs = performance.now() - started;
 await target.close();
 
-console.log(`bench:probe — ${target.label}`);
+console.log(`bench:probe — ${target.label}${options.only ? ` — only ${options.only.join(', ')}` : ''}`);
 console.log(`phase        wall ms   ops${target.device ? '   device ms (modelled)   loads' : ''}`);
+console.log(`${'start'.padEnd(10)} ${startMs.toFixed(0).padStart(9)}     0   (the probe process and its GPU context, before the discovery)`);
 for (const [name, cost] of costs) {
   if (name === 'done') continue;
   const simulated = target.device ? `   ${(cost.deviceS * 1000).toFixed(1).padStart(20)}   ${String(cost.loads).padStart(9)}` : '';
@@ -105,6 +112,6 @@ for (const [name, cost] of costs) {
 const all = [...costs.values()];
 const sum = (pick: (c: PhaseCost) => number) => all.reduce((total, cost) => total + pick(cost), 0);
 const simulatedTotal = target.device ? `   ${(sum((c) => c.deviceS) * 1000).toFixed(1).padStart(20)}   ${String(sum((c) => c.loads)).padStart(9)}` : '';
-console.log(`${'total'.padEnd(10)} ${totalMs.toFixed(0).padStart(9)} ${String(sum((c) => c.ops)).padStart(5)}${simulatedTotal}`);
+console.log(`${'total'.padEnd(10)} ${totalMs.toFixed(0).padStart(9)} ${String(sum((c) => c.ops)).padStart(5)}${simulatedTotal}   (discovery; with the start: ${(totalMs + startMs).toFixed(0)} ms)`);
 console.log(`elements: ${Object.keys(outcome.elements).join(', ')}; raw series ${outcome.raw.length}; warnings ${outcome.warnings.length}`);
 for (const warning of outcome.warnings) console.log(`warning: ${warning}`);
