@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkConsumers, PCHASE_KERNELS, PTX_LOAD_KINDS, report, timedWindows } from './timed-loads.js';
+import { checkConsumers, isConsumed, PCHASE_KERNELS, PTX_LOAD_KINDS, report, timedWindows } from './timed-loads.js';
 
 const exec = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -75,6 +75,20 @@ describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc
     async () => {
       const windows = timedWindows(await ptxOfPchase(), 'ptx');
       expect(checkConsumers(windows, { dialect: 'ptx', ...PCHASE_KERNELS, expectedKinds: PTX_LOAD_KINDS }), report(windows, 'ptx')).toEqual([]);
+    },
+    COMPILE_TIMEOUT_MS,
+  );
+  it(
+    'make the L2 partition kernel’s timed .cg load feed its stop clock (PTX, sm_90; l2-partition.cu)',
+    async () => {
+      const out = path.join(dir, 'l2-partition.ptx');
+      await exec(NVCC!, ['-std=c++17', '-arch=sm_90', '-ptx', path.join(SRC, 'l2-partition.cu'), '-o', out]);
+      const windows = timedWindows(readFileSync(out, 'utf8'), 'ptx').filter((w) => /partition_kernel/.test(w.kernel));
+      expect(windows.length, report(windows, 'ptx')).toBeGreaterThan(0);
+      for (const w of windows) {
+        expect(isConsumed(w, 'ptx'), report([w], 'ptx')).toBe(true);
+        expect(report([w], 'ptx')).toContain('ld.global.cg');
+      }
     },
     COMPILE_TIMEOUT_MS,
   );
