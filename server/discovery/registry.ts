@@ -7,6 +7,7 @@ import { L1_STRATEGY, READ_ONLY_STRATEGY, TEXTURE_STRATEGY } from './l1.js';
 import { L2_STRATEGY } from './l2.js';
 import { L2_STRUCTURE_STRATEGY } from './l2-structure.js';
 import { SHARED_STRATEGY } from './shared.js';
+import { SHARING_STRATEGY } from './sharing.js';
 import type { Strategy } from './strategy.js';
 
 export type { Strategy, StrategyBuild } from './strategy.js';
@@ -16,7 +17,7 @@ export type { Strategy, StrategyBuild } from './strategy.js';
  * elements and warnings appear). Adding one is a module exporting a Strategy
  * and a line here: see README.md, "Adding a benchmark".
  */
-export const STRATEGIES: readonly Strategy[] = [L1_STRATEGY, TEXTURE_STRATEGY, READ_ONLY_STRATEGY, CONSTANT_STRATEGY, SHARED_STRATEGY, L2_STRATEGY, BANDWIDTH_STRATEGY, COMPUTE_STRATEGY, L2_STRUCTURE_STRATEGY];
+export const STRATEGIES: readonly Strategy[] = [L1_STRATEGY, TEXTURE_STRATEGY, READ_ONLY_STRATEGY, CONSTANT_STRATEGY, SHARED_STRATEGY, SHARING_STRATEGY, L2_STRATEGY, BANDWIDTH_STRATEGY, COMPUTE_STRATEGY, L2_STRUCTURE_STRATEGY];
 
 /** The elements some strategy measures, in ELEMENT_NAMES order: what a probe request's `only` may name. */
 export const MEASURABLE_ELEMENTS: readonly ElementName[] = ELEMENT_NAMES.filter((element) => STRATEGIES.some((strategy) => strategy.elements.includes(element)));

@@ -1,6 +1,9 @@
 import type { DeviceProperties, MemorySpace } from '../protocol.js';
 import type { CacheGeometry } from './set-associative-cache.js';
 
+/** The load paths through the per-SM L1 (or, on GPUs that split it, the caches beside it). */
+export type L1Space = 'global.ca' | 'readonly' | 'texture';
+
 /**
  * The simulator's ground truth for one GPU model, and the oracle tests hold
  * discovery on the sim to. Each model file says where every value came from:
@@ -38,7 +41,16 @@ export interface GpuModel {
     unifiedBytes: number;
     /** The shared-memory carveouts the driver picks from, ascending. */
     carveoutStepsBytes: readonly number[];
-    hitLatencyCycles: { 'global.ca': number; readonly: number; texture: number };
+    hitLatencyCycles: Record<L1Space, number>;
+    /**
+     * The physical per-SM cache each L1 load path goes through (MT4G §IV-G:
+     * what the sharing discovery must recover): paths with one id are one
+     * cache. Id 0 is the unified L1 (its capacity set by the carveout); any
+     * other id is a cache of its own with the same geometry and capacity (a
+     * Kepler-like texture and read-only cache beside the L1). Constant loads
+     * always go through their own constant L1 and L1.5.
+     */
+    physicalCacheOf: Record<L1Space, number>;
   };
   constantL1: CacheGeometry & { hitLatencyCycles: number };
   constantL15: CacheGeometry & { hitLatencyCycles: number };

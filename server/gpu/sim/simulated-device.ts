@@ -1,6 +1,6 @@
 import type { MemorySpace } from '../protocol.js';
 import { l1CapacityBytes } from './launch.js';
-import type { GpuModel } from './model.js';
+import type { GpuModel, L1Space } from './model.js';
 import type { Prng } from './prng.js';
 import { SetAssociativeCache, type CacheGeometry } from './set-associative-cache.js';
 
@@ -20,7 +20,8 @@ import { SetAssociativeCache, type CacheGeometry } from './set-associative-cache
  * a timed load shows on top: clock-read overhead, jitter and rare outliers.
  */
 export class SimulatedDevice {
-  private readonly l1s: SetAssociativeCache[] = [];
+  /** Per-SM L1s by physical cache id (model.l1.physicalCacheOf), then SM: id 0 is the unified L1, others caches beside it. */
+  private readonly l1s: SetAssociativeCache[][] = [];
   private readonly l1Bytes: number[] = [];
   private readonly constantL1s: SetAssociativeCache[] = [];
   private readonly constantL15s: SetAssociativeCache[] = [];
@@ -89,8 +90,7 @@ export class SimulatedDevice {
    */
   startLaunch(smIds: Iterable<number>, l1Bytes: number): void {
     for (const smId of smIds) {
-      const l1 = this.l1s[smId];
-      if (l1 && this.l1Bytes[smId] === l1Bytes) l1.clear();
+      if (this.l1Bytes[smId] === l1Bytes) for (const caches of this.l1s) caches?.[smId]?.clear();
       else this.setL1(smId, l1Bytes);
       this.constantL1s[smId]?.clear();
       this.constantL15s[smId]?.clear();
@@ -136,7 +136,7 @@ export class SimulatedDevice {
       case 'global.cg':
         return this.l2LatencyCycles(smId, address);
       default:
-        if (this.l1(smId).access(address)) return model.l1.hitLatencyCycles[space];
+        if (this.l1(smId, space).access(address)) return model.l1.hitLatencyCycles[space];
         return this.l2LatencyCycles(smId, address);
     }
   }
@@ -172,16 +172,21 @@ export class SimulatedDevice {
     return this.deviceSeconds;
   }
 
-  private l1(smId: number): SetAssociativeCache {
-    return this.l1s[smId] ?? this.setL1(smId, this.defaultL1Bytes);
+  /** The physical cache a load path of an SM goes through, made at the SM's L1 capacity on first use. */
+  private l1(smId: number, space: L1Space): SetAssociativeCache {
+    const caches = (this.l1s[this.model.l1.physicalCacheOf[space]] ??= []);
+    return caches[smId] ?? (caches[smId] = this.newL1(this.l1CapacityOf(smId)));
   }
 
-  private setL1(smId: number, sizeBytes: number): SetAssociativeCache {
-    const { lineBytes, sectorBytes, ways, pageSetRotation } = this.model.l1;
-    const cache = new SetAssociativeCache(pageSetRotation ? { sizeBytes, lineBytes, sectorBytes, ways, pageSetRotation } : { sizeBytes, lineBytes, sectorBytes, ways });
-    this.l1s[smId] = cache;
+  /** A new capacity for an SM's L1 paths: the unified L1 and any cache beside it start over at that size. */
+  private setL1(smId: number, sizeBytes: number): void {
+    for (const caches of this.l1s) if (caches) delete caches[smId];
     this.l1Bytes[smId] = sizeBytes;
-    return cache;
+  }
+
+  private newL1(sizeBytes: number): SetAssociativeCache {
+    const { lineBytes, sectorBytes, ways, pageSetRotation } = this.model.l1;
+    return new SetAssociativeCache(pageSetRotation ? { sizeBytes, lineBytes, sectorBytes, ways, pageSetRotation } : { sizeBytes, lineBytes, sectorBytes, ways });
   }
 
   /**

@@ -73,7 +73,7 @@ describe('the strategy registry', () => {
   it('selects strategies by element, in registry order', () => {
     expect(strategiesFor(null)).toEqual([...STRATEGIES]);
     expect(strategiesFor(['deviceMemory']).map((s) => s.name)).toEqual(['l2', 'bandwidth']);
-    expect(strategiesFor(['deviceMemory', 'l1']).map((s) => s.name)).toEqual(['l1', 'l2', 'bandwidth']);
+    expect(strategiesFor(['deviceMemory', 'l1']).map((s) => s.name)).toEqual(['l1', 'sharing', 'l2', 'bandwidth']);
     expect(strategiesFor([UNMEASURED])).toEqual([]);
   });
 
@@ -120,9 +120,17 @@ describe('carryOverRaw', () => {
     expect(l1).toEqual(partial.elements.l1);
     expect(missPenalty?.value).toBeCloseTo(rebuilt.elements.l2!.latency!.mean - l1.latency!.mean, 1);
     expect(Object.keys(rebuilt.elements).sort()).toEqual(Object.keys(full.elements).sort());
+    // The sharing strategy re-ran with the L1 (it adds to l1) but could pair the L1 with nothing this probe sized: the L1's
+    // amount is fresh, and the other elements lose what the full run's sharing series gave them (its series are not carried).
+    expect(l1.amount).toEqual(partial.elements.l1!.amount);
+    expect(l1.sharedWith).toBeUndefined();
+    expect(rebuilt.elements.texture?.sharedWith).toBeUndefined();
+    expect(full.elements.texture?.sharedWith).toEqual(['l1', 'readOnly']);
+    const withoutSharing = (elements: DiscoveryOutcome['elements']) =>
+      Object.fromEntries(Object.entries(elements).map(([name, element]) => [name, name === 'l1' ? element : { ...element, amount: undefined, sharedWith: undefined }]));
     // The carried L2 series are read with the fresh run's clock: the same cycles, nanoseconds at the new clock.
     const cyclesOnly = (elements: DiscoveryOutcome['elements']) => JSON.parse(JSON.stringify(elements, (key, value: unknown) => (key === 'meanNs' ? undefined : value))) as unknown;
-    expect(cyclesOnly({ ...rebuilt.elements, l1 })).toEqual(cyclesOnly({ ...full.elements, l1: partial.elements.l1 }));
+    expect(cyclesOnly(withoutSharing({ ...rebuilt.elements, l1 }))).toEqual(cyclesOnly(withoutSharing({ ...full.elements, l1: partial.elements.l1 })));
     const hz = rebuilt.clock!.smClockHz!;
     expect(rebuilt.elements.l2!.latency!.meanNs).toBeCloseTo((rebuilt.elements.l2!.latency!.mean / hz) * 1e9, 1);
   });

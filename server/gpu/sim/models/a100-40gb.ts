@@ -41,6 +41,8 @@ export const A100_40GB: GpuModel = {
     ...SECTORED_LINE,
     ways: 4,
     hitLatencyCycles: { 'global.ca': 40, readonly: 40, texture: 99 },
+    // One physical cache for the three paths (thesis §5: one L1/texture/read-only cache since Maxwell).
+    physicalCacheOf: { 'global.ca': 0, readonly: 0, texture: 0 },
   },
   constantL1: { sizeBytes: 2 * KIB, lineBytes: 64, sectorBytes: 64, ways: 4, hitLatencyCycles: 42 },
   constantL15: { sizeBytes: 80 * KIB, lineBytes: 256, sectorBytes: 256, ways: 8, hitLatencyCycles: 93 },

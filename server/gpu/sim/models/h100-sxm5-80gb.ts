@@ -48,6 +48,8 @@ export const H100_SXM5_80GB: GpuModel = {
     ways: 4,
     // fixture latency-by-space.json: median of the global.ca, readonly and texture series (8–16 KiB, warm) − overhead.
     hitLatencyCycles: { 'global.ca': 38, readonly: 38, texture: 89 },
+    // Invented (not recorded by topod yet): one physical cache for the three paths, NVIDIA's unified L1/texture cache.
+    physicalCacheOf: { 'global.ca': 0, readonly: 0, texture: 0 },
   },
   // Size: fixture constant-sweep.json hits every load up to 2048 B and misses from 2304 B.
   // Line ≤ 64 B: in the 2304 B series two 64 B elements of one 128 B block hit and miss apart.
