@@ -81,11 +81,20 @@ export interface GpuModel {
      *   segment moves it), so one SM's hits end at one segment's size.
      */
     farLineResidence: 'near-and-home' | 'near-only';
+    /**
+     * A hit in a line's far home partition after the reader's near copy is
+     * gone (arrays past one partition, 'near-and-home'): the request crosses
+     * to the other partition. farHitLatencyCycles when absent.
+     */
+    farPartitionHitLatencyCycles?: number;
     readBandwidthBytesPerS: number;
     writeBandwidthBytesPerS: number;
   };
   deviceMemory: {
+    /** A miss on a line homed in the far partition (and on every line when nearLatencyCycles is absent). */
     latencyCycles: number;
+    /** A miss on a line homed in the reader's near partition: its memory controllers are the near ones. */
+    nearLatencyCycles?: number;
     readBandwidthBytesPerS: number;
     writeBandwidthBytesPerS: number;
   };

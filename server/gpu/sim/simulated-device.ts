@@ -209,12 +209,14 @@ export class SimulatedDevice {
       if (l2.farLineResidence === 'near-only') {
         if (homeSegment.take(address)) return l2.farHitLatencyCycles;
       } else {
-        if (homeSegment.access(address)) return l2.farHitLatencyCycles;
+        // The near segment already took a copy (access fills on a miss): a line read by both groups is held twice.
+        if (homeSegment.access(address)) return l2.farPartitionHitLatencyCycles ?? l2.farHitLatencyCycles;
         this.fillFetchChunk(homeSegment, address);
       }
     }
     this.fillFetchChunk(nearSegment, address);
-    return this.model.deviceMemory.latencyCycles;
+    const memory = this.model.deviceMemory;
+    return home === near ? (memory.nearLatencyCycles ?? memory.latencyCycles) : memory.latencyCycles;
   }
 
   /** After a device-memory read: the fetch-granularity chunk around the sector (the lookup filled the sector itself). */

@@ -20,6 +20,9 @@ function sweep(sim: SimulatedDevice, space: MemorySpace, base: number, bytes: nu
 }
 
 const share = (latencies: readonly number[], cycles: number) => latencies.filter((value) => value === cycles).length / latencies.length;
+/** Device-memory reads: near-homed lines at the near latency, far-homed ones at the far latency. */
+const DRAM = [H100.deviceMemory.nearLatencyCycles!, H100.deviceMemory.latencyCycles];
+const dramShare = (latencies: readonly number[]) => share(latencies, DRAM[0]!) + share(latencies, DRAM[1]!);
 
 /** An address homed on `segment`, at or after `from`. */
 function homedOn(sim: SimulatedDevice, segment: number, from = 0): number {
@@ -77,7 +80,7 @@ describe('constant caches (per SM)', () => {
     const sim = device();
     sim.flushL2();
     const base = 1 << 20;
-    expect(sim.loadLatencyCycles(0, 'constant', base)).toBe(H100.deviceMemory.latencyCycles);
+    expect(DRAM).toContain(sim.loadLatencyCycles(0, 'constant', base));
     expect(sim.loadLatencyCycles(0, 'constant', base + 60)).toBe(H100.constantL1.hitLatencyCycles);
     expect(sim.loadLatencyCycles(0, 'constant', base + 64)).toBe(H100.constantL15.hitLatencyCycles);
     expect(sim.loadLatencyCycles(0, 'constant', base + 192)).toBe(H100.constantL15.hitLatencyCycles);
@@ -109,7 +112,7 @@ describe('L2', () => {
       const sim = device();
       sim.flushL2();
       const latencies = sweep(sim, 'global.cg', 0, 64 * KIB, stride);
-      expect(share(latencies, H100.deviceMemory.latencyCycles), `stride ${stride}`).toBe(1 - hitShare);
+      expect(dramShare(latencies), `stride ${stride}`).toBe(1 - hitShare);
     }
   });
 
@@ -122,7 +125,7 @@ describe('L2', () => {
     ] as const) {
       const sim = device(model);
       sim.flushL2();
-      expect(share(sweep(sim, 'global.cg', 0, 64 * KIB, stride), H100.deviceMemory.latencyCycles), `stride ${stride}`).toBe(1 - hitShare);
+      expect(dramShare(sweep(sim, 'global.cg', 0, 64 * KIB, stride)), `stride ${stride}`).toBe(1 - hitShare);
     }
   });
 
@@ -130,11 +133,13 @@ describe('L2', () => {
     const sim = device();
     for (let at = 0; at < 64 * KIB; at += 32) sim.writeThroughL2(at);
     const latencies = sweep(sim, 'global.cg', 0, 64 * KIB, 32);
-    expect(share(latencies, H100.l2.nearHitLatencyCycles) + share(latencies, H100.l2.farHitLatencyCycles)).toBe(1);
-    expect(share(latencies, H100.l2.farHitLatencyCycles)).toBeGreaterThan(0.3);
+    // Far-homed lines come from their home partition (the near copy is made by this first read).
+    const farPartition = H100.l2.farPartitionHitLatencyCycles!;
+    expect(share(latencies, H100.l2.nearHitLatencyCycles) + share(latencies, farPartition)).toBe(1);
+    expect(share(latencies, farPartition)).toBeGreaterThan(0.3);
     for (let at = 0; at < 64 * KIB; at += 32) sim.writeThroughL2(at);
     sim.flushL2();
-    expect(share(sweep(sim, 'global.cg', 0, 64 * KIB, 32), H100.deviceMemory.latencyCycles)).toBe(0.5);
+    expect(dramShare(sweep(sim, 'global.cg', 0, 64 * KIB, 32))).toBe(0.5);
   });
 
   it('homes 256 B chunks on the segments in a hashed order, every segment once per group', () => {
@@ -147,8 +152,8 @@ describe('L2', () => {
     expect(sim.homeSegment(homedOn(sim, 1) + H100.l2.homeInterleaveBytes - 4)).toBe(1);
   });
 
-  it('charges the far latency on any hit of a far-homed line (H100-like), and moves it to the reader’s near segment', () => {
-    const sim = device();
+  it('charges the far latency on any hit of a far-homed line (H100-like), and moves it to the reader’s near segment where the model says so', () => {
+    const sim = device({ ...H100, l2: { ...H100.l2, farLineResidence: 'near-only' } });
     sim.flushL2();
     const nearSm = 0;
     const farSm = H100.device.multiprocessorCount - 1;
@@ -156,12 +161,22 @@ describe('L2', () => {
     expect(sim.segmentOfSm(farSm)).toBe(1);
     const far = homedOn(sim, 1);
     const near = homedOn(sim, 0);
-    expect(sim.loadLatencyCycles(nearSm, 'global.cg', near)).toBe(H100.deviceMemory.latencyCycles);
+    expect(sim.loadLatencyCycles(nearSm, 'global.cg', near)).toBe(H100.deviceMemory.nearLatencyCycles);
     expect(sim.loadLatencyCycles(nearSm, 'global.cg', near)).toBe(H100.l2.nearHitLatencyCycles);
     sim.writeThroughL2(far);
     expect(sim.loadLatencyCycles(nearSm, 'global.cg', far)).toBe(H100.l2.farHitLatencyCycles); // from its home
     expect(sim.loadLatencyCycles(nearSm, 'global.cg', far)).toBe(H100.l2.farHitLatencyCycles); // now in the near segment
-    expect(sim.loadLatencyCycles(farSm, 'global.cg', far)).toBe(H100.deviceMemory.latencyCycles); // gone from its home
+    expect(sim.loadLatencyCycles(farSm, 'global.cg', far)).toBe(H100.deviceMemory.nearLatencyCycles); // gone from its home
+  });
+
+  it('holds a line read by both groups in both partitions, and serves far-partition hits and far misses at their own latencies (H100)', () => {
+    const sim = device();
+    sim.flushL2();
+    const far = homedOn(sim, 1);
+    const farSm = H100.device.multiprocessorCount - 1;
+    expect(sim.loadLatencyCycles(0, 'global.cg', far)).toBe(H100.deviceMemory.latencyCycles); // far-homed miss
+    expect(sim.loadLatencyCycles(0, 'global.cg', far)).toBe(H100.l2.farHitLatencyCycles); // the near copy
+    expect(sim.loadLatencyCycles(farSm, 'global.cg', far)).toBe(H100.l2.nearHitLatencyCycles); // its home kept it too
   });
 
   it('keeps a far-homed line in its home segment too where the model says so (A100-like)', () => {
@@ -169,7 +184,8 @@ describe('L2', () => {
     sim.flushL2();
     const far = homedOn(sim, 1);
     sim.writeThroughL2(far);
-    expect(sim.loadLatencyCycles(0, 'global.cg', far)).toBe(A100.l2.farHitLatencyCycles);
+    expect(sim.loadLatencyCycles(0, 'global.cg', far)).toBe(A100.l2.farPartitionHitLatencyCycles); // from its home partition
+    expect(sim.loadLatencyCycles(0, 'global.cg', far)).toBe(A100.l2.farHitLatencyCycles); // the near copy
     expect(sim.loadLatencyCycles(A100.device.multiprocessorCount - 1, 'global.cg', far)).toBe(A100.l2.nearHitLatencyCycles);
   });
 });

@@ -61,6 +61,12 @@ describe('SimulatedBackend', () => {
     expect(await run(await openSim(H100))).not.toEqual(await run(await openSim(H100)));
   });
 
+  /** Loads within 8 % of the near or the far device-memory latency (near- and far-homed misses). */
+  const dramShare = (samples: number[]) =>
+    samples.filter((value) =>
+      [H100.deviceMemory.nearLatencyCycles!, H100.deviceMemory.latencyCycles].some((cycles) => Math.abs(value - H100.clock.clockReadOverheadCycles - cycles) < cycles * 0.08),
+    ).length / samples.length;
+
   it('serves L1 hits for a resident array and L2 latencies for .cg', async () => {
     const channel = await openSim(H100, 1);
     const ca = await channel.request('pchase', chase({}));
@@ -73,7 +79,7 @@ describe('SimulatedBackend', () => {
     expect(far.length / cg.latenciesCycles.length).toBeGreaterThan(0.25);
     expect((near.length + far.length) / cg.latenciesCycles.length).toBeGreaterThan(0.97);
     const cold = await channel.request('pchase', chase({ warmup: false, strideBytes: 128, flushL2: true }));
-    expect(loadLatency(H100, cold.latenciesCycles)).toBeCloseTo(H100.deviceMemory.latencyCycles, -1);
+    expect(dramShare(cold.latenciesCycles)).toBeGreaterThan(0.97);
   });
 
   it('misses in L1 once the array exceeds it, and in L2 once it exceeds a segment', async () => {
@@ -83,11 +89,12 @@ describe('SimulatedBackend', () => {
     const l2 = (arrayBytes: number) => channel.request('pchase', chase({ space: 'global.cg', arrayBytes: Math.round(arrayBytes), strideBytes: 128, samples: 1024 }));
     const share = (samples: number[], cycles: number) =>
       samples.filter((value) => Math.abs(value - H100.clock.clockReadOverheadCycles - cycles) < cycles * 0.08).length / samples.length;
-    // H100-like: far-homed lines live in the reader's near segment only, so past one segment no hit is left.
+    // H100: past one segment no near-partition hit is left, but far-homed lines still hit their home partition, slower.
     const overSegment = (await l2(H100.l2.segment.sizeBytes * 1.1)).latenciesCycles;
     expect(share(overSegment, H100.l2.nearHitLatencyCycles) + share(overSegment, H100.l2.farHitLatencyCycles)).toBeLessThan(0.02);
+    expect(share(overSegment, H100.l2.farPartitionHitLatencyCycles!)).toBeGreaterThan(0.25);
     const overL2 = (await l2(H100.device.l2CacheSizeBytes * 1.2)).latenciesCycles;
-    expect(loadLatency(H100, overL2)).toBeCloseTo(H100.deviceMemory.latencyCycles, -1);
+    expect(dramShare(overL2)).toBeGreaterThan(0.97);
   });
 
   it('keeps far hits past one segment where far-homed lines also stay in their home segment (A100-like)', async () => {
@@ -98,7 +105,7 @@ describe('SimulatedBackend', () => {
     const args = chase({ space: 'global.cg', arrayBytes: Math.round(A100.l2.segment.sizeBytes * 1.1 / 128) * 128, strideBytes: 128, samples: 1024 });
     const overSegment = (await channel.request('pchase', args)).latenciesCycles;
     expect(share(overSegment, A100.l2.nearHitLatencyCycles)).toBeLessThan(0.02);
-    expect(share(overSegment, A100.l2.farHitLatencyCycles)).toBeGreaterThan(0.25);
+    expect(share(overSegment, A100.l2.farPartitionHitLatencyCycles!)).toBeGreaterThan(0.25);
   });
 
   it('serves shared memory and the constant caches at their latencies', async () => {

@@ -58,6 +58,8 @@ export const A100_40GB: GpuModel = {
     // Hits on far-homed lines cost more, and far-homed lines stay in their home segment too.
     farHomedHitsCostFar: true,
     farLineResidence: 'near-and-home',
+    // Invented: a far-partition hit past the near copy crosses between the partitions.
+    farPartitionHitLatencyCycles: 420,
     readBandwidthBytesPerS: 3.9e12,
     writeBandwidthBytesPerS: 3.2e12,
   },

@@ -79,9 +79,12 @@ export const H100_SXM5_80GB: GpuModel = {
     homeInterleaveBytes: 256,
     // fixture l2-sweep.json: both classes within 8 MiB, which one SM's near segment holds.
     farHomedHitsCostFar: true,
-    // fixture discovery-run.json l2.size.coarse at 29.7 MiB and l2-sweep.json at 36 MiB:
-    // no L2 hit at all once one SM's array passes one segment.
-    farLineResidence: 'near-only',
+    // fixture discovery-ii-3-runs.json l2.size.* from 24.2 to 50 MiB: past one partition a
+    // sequential .cg walk still hits the far-homed half of its lines, slower (far-partition
+    // hits), and misses the near-homed half; nothing hits past the whole 50 MiB.
+    farLineResidence: 'near-and-home',
+    // fixture discovery-ii-3-runs.json l2.size.* 28–49 MiB: median of the loads in 420–520 cycles − overhead.
+    farPartitionHitLatencyCycles: 465,
     // Invented (the recorded 8 MiB bandwidth run is bound by the launch, not the L2).
     readBandwidthBytesPerS: 5.1e12,
     writeBandwidthBytesPerS: 3.9e12,
@@ -90,6 +93,9 @@ export const H100_SXM5_80GB: GpuModel = {
     // fixture device-memory.json: median of the loads that missed the L2 (over
     // 400 cycles; 30–40 % hit the chain left dirty in the L2) − overhead.
     latencyCycles: 737,
+    // fixture discovery-ii-3-runs.json l2.size.* past 55 MiB: the loads split at ~650 cycles into
+    // near-homed (median 577) and far-homed (760) misses; the near class's median − overhead.
+    nearLatencyCycles: 573,
     // fixture bandwidth.json: the 1 GiB read and write runs' bytes over their median seconds.
     readBandwidthBytesPerS: 3.07e12,
     writeBandwidthBytesPerS: 3.14e12,
