@@ -1,6 +1,7 @@
 import { analyseL2Partitions, type PartitionSeries } from '../analysis/l2-partitions.js';
 import type { CalibrateResult, DeviceProperties, L2PartitionArgs, L2PartitionResult } from '../gpu/protocol.js';
-import type { L2Partitions, RawSeries } from '../model/document.js';
+import type { AmountValue, L2Partitions, RawSeries } from '../model/document.js';
+import { l2PartitionCapacityBytes } from './l2.js';
 import { toLatencyValue } from './latency-value.js';
 import type { ProbeSession } from './probe-session.js';
 import { seriesUnder, type Strategy } from './strategy.js';
@@ -58,6 +59,29 @@ export function buildL2Partitions(raw: readonly RawSeries[], calibration: Calibr
   return { partitions, warnings };
 }
 
+/**
+ * The L2's amount per GPU is the measured partition count (it replaces the l2
+ * strategy's API size over segment size, merged later in registry order). That
+ * division stays as a cross-check: a warning when the two disagree.
+ */
+export function partitionAmount(partitions: L2Partitions, raw: readonly RawSeries[], device: DeviceProperties): { value: AmountValue; warnings: string[] } {
+  const value: AmountValue = {
+    value: partitions.count,
+    unit: 'count',
+    source: 'microbenchmark',
+    per: 'gpu',
+    confidence: partitions.confidence,
+    note: 'L2 partitions: the SM groups that find opposite 256 B chunks near (l2.partition)',
+  };
+  const capacity = l2PartitionCapacityBytes(raw);
+  const warnings: string[] = [];
+  if (capacity !== null && device.l2CacheSizeBytes > 0) {
+    const divided = Math.round(device.l2CacheSizeBytes / capacity);
+    if (divided !== partitions.count) warnings.push(`l2: ${partitions.count} partitions measured, but the API size over one partition's capacity (${capacity} bytes) gives ${divided}`);
+  }
+  return { value, warnings };
+}
+
 export const L2_STRUCTURE_STRATEGY: Strategy = {
   name: 'l2-partition',
   elements: ['l2'],
@@ -67,9 +91,12 @@ export const L2_STRUCTURE_STRATEGY: Strategy = {
   // A new kernel beside the memory discovery: a fault in it costs only the partitions.
   optional: true,
   measure: measureL2Partitions,
-  build(raw, _device, calibration) {
+  build(raw, device, calibration) {
     const { partitions, warnings } = buildL2Partitions(raw, calibration);
-    return { elements: partitions ? { l2: { partitions } } : {}, warnings };
+    if (!partitions) return { elements: {}, warnings };
+    const amount = partitionAmount(partitions, raw, device);
+    warnings.push(...amount.warnings);
+    return { elements: { l2: { partitions, amount: amount.value } }, warnings };
   },
   ownsSeries: seriesUnder(SERIES),
 };

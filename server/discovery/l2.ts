@@ -1,4 +1,5 @@
 import { combineConfidences, detectLineSize, lineSizeStrides, slowThreshold } from '../analysis/index.js';
+import { fitL2Capacity, type L2CapacityFit } from '../analysis/l2-capacity.js';
 import type { CalibrateResult, DeviceProperties } from '../gpu/protocol.js';
 import type { ElementTopology, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
@@ -129,13 +130,18 @@ export function buildL2(raw: readonly RawSeries[], device: DeviceProperties, cal
   const l2: ElementTopology = {};
   const apiBytes = device.l2CacheSizeBytes;
   if (apiBytes > 0 && measured < apiBytes * SEGMENTED_BELOW_SHARE) {
-    const ratio = apiBytes / measured;
+    // One partition's capacity: the fit of the miss share over the whole sweep (analysis/l2-capacity.ts), the onset when it finds none.
+    const fit = fitL2Capacity(search.points, measured);
+    const segment = fit.found ? fit.capacityBytes : measured;
+    if (!fit.found) warnings.push(`l2: no partition capacity fit (${fit.reason}); the segment size is the onset of misses`);
+    const ratio = apiBytes / segment;
     const segments = Math.round(ratio);
     // A ratio far from an integer means the segment reading or the API size is off.
     const integrality = 1 - 2 * Math.abs(ratio - segments);
     l2.size = { value: apiBytes, unit: 'bytes', source: 'api' };
-    l2.segmentSize = sizeValue;
-    l2.amount = { value: segments, unit: 'count', source: 'derived', per: 'gpu', confidence: combineConfidences(result.confidence, integrality) };
+    l2.segmentSize = fit.found ? { value: segment, unit: 'bytes', source: 'microbenchmark', confidence: combineConfidences(result.confidence, fit.confidence), note: capacityNote(fit, measured) } : sizeValue;
+    // Superseded by the measured partition count where the l2-partition strategy ran (l2-structure.ts).
+    l2.amount = { value: segments, unit: 'count', source: 'derived', per: 'gpu', confidence: combineConfidences(result.confidence, integrality), note: 'the API size over the segment size' };
   } else {
     l2.size = sizeValue;
     if (apiBytes > 0 && measured > apiBytes * 1.25) warnings.push(`l2: measured ${measured} bytes, more than the ${apiBytes} bytes the API reports`);
@@ -174,6 +180,22 @@ export function buildL2(raw: readonly RawSeries[], device: DeviceProperties, cal
     else warnings.push(`l2: no line size (${line.reason})`);
   }
   return { l2, deviceMemory, warnings };
+}
+
+function capacityNote(fit: Extract<L2CapacityFit, { found: true }>, onsetBytes: number): string {
+  const how =
+    fit.model === 'set-overflow'
+      ? `the mean of the sizes at which the L2's sets overflow: the area above an isotonic fit of the miss share (loads over ${fit.missThresholdCycles} cycles left the near partition) over ${fit.pointCount} sizes of one SM's .cg sweep, ramp ${fit.widthBytes} bytes wide`
+      : `a fit of 1 − C/S (random replacement) to the miss share (loads over ${fit.missThresholdCycles} cycles) over ${fit.pointCount} sizes of one SM's .cg sweep`;
+  return `one partition's capacity as one SM fills it (its near partition): ${how}, RMS residual ${fit.rmsResidual}; misses start at ${onsetBytes} bytes (the onset)`;
+}
+
+/** One partition's capacity fitted from recorded series (pure); null when there is no sweep or no fit. */
+export function l2PartitionCapacityBytes(raw: readonly RawSeries[]): number | null {
+  const search = recordedSearch(raw, SERIES);
+  if (!search || !search.result.found) return null;
+  const fit = fitL2Capacity(search.points, search.result.lastBelowBytes);
+  return fit.found ? fit.capacityBytes : null;
 }
 
 function granularityNote(attribute: 'fetchGranularity' | 'fillGranularity', device: DeviceProperties): string {

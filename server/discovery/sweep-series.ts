@@ -37,6 +37,8 @@ export interface RecordedSearch {
   result: ChangePointResult;
   /** The last coarse sweep: its sizes well below the change point give the resident latency. */
   coarse: SweepPoint[];
+  /** Every size the search measured (coarse and refining rounds), ascending. */
+  points: SweepPoint[];
 }
 
 /**
@@ -56,7 +58,7 @@ export function recordedSearch(raw: readonly RawSeries[], prefix: string): Recor
   const merged = new Map<number, SweepPoint>(coarse.map((point) => [point.sizeBytes, point]));
   for (const name of refineNames) for (const point of sweepPoints(raw, name)) merged.set(point.sizeBytes, point);
   const all = [...merged.values()].sort((a, b) => a.sizeBytes - b.sizeBytes);
-  return { result: detectSizeChangePoint(all), coarse };
+  return { result: detectSizeChangePoint(all), coarse, points: all };
 }
 
 /** Samples of up to `maxPoints` of the largest sizes at or below `belowBytes`. */
