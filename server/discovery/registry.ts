@@ -41,16 +41,19 @@ export function missingOps(strategy: Strategy, hello: Partial<Pick<HelloResult, 
 
 /**
  * The raw series of a partial probe's result: every fresh series, plus the
- * previous result's series of the strategies this probe did not re-measure,
- * so the new result can be rebuilt (re-analysed) from its own raw data alone.
+ * previous result's series of the strategies this probe did not re-measure
+ * (and, of a strategy that measures pairs, the series it did not record
+ * again), so the new result can be rebuilt (re-analysed) from its own raw data alone.
  * Series of the whole session (hello, calibrate) come from the fresh run.
  */
 export function carryOverRaw(previous: readonly RawSeries[], fresh: readonly RawSeries[], only: readonly ElementName[] | null): RawSeries[] {
   if (only === null) return [...fresh];
   const remeasured = new Set(strategiesFor(only));
+  const freshNames = new Set(fresh.map((series) => series.name));
   const carried = previous.filter((series) => {
     const owner = strategyOwning(series.name);
-    return owner !== undefined && !remeasured.has(owner);
+    if (owner === undefined) return false;
+    return !remeasured.has(owner) || (owner.keepsUnrepeatedSeries === true && !freshNames.has(series.name));
   });
   return [...fresh, ...carried];
 }

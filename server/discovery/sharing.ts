@@ -259,5 +259,6 @@ export const SHARING_STRATEGY: Strategy = {
   progressWeight: 0.3,
   measure: measureSharing,
   build: (raw, device) => buildSharing(raw, device),
+  keepsUnrepeatedSeries: true,
   ownsSeries: seriesUnder(PREFIX),
 };

@@ -38,6 +38,13 @@ export interface Strategy {
    * required strategy, since a fault may leave the probe gone.
    */
   optional?: boolean;
+  /**
+   * A strategy that measures pairs of elements: a partial probe that re-runs
+   * it for some elements keeps the previous result's series it did not record
+   * again (the pairs between elements this probe left alone), instead of
+   * dropping them all.
+   */
+  keepsUnrepeatedSeries?: boolean;
   /** Whether `measure` records series under this name (series of the whole session, hello and calibrate, belong to none). */
   ownsSeries(seriesName: string): boolean;
 }

@@ -116,21 +116,27 @@ describe('carryOverRaw', () => {
     const rebuilt = reanalyse(raw);
     expect(rebuilt.clock).toEqual(partial.clock);
     // The partial run alone had no L2 to derive the L1's miss penalty from; the rebuilt result has the carried one.
-    const { missPenalty, ...l1 } = rebuilt.elements.l1!;
-    expect(l1).toEqual(partial.elements.l1);
+    const { missPenalty, sharedWith: carriedSharing, ...l1 } = rebuilt.elements.l1!;
+    const { sharedWith: partialSharing, ...partialL1 } = partial.elements.l1!;
+    expect(partialSharing).toBeUndefined(); // the partial run alone paired the L1 with nothing
+    expect(l1).toEqual(partialL1);
     expect(missPenalty?.value).toBeCloseTo(rebuilt.elements.l2!.latency!.mean - l1.latency!.mean, 1);
     expect(Object.keys(rebuilt.elements).sort()).toEqual(Object.keys(full.elements).sort());
-    // The sharing strategy re-ran with the L1 (it adds to l1) but could pair the L1 with nothing this probe sized: the L1's
-    // amount is fresh, and the other elements lose what the full run's sharing series gave them (its series are not carried).
-    expect(l1.amount).toEqual(partial.elements.l1!.amount);
-    expect(l1.sharedWith).toBeUndefined();
-    expect(rebuilt.elements.texture?.sharedWith).toBeUndefined();
-    expect(full.elements.texture?.sharedWith).toEqual(['l1', 'readOnly']);
+    // The sharing strategy re-ran with the L1 but could pair it with nothing this probe sized: the pairs it did not
+    // measure again are carried from the full run, so every element keeps its amount and sharedWith.
+    expect(partial.elements.texture).toBeUndefined();
+    expect(partial.raw.some((s) => s.name.startsWith('sharing.texture.'))).toBe(false);
+    expect(raw.some((s) => s.name.startsWith('sharing.texture.'))).toBe(true);
+    for (const name of ['texture', 'readOnly', 'constantL1'] as const) {
+      expect(rebuilt.elements[name]?.sharedWith, name).toEqual(full.elements[name]?.sharedWith);
+      expect(rebuilt.elements[name]?.amount, name).toEqual(full.elements[name]?.amount);
+    }
+    expect(carriedSharing).toEqual(full.elements.l1?.sharedWith);
     const withoutSharing = (elements: DiscoveryOutcome['elements']) =>
       Object.fromEntries(Object.entries(elements).map(([name, element]) => [name, name === 'l1' ? element : { ...element, amount: undefined, sharedWith: undefined }]));
     // The carried L2 series are read with the fresh run's clock: the same cycles, nanoseconds at the new clock.
     const cyclesOnly = (elements: DiscoveryOutcome['elements']) => JSON.parse(JSON.stringify(elements, (key, value: unknown) => (key === 'meanNs' ? undefined : value))) as unknown;
-    expect(cyclesOnly(withoutSharing({ ...rebuilt.elements, l1 }))).toEqual(cyclesOnly(withoutSharing({ ...full.elements, l1: partial.elements.l1 })));
+    expect(cyclesOnly(withoutSharing({ ...rebuilt.elements, l1 }))).toEqual(cyclesOnly(withoutSharing({ ...full.elements, l1: partialL1 })));
     const hz = rebuilt.clock!.smClockHz!;
     expect(rebuilt.elements.l2!.latency!.meanNs).toBeCloseTo((rebuilt.elements.l2!.latency!.mean / hz) * 1e9, 1);
   });
