@@ -5,17 +5,14 @@ import { discover, reanalyse } from '../../../server/discovery/index.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
 import type { HelloResult } from '../../../server/gpu/protocol.js';
-import { GPU_MODELS, SimulatedBackend, type GpuModel } from '../../../server/gpu/sim/index.js';
+import { GPU_MODELS, type GpuModel } from '../../../server/gpu/sim/index.js';
 import type { ComputeTopology } from '../../../server/model/compute-schema.js';
+import { openSimulated } from '../../helpers/sim-channel.js';
 
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;
 const A100 = GPU_MODELS['a100-40gb']!;
 
-async function open(model: GpuModel, seed: number): Promise<ProbeChannel & { simulatedDeviceSeconds(): number }> {
-  const backend = new SimulatedBackend({ models: [model.id], seed });
-  const [gpu] = await backend.listDevices();
-  return (await backend.open(gpu!)) as ProbeChannel & { simulatedDeviceSeconds(): number };
-}
+const open = openSimulated;
 
 /** Only the compute strategy, after hello and calibrate, as discovery runs it; returns its built section. */
 async function measureCompute(channel: ProbeChannel): Promise<{ compute: ComputeTopology; session: ProbeSession }> {

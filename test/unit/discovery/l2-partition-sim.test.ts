@@ -3,23 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { reanalyse } from '../../../server/discovery/index.js';
 import { L2_STRUCTURE_STRATEGY } from '../../../server/discovery/l2-structure.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
-import type { ProbeChannel } from '../../../server/gpu/backend.js';
 import type { HelloResult, L2PartitionResult } from '../../../server/gpu/protocol.js';
-import { GPU_MODELS, SimulatedBackend, type GpuModel } from '../../../server/gpu/sim/index.js';
+import { GPU_MODELS, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { DOCUMENT_SCHEMA_VERSION, type RawSeries, type ResultDocument } from '../../../server/model/document.js';
 import { mergeTopology } from '../../../server/topology/merge.js';
 import { prepareDocument } from '../../../server/topology/prepare.js';
 import { documentErrors } from '../../helpers/document-validator.js';
 import { makeGpu } from '../../integration/api/fake-topology.js';
+import { openSimulated } from '../../helpers/sim-channel.js';
 
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;
 const A100 = GPU_MODELS['a100-40gb']!;
 
-async function open(model: GpuModel, seed: number): Promise<ProbeChannel & { simulatedDeviceSeconds(): number }> {
-  const backend = new SimulatedBackend({ models: [model.id], seed });
-  const [gpu] = await backend.listDevices();
-  return (await backend.open(gpu!)) as ProbeChannel & { simulatedDeviceSeconds(): number };
-}
+const open = openSimulated;
 
 /** The model's SMs per L2 segment (segmentOfGpc over gpcOfSm), as the analysis lists groups: ascending, by lowest SM. */
 function truthGroups(model: GpuModel): number[][] {
