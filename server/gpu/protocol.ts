@@ -369,6 +369,74 @@ export interface L2PartitionResult {
   sms: Array<{ smId: number; latenciesCycles: number[] }>;
 }
 
+/**
+ * The L2 past one partition and device memory, as one or two chosen SMs see
+ * them chunk by chunk (issue 9). Every pass touches each 128 B line of the
+ * array with one `.cg` load; on the last (timed) pass the first line of each
+ * chunk is loaded timed. The chosen SMs take turns, never walking at once:
+ * - `shared` false: each SM walks its own array, all its passes, then the next SM;
+ * - `shared` true: one array; every SM does its warm passes in turn, then
+ *   every SM its timed pass in turn, so the first SM's timed pass follows the
+ *   second SM's walk of the same lines (does the first SM's copy survive?).
+ * One block per SM; blocks on other SMs exit at once. A chosen SM that never
+ * runs a block is answered `unsupported` ("sm N never ran a block").
+ * - `smIds`: 1 or 2 distinct integers, each in [0, multiprocessorCount - 1].
+ * - `arrayBytes`: an integer in [128, 2^52], a multiple of 128; `strideBytes`
+ *   (default 256) an integer in [128, min(arrayBytes, 1 MiB)], a multiple of
+ *   128; arrayBytes / strideBytes ≤ 8192 chunks.
+ * - `passes` (default 2: one warm, one timed) an integer in [2, 16].
+ * - Memory: arrayBytes (shared) or arrayBytes × smIds.length.
+ */
+export interface L2FarnearArgs {
+  smIds: number[];
+  arrayBytes: number;
+  strideBytes?: number;
+  passes?: number;
+  shared: boolean;
+}
+export interface L2FarnearResult {
+  arrayBytes: number;
+  strideBytes: number;
+  passes: number;
+  shared: boolean;
+  /** In smIds order: one latency per chunk, address order (chunk c at c × strideBytes), clock-read overhead not subtracted. */
+  sms: Array<{ smId: number; latenciesCycles: number[] }>;
+}
+
+/**
+ * What a persisting L2 access-policy window keeps (CUDA 11+, NVIDIA sm_80+).
+ * An array is streamed twice (one `.cg` load per 128 B line, many threads),
+ * then `samples` lines of its first windowBytes are loaded timed (sample i at
+ * floor(i × windowBytes / samples / 128) × 128); once without a window, then
+ * once with a persisting window over those bytes (hitProp persisting, missProp
+ * streaming, cudaLimitPersistingL2CacheSize set to windowBytes). The device's
+ * persisting limit is read first and restored on every path; persisting lines
+ * are reset after.
+ * - `arrayBytes` an integer in [128, 2^52], a multiple of 128;
+ *   `windowBytes` an integer in [128, min(arrayBytes, 2^32)], a multiple of 128;
+ *   `hitRatio` a number in (0, 1]; `samples` an integer in [1, 8192].
+ * - Device: windowBytes ≤ persistingL2CacheMaxBytes (when the device has one).
+ * - Memory: arrayBytes. Capability: `unsupported` without a persisting L2
+ *   (persistingL2CacheMaxBytes 0 or null: AMD, MIG) or where the runtime refuses the window.
+ */
+export interface L2PersistArgs {
+  arrayBytes: number;
+  windowBytes: number;
+  hitRatio: number;
+  samples: number;
+}
+export interface L2PersistResult {
+  arrayBytes: number;
+  windowBytes: number;
+  hitRatio: number;
+  samples: number;
+  /** The set-aside the runtime granted for windowBytes (read back). */
+  persistingLimitBytes: number;
+  /** One latency per sample, clock-read overhead not subtracted: without the window, then with it. */
+  withoutCycles: number[];
+  withCycles: number[];
+}
+
 export interface ProbeOps {
   hello: { args: HelloArgs; result: HelloResult };
   pchase: { args: PchaseArgs; result: PchaseResult };
@@ -384,6 +452,8 @@ export interface ProbeOps {
   'cluster.dsmem': { args: ClusterDsmemArgs; result: ClusterDsmemResult };
   'cluster.launch': { args: ClusterLaunchArgs; result: ClusterLaunchResult };
   'l2.partition': { args: L2PartitionArgs; result: L2PartitionResult };
+  'l2.farnear': { args: L2FarnearArgs; result: L2FarnearResult };
+  'l2.persist': { args: L2PersistArgs; result: L2PersistResult };
 }
 export type ProbeOp = keyof ProbeOps;
 export const PROBE_OPS: readonly ProbeOp[] = [
@@ -401,6 +471,8 @@ export const PROBE_OPS: readonly ProbeOp[] = [
   'cluster.dsmem',
   'cluster.launch',
   'l2.partition',
+  'l2.farnear',
+  'l2.persist',
 ];
 
 /** What a hello says the probe can do; a hello without `ops` (an older probe, a recorded series) supports every protocol op. */

@@ -35,6 +35,15 @@ constexpr uint64_t kMaxTextureElems = uint64_t{1} << 27;
 constexpr uint64_t kDefaultPartitionArrayBytes = uint64_t{512} << 10;
 constexpr uint64_t kDefaultPartitionStrideBytes = 256;
 constexpr uint64_t kMaxPartitionStrideBytes = uint64_t{1} << 20;
+// l2.farnear: every pass touches each 128 B line, so arrays and strides are whole lines; at most
+// 8192 chunks (one latency each buffered in shared memory); 1 or 2 chosen SMs; passes in [2, 16].
+constexpr uint64_t kFarnearLineBytes = 128;
+constexpr uint64_t kDefaultFarnearStrideBytes = 256;
+constexpr uint64_t kMaxFarnearSms = 2;
+constexpr uint64_t kDefaultFarnearPasses = 2;
+constexpr uint64_t kMaxFarnearPasses = 16;
+// l2.persist: whole 128 B lines too; samples in [1, 8192] (buffered in shared memory).
+constexpr uint64_t kPersistLineBytes = 128;
 
 // The chain facts the space, memory and capability rules look at.
 struct ChainSize {

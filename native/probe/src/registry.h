@@ -70,6 +70,8 @@ void register_calibrate(Registry& r);
 void register_selftest(Registry& r);
 void register_compute(Registry& r);  // cluster-ops.cpp: compute.smid and cluster.*
 void register_l2(Registry& r);       // l2-partition-op.cpp: l2.partition
+void register_l2_farnear(Registry& r);  // l2-farnear-op.cpp: l2.farnear
+void register_l2_persist(Registry& r);  // l2-persist-op.cpp: l2.persist
 
 inline Registry make_registry() {
   Registry r;
@@ -80,6 +82,8 @@ inline Registry make_registry() {
   register_selftest(r);
   register_compute(r);
   register_l2(r);
+  register_l2_farnear(r);
+  register_l2_persist(r);
   return r;
 }
 

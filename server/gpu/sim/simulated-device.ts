@@ -235,7 +235,7 @@ function perSm(caches: SetAssociativeCache[], smId: number, geometry: CacheGeome
 }
 
 /** A 32-bit integer hash (lowbias32); allocation-free. */
-function hash32(value: number): number {
+export function hash32(value: number): number {
   let h = value >>> 0;
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);

@@ -16,6 +16,7 @@ import {
 import { createChaseArray, elementAfter, walk, type ChaseArray, type WorkSlicer, writeChain } from './chase.js';
 import { SimulatedBandwidth } from './bandwidth.js';
 import { SimulatedCompute } from './compute.js';
+import { simulateL2Farnear, simulateL2Persist } from './l2-farnear.js';
 import { simulateL2Partition } from './l2-partition.js';
 import { chaseLaunch, type ChaseLaunch } from './launch.js';
 import type { SimulatedDevice } from './simulated-device.js';
@@ -78,6 +79,8 @@ export class SimulatedProbe {
     'cluster.dsmem': (args) => this.compute.dsmem(args),
     'cluster.launch': (args) => this.compute.launch(args),
     'l2.partition': (args, slicer) => simulateL2Partition(this.device, this.properties, args, slicer),
+    'l2.farnear': (args, slicer) => simulateL2Farnear(this.device, this.properties, args, slicer),
+    'l2.persist': (args) => simulateL2Persist(this.device, this.properties, args),
   };
 
   /** Simulated GPU time the ops so far would have taken (not part of the protocol; for benchmarks). */

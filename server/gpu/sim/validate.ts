@@ -44,6 +44,14 @@
  *       integer in [4, 2^52], a multiple of 4 (default 512 KiB); strideBytes,
  *       when present, an integer in [4, min(arrayBytes, 2^20)], a multiple of
  *       4 (default 256); arrayBytes / strideBytes ≤ 8192 chunks.
+ *     - l2.farnear: smIds an array of 1 or 2 distinct integers in [0, 2^32 - 1];
+ *       arrayBytes an integer in [128, 2^52], a multiple of 128; strideBytes,
+ *       when present, an integer in [128, min(arrayBytes, 2^20)], a multiple of
+ *       128 (default 256); arrayBytes / strideBytes ≤ 8192 chunks; passes, when
+ *       present, an integer in [2, 16] (default 2); shared a boolean.
+ *     - l2.persist: arrayBytes an integer in [128, 2^52], a multiple of 128;
+ *       windowBytes an integer in [128, min(arrayBytes, 2^32)], a multiple of
+ *       128; hitRatio a number in (0, 1]; samples an integer in [1, 8192].
  *  3. Device limits → bad_request (a probe that sees no GPU answers
  *     `unsupported` here, having checked everything above):
  *     - smId in [0, multiprocessorCount - 1]; at most multiprocessorCount
@@ -64,10 +72,13 @@
  *       cluster.dsmem: transferBytes + 4104 (its 4 KiB latency ring and a
  *       sink word) ≤ the shared limit above.
  *     - l2.partition: chunks × 4 + 4 (latencies and sink) ≤ the shared limit above.
+ *     - l2.farnear: every smId in [0, multiprocessorCount - 1].
+ *     - l2.persist: windowBytes ≤ persistingL2CacheMaxBytes when that is positive.
  *  4. Memory → out_of_memory: the request's arrays summed (pchase.batch,
  *     pchase.pair; bandwidth adds its 4-byte-per-thread sink; bandwidth.copy
  *     needs its source and target, 2 × arrayBytes; l2.partition private
- *     mode arrayBytes × multiprocessorCount) plus a 64 MiB
+ *     mode arrayBytes × multiprocessorCount; l2.farnear arrayBytes, × smIds
+ *     length unless shared; l2.persist arrayBytes) plus a 64 MiB
  *     runtime margin must fit in free device memory (the sim: totalMemoryBytes).
  *  5. Capability → unsupported: a chain over 2^34 - 4 bytes (32-bit element
  *     indices); a texture-space array over 2^27 elements (the probe also
@@ -75,6 +86,8 @@
  *     (compute.smid with clusterSize > 1, every cluster.* op): a device
  *     without them (compute capability below 9.0, AMD), then a cluster larger
  *     than the device co-schedules (cluster.limits' maxClusterSize).
+ *     l2.persist: a device without a persisting L2 (persistingL2CacheMaxBytes
+ *     null or 0: AMD, MIG).
  */
 import { ProbeError } from '../backend.js';
 import {
@@ -91,6 +104,8 @@ import {
   type ClusterSyncArgs,
   type ComputeSmidArgs,
   type L2PartitionArgs,
+  type L2FarnearArgs,
+  type L2PersistArgs,
   type ChaserSpec,
   type ConsumerSelfTestArgs,
   type DeviceProperties,
@@ -125,6 +140,12 @@ export const MAX_LAUNCH_REPETITIONS = 100;
 export const DEFAULT_PARTITION_ARRAY_BYTES = 512 * 1024;
 export const DEFAULT_PARTITION_STRIDE_BYTES = 256;
 export const MAX_PARTITION_STRIDE_BYTES = 2 ** 20;
+/** l2.farnear and l2.persist touch whole 128 B lines; farnear's default stride and passes, its SM count and passes limits. */
+export const FARNEAR_LINE_BYTES = 128;
+export const DEFAULT_FARNEAR_STRIDE_BYTES = 256;
+export const MAX_FARNEAR_SMS = 2;
+export const DEFAULT_FARNEAR_PASSES = 2;
+export const MAX_FARNEAR_PASSES = 16;
 /** cluster.dsmem's shared memory beside its transfer buffer: a 4 KiB latency ring and an 8-byte sink. */
 export const DSMEM_FIXED_SHARED_BYTES = 4096 + 8;
 
@@ -436,4 +457,45 @@ export function validateL2Partition(raw: unknown, limits: Limits): Required<L2Pa
   }
   checkFitsMemory(mode === 'private' ? arrayBytes * limits.multiprocessorCount : arrayBytes, limits);
   return { mode, arrayBytes, strideBytes };
+}
+
+/** l2.farnear, with its defaults filled in. */
+export function validateL2Farnear(raw: unknown, limits: Limits): Required<L2FarnearArgs> {
+  const source = fields(raw, 'args');
+  const ids = source['smIds'];
+  if (!Array.isArray(ids) || ids.length < 1 || ids.length > MAX_FARNEAR_SMS) badRequest(`smIds must be an array of 1 to ${MAX_FARNEAR_SMS} SM ids`);
+  const smIds: number[] = [];
+  for (const id of ids) {
+    const sm = checkInteger(id, 'smIds', 0, MAX_SEED);
+    if (smIds.includes(sm)) badRequest('smIds must be distinct SM ids');
+    smIds.push(sm);
+  }
+  const line = FARNEAR_LINE_BYTES;
+  const arrayBytes = multipleOf(integer(source, 'arrayBytes', line, MAX_ARRAY_BYTES), 'arrayBytes', line);
+  const strideLimit = Math.min(arrayBytes, MAX_PARTITION_STRIDE_BYTES);
+  const strideBytes = multipleOf(optionalInteger(source, 'strideBytes', line, strideLimit) ?? DEFAULT_FARNEAR_STRIDE_BYTES, 'strideBytes', line);
+  if (Math.floor(arrayBytes / strideBytes) > MAX_SAMPLES) badRequest(`arrayBytes must be at most ${MAX_SAMPLES} strides (one latency per chunk is buffered in shared memory)`);
+  const passes = optionalInteger(source, 'passes', 2, MAX_FARNEAR_PASSES) ?? DEFAULT_FARNEAR_PASSES;
+  const shared = boolean(source, 'shared');
+  for (const sm of smIds) {
+    if (sm >= limits.multiprocessorCount) badRequest(`smIds must hold SM ids in [0, ${limits.multiprocessorCount - 1}] (got ${sm})`);
+  }
+  checkFitsMemory(shared ? arrayBytes : arrayBytes * smIds.length, limits);
+  return { smIds, arrayBytes, strideBytes, passes, shared };
+}
+
+/** l2.persist. */
+export function validateL2Persist(raw: unknown, limits: Limits & Pick<DeviceProperties, 'persistingL2CacheMaxBytes'>): L2PersistArgs {
+  const source = fields(raw, 'args');
+  const line = FARNEAR_LINE_BYTES;
+  const arrayBytes = multipleOf(integer(source, 'arrayBytes', line, MAX_ARRAY_BYTES), 'arrayBytes', line);
+  const windowBytes = multipleOf(integer(source, 'windowBytes', line, Math.min(arrayBytes, 2 ** 32)), 'windowBytes', line);
+  const hitRatio = source['hitRatio'];
+  if (typeof hitRatio !== 'number' || !(hitRatio > 0) || hitRatio > 1) badRequest(`hitRatio must be a number in (0, 1], got ${JSON.stringify(hitRatio)}`);
+  const samples = integer(source, 'samples', 1, MAX_SAMPLES);
+  const maxPersisting = limits.persistingL2CacheMaxBytes ?? 0;
+  if (maxPersisting > 0 && windowBytes > maxPersisting) badRequest(`windowBytes must be at most the device's persisting L2 maximum of ${maxPersisting} bytes`);
+  checkFitsMemory(arrayBytes, limits);
+  if (maxPersisting <= 0) throw new ProbeError('unsupported', 'this device has no persisting L2 (persistingL2CacheMaxBytes is 0)');
+  return { arrayBytes, windowBytes, hitRatio, samples };
 }

@@ -92,6 +92,23 @@ describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc
     },
     COMPILE_TIMEOUT_MS,
   );
+  it.each([
+    ['l2-farnear.cu', /farnear_kernel/],
+    ['l2-persist.cu', /persist_timed_kernel/],
+  ])(
+    'make the %s timed .cg load feed its stop clock (PTX, sm_90)',
+    async (file, kernel) => {
+      const out = path.join(dir, file.replace('.cu', '.ptx'));
+      await exec(NVCC!, ['-std=c++17', '-arch=sm_90', '-ptx', path.join(SRC, file), '-o', out]);
+      const windows = timedWindows(readFileSync(out, 'utf8'), 'ptx').filter((w) => kernel.test(w.kernel));
+      expect(windows.length, report(windows, 'ptx')).toBeGreaterThan(0);
+      for (const w of windows) {
+        expect(isConsumed(w, 'ptx'), report([w], 'ptx')).toBe(true);
+        expect(report([w], 'ptx')).toContain('ld.global.cg');
+      }
+    },
+    COMPILE_TIMEOUT_MS,
+  );
   it(
     'emit the thread block cluster instructions for sm_90 only (cluster.cu, compute-smid.cu)',
     async () => {

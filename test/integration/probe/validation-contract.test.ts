@@ -40,6 +40,8 @@ const smid = { clusterSize: 2, clusters: 2, repetitions: 1 };
 const clusterSync = { clusterSize: 2, threadsPerBlock: 32, samples: 16 };
 const dsmem = { samples: 16, transferBytes: 1024, threadsPerBlock: 32, repetitions: 2 };
 const clusterLaunch = { clusterSize: 4, blocks: 64, spinNs: 1000, repetitions: 2 };
+const farnear = { smIds: [0, 1], arrayBytes: 1 << 20, strideBytes: 256, passes: 2, shared: false };
+const persist = { arrayBytes: 1 << 22, windowBytes: 1 << 20, hitRatio: 1, samples: 64 };
 const down = (bytes: number, unit: number) => Math.floor(bytes / unit) * unit;
 const constLimit = (d: Limits) => Math.min(d.totalConstMemBytes ?? CONSTANT_TABLE_BYTES, CONSTANT_TABLE_BYTES);
 const sharedLimit = (d: Limits) => d.sharedMemPerBlockOptinBytes ?? d.sharedMemPerBlockBytes;
@@ -142,6 +144,20 @@ const ROWS: Row[] = [
   bad('partition stride beyond 1 MiB', 'l2.partition', () => ({ mode: 'shared', arrayBytes: 2 ** 22, strideBytes: 2 ** 20 + 4 })),
   bad('partition stride larger than the array', 'l2.partition', () => ({ mode: 'shared', arrayBytes: 1024, strideBytes: 2048 })),
   bad('partition with more chunks than latencies buffered', 'l2.partition', () => ({ mode: 'shared', arrayBytes: (MAX_SAMPLES + 1) * 256, strideBytes: 256 })),
+  bad('farnear without smIds', 'l2.farnear', () => ({ ...farnear, smIds: undefined })),
+  bad('farnear with three SMs', 'l2.farnear', () => ({ ...farnear, smIds: [0, 1, 2] })),
+  bad('farnear with one SM twice', 'l2.farnear', () => ({ ...farnear, smIds: [3, 3] })),
+  bad('farnear with a negative SM id', 'l2.farnear', () => ({ ...farnear, smIds: [-1] })),
+  bad('farnear array not whole 128 B lines', 'l2.farnear', () => ({ ...farnear, arrayBytes: 4096 + 64 })),
+  bad('farnear stride not whole lines', 'l2.farnear', () => ({ ...farnear, strideBytes: 192 })),
+  bad('farnear with more chunks than latencies buffered', 'l2.farnear', () => ({ ...farnear, arrayBytes: (MAX_SAMPLES + 1) * 256, strideBytes: 256 })),
+  bad('farnear with one pass', 'l2.farnear', () => ({ ...farnear, passes: 1 })),
+  bad('farnear without shared', 'l2.farnear', () => ({ ...farnear, shared: undefined })),
+  bad('persist without a window', 'l2.persist', () => ({ ...persist, windowBytes: undefined })),
+  bad('persist window larger than the array', 'l2.persist', () => ({ ...persist, windowBytes: persist.arrayBytes * 2 })),
+  bad('persist hit ratio 0', 'l2.persist', () => ({ ...persist, hitRatio: 0 })),
+  bad('persist hit ratio above 1', 'l2.persist', () => ({ ...persist, hitRatio: 1.5 })),
+  bad('persist with no samples', 'l2.persist', () => ({ ...persist, samples: 0 })),
   // Device limits.
   device('SM out of range', 'pchase', (d) => ({ ...chase, smId: d.multiprocessorCount })),
   device('self-test SM out of range', 'selftest.consumer', (d) => ({ ...chase, smId: d.multiprocessorCount })),
@@ -161,6 +177,7 @@ const ROWS: Row[] = [
   })),
   device('pair lane out of range', 'pchase.pair', (d) => ({ first: { ...chaser, lane: d.warpSize }, second: chaser, placement: 'same-sm', samples: 16 })),
   device('same-sm pair on one warp and lane', 'pchase.pair', () => ({ first: chaser, second: { ...chaser, warp: 0 }, placement: 'same-sm', samples: 16 })),
+  device('farnear on an SM id the device lacks', 'l2.farnear', (d) => ({ ...farnear, smIds: [0, d.multiprocessorCount] })),
   device('bandwidth with too many threads', 'bandwidth', (d) => ({ ...bandwidth, threadsPerBlock: d.maxThreadsPerBlock + 1 })),
   device('placement with more blocks than SMs', 'compute.smid', (d) => ({ ...smid, clusterSize: 1, clusters: d.multiprocessorCount + 1 })),
   device('cluster sync with too many threads', 'cluster.sync', (d) => ({ ...clusterSync, threadsPerBlock: d.maxThreadsPerBlock + 1 })),
@@ -181,6 +198,7 @@ const ROWS: Row[] = [
     arrayBytes: down((d.totalMemoryBytes * 2) / d.multiprocessorCount, 1024 * 1024),
     strideBytes: 1024 * 1024,
   }), 'out_of_memory'),
+  device('persist array larger than device memory', 'l2.persist', (d) => ({ ...persist, arrayBytes: down(d.totalMemoryBytes * 2, 128) }), 'out_of_memory'),
   device('bandwidth array larger than device memory', 'bandwidth', (d) => ({ ...bandwidth, arrayBytes: down(d.totalMemoryBytes * 2, 16) }), 'out_of_memory'),
   device('copy of more than half the device memory (source and target)', 'bandwidth.copy', (d) => ({ arrayBytes: down(d.totalMemoryBytes * 0.6, 16), repetitions: 1 }), 'out_of_memory'),
   device('chain beyond 32-bit element indices', 'pchase', () => ({ ...chase, space: 'global.cg', arrayBytes: MAX_CHAIN_BYTES + 4, strideBytes: 4096 }), 'unsupported'),
