@@ -11,7 +11,7 @@ export type { DiscoveryLogger } from './probe-session.js';
 export { MEASURABLE_ELEMENTS, STRATEGIES, carryOverRaw, missingOps, strategiesFor, strategyOwning, type Strategy, type StrategyBuild } from './registry.js';
 
 /** Bumped whenever the analysis of the same raw series may give a different document. */
-export const ANALYSIS_VERSION = 'cpd-ks-5';
+export const ANALYSIS_VERSION = 'cpd-ks-6';
 
 export interface DiscoverOptions {
   only?: ElementName[] | null;

@@ -1,6 +1,7 @@
 import { analyseL2Partitions, type PartitionSeries } from '../analysis/l2-partitions.js';
 import type { CalibrateResult, DeviceProperties, L2PartitionArgs, L2PartitionResult } from '../gpu/protocol.js';
 import type { AmountValue, L2Partitions, RawSeries } from '../model/document.js';
+import { buildFarnear, measureFarnear } from './l2-farnear.js';
 import { l2PartitionCapacityBytes } from './l2.js';
 import { toLatencyValue } from './latency-value.js';
 import type { ProbeSession } from './probe-session.js';
@@ -21,9 +22,12 @@ const SERIES = 'l2-partition';
 const RUNS = 2;
 const REQUEST: L2PartitionArgs = { mode: 'shared', arrayBytes: 256 * 1024, strideBytes: 256 };
 
-export async function measureL2Partitions(session: ProbeSession, _device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
+export async function measureL2Partitions(session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
   for (let run = 0; run < RUNS; run += 1) await session.request(SERIES, 'l2.partition', REQUEST);
   onRound?.(SERIES);
+  // Past one partition, past the L2, shared data and the persisting window (l2-farnear.ts): one SM of each group.
+  const analysis = analyseL2Partitions(partitionRuns(session.raw));
+  if (analysis.found && analysis.count === 2) await measureFarnear(session, device, analysis.smGroups);
 }
 
 /** The shared-mode launches recorded under this strategy's name: each one's SMs. */
@@ -56,6 +60,9 @@ export function buildL2Partitions(raw: readonly RawSeries[], calibration: Calibr
     partitions.note = 'every SM’s L2 hits are one latency class: no near and far partition seen';
   }
   const warnings = analysis.count === 2 && analysis.smGroups.length < 2 ? ['l2: every SM finds the same chunks near: one SM group seen of two partitions'] : [];
+  const farnear = buildFarnear(raw, partitions, calibration);
+  Object.assign(partitions, farnear.fields);
+  warnings.push(...farnear.warnings);
   return { partitions, warnings };
 }
 
@@ -86,7 +93,7 @@ export const L2_STRUCTURE_STRATEGY: Strategy = {
   name: 'l2-partition',
   elements: ['l2'],
   requiredOps: ['l2.partition'],
-  // A few launches of a few milliseconds.
+  // A few launches of a few milliseconds (l2.farnear and l2.persist, when the probe has them, a few more).
   progressWeight: 0.2,
   // A new kernel beside the memory discovery: a fault in it costs only the partitions.
   optional: true,

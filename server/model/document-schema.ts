@@ -86,11 +86,33 @@ export const L2PartitionsSchema = Type.Object(
     confidence: Confidence(),
     source: Type.Literal('microbenchmark'),
     note: Type.Optional(Type.String({ description: 'how the groups were told apart, and SMs left out of them' })),
+    // l2.farnear: a hit in a line's far home partition once the reader's near copy is gone (arrays past one
+    // partition's capacity), and misses on lines homed in the reader's near and far partition (past the L2).
+    farBeyondCapacityLatency: Type.Optional(partRef(LatencyValueSchema)),
+    deviceMemoryNearLatency: Type.Optional(partRef(LatencyValueSchema)),
+    deviceMemoryFarLatency: Type.Optional(partRef(LatencyValueSchema)),
+    farNearConfidence: Type.Optional(Confidence()),
+    sharedDataCapacityBytes: Type.Optional(
+      Count('bytes of data read by SMs of both groups the L2 keeps: each group’s near partition holds its own copy, so about one partition’s, not the sum'),
+    ),
+    sharedDataNote: Type.Optional(Type.String({ description: 'the sizes measured (l2.farnear shared mode) and the first SM’s surviving share at each' })),
+    persistingWindow: Type.Optional(
+      Type.Object(
+        {
+          windowBytes: Count('the persisting access-policy window (and cudaLimitPersistingL2CacheSize) measured'),
+          hitRateWithout: Type.Number({ minimum: 0, maximum: 1, description: 'share of the window’s sampled lines that hit after streaming an array past the L2, no window' }),
+          hitRateWith: Type.Number({ minimum: 0, maximum: 1, description: 'the same with a persisting window over them' }),
+          note: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false, description: 'l2.persist: what a persisting L2 window keeps of a stream past the L2' },
+      ),
+    ),
   },
   {
     $id: 'L2Partitions',
     additionalProperties: false,
-    description: 'the L2 as partitions (l2.partition): each chunk of memory is homed in one partition by an address hash; an SM reaches its own partition’s chunks at the near latency and the other’s at the far one',
+    description:
+      'the L2 as partitions (l2.partition): each chunk of memory is homed in one partition by an address hash; an SM reaches its own partition’s chunks at the near latency and the other’s at the far one. l2.farnear adds farBeyondCapacityLatency (a far-partition hit once the reader’s near copy is gone, arrays past one partition), deviceMemoryNearLatency and deviceMemoryFarLatency (misses on lines homed near and far), sharedDataCapacityBytes; l2.persist adds persistingWindow',
   },
 );
 

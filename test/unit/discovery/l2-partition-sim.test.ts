@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { reanalyse } from '../../../server/discovery/index.js';
 import { L2_STRUCTURE_STRATEGY } from '../../../server/discovery/l2-structure.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
-import type { HelloResult, L2PartitionResult } from '../../../server/gpu/protocol.js';
+import { ProbeError } from '../../../server/gpu/backend.js';
+import type { HelloResult, L2FarnearArgs, L2PartitionResult } from '../../../server/gpu/protocol.js';
+import { FARNEAR_BEYOND, FARNEAR_DRAM, FARNEAR_SHARED } from '../../../server/discovery/l2-farnear.js';
 import { GPU_MODELS, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { DOCUMENT_SCHEMA_VERSION, type RawSeries, type ResultDocument } from '../../../server/model/document.js';
 import { mergeTopology } from '../../../server/topology/merge.js';
@@ -58,6 +60,57 @@ describe.each([
     expect(partitions!.confidence).toBeGreaterThan(0.8);
     expect(partitions!.source).toBe('microbenchmark');
   });
+});
+
+describe.each([
+  [H100, 4],
+  [A100, 5],
+])('l2.farnear and l2.persist on the simulated $id', (model, seed) => {
+  it('recover far-partition hits past capacity, near and far device memory, the shared-data capacity and the persisting window, in little GPU time', async () => {
+    const channel = await open(model, seed);
+    const session = new ProbeSession(channel, undefined, undefined);
+    const hello = (await session.request('hello', 'hello', {})) as HelloResult;
+    await session.request('calibrate', 'calibrate', { samples: 1024 });
+    const before = channel.simulatedDeviceSeconds();
+    await L2_STRUCTURE_STRATEGY.measure(session, hello.devices[0]!);
+    expect(channel.simulatedDeviceSeconds() - before).toBeLessThan(0.5);
+    const farnear = session.raw.filter((s) => s.op === 'l2.farnear');
+    expect(farnear.map((s) => s.name)).toEqual([FARNEAR_BEYOND, FARNEAR_DRAM, FARNEAR_SHARED, FARNEAR_SHARED]);
+    // One SM of each group: the lowest ids.
+    const groups = truthGroups(model);
+    for (const s of farnear) expect((s.args as L2FarnearArgs).smIds).toEqual([groups[0]![0], groups[1]![0]]);
+
+    const outcome = reanalyse(session.raw);
+    const p = outcome.elements.l2!.partitions!;
+    const memory = model.deviceMemory;
+    expect(Math.round(p.farBeyondCapacityLatency!.p50)).toBe(model.l2.farPartitionHitLatencyCycles);
+    expect(Math.abs(p.deviceMemoryNearLatency!.p50 - (memory.nearLatencyCycles ?? memory.latencyCycles))).toBeLessThanOrEqual(1);
+    expect(Math.abs(p.deviceMemoryFarLatency!.p50 - memory.latencyCycles)).toBeLessThanOrEqual(1);
+    // Data both groups read is held in both partitions: one segment's worth, bracketed by 0.75 and 1.25 segments.
+    expect(p.sharedDataCapacityBytes).toBeGreaterThan(0.75 * model.l2.segment.sizeBytes);
+    expect(p.sharedDataCapacityBytes).toBeLessThan(1.25 * model.l2.segment.sizeBytes);
+    expect(p.persistingWindow!.hitRateWithout).toBe(0);
+    expect(p.persistingWindow!.hitRateWith).toBe(1);
+    expect(p.persistingWindow!.windowBytes).toBeLessThanOrEqual(model.device.persistingL2CacheMaxBytes!);
+  }, 60_000);
+
+  it('leave the fields out, with a warning, where the probe lacks the ops (the partitions stay)', async () => {
+    const channel = await open(model, seed);
+    const refusing = {
+      ...channel,
+      request: (op: string, args: unknown, options: object) =>
+        op === 'l2.farnear' || op === 'l2.persist' ? Promise.reject(new ProbeError('unknown_op', `unknown op ${op}`)) : channel.request(op as never, args as never, options),
+    } as typeof channel;
+    const session = new ProbeSession(refusing, undefined, undefined);
+    const hello = (await session.request('hello', 'hello', {})) as HelloResult;
+    await L2_STRUCTURE_STRATEGY.measure(session, hello.devices[0]!);
+    const built = L2_STRUCTURE_STRATEGY.build(session.raw, hello.devices[0]!, null);
+    const p = built.elements.l2!.partitions!;
+    expect(p.smGroups).toEqual(truthGroups(model));
+    expect(p.farBeyondCapacityLatency).toBeUndefined();
+    expect(p.persistingWindow).toBeUndefined();
+    expect(built.warnings.some((w) => w.includes('l2.farnear did not run'))).toBe(true);
+  }, 60_000);
 });
 
 describe('the partitions beside the L2 strategy', () => {
