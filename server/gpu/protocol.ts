@@ -162,6 +162,14 @@ export interface PchasePairArgs {
   first: ChaserSpec;
   second: ChaserSpec;
   placement: 'same-sm' | 'different-sm';
+  /**
+   * different-sm only: the SMs (%smid) that run first and second, 2 distinct
+   * ids in [0, multiprocessorCount - 1]. The probe then launches several
+   * blocks per SM and the first block on each chosen SM chases (the rest
+   * exit); a chosen SM that runs no block is answered `unsupported` ("sm N
+   * never ran a block"). Absent: two blocks wherever the scheduler puts them.
+   */
+  smIds?: [number, number];
   samples: number;
   seed?: number;
   carveoutPercent?: number;

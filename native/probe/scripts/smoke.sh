@@ -95,6 +95,20 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   for r in 1 2 3; do req l2.partition '{"mode":"shared","arrayBytes":524288,"strideBytes":256}'; done
   req l2.partition '{"mode":"private","arrayBytes":524288,"strideBytes":256}'
   req l2.partition '{"mode":"shared","arrayBytes":131072,"strideBytes":64}'
+  # Past one partition (issue 9): SMs 0 and 6 (different partition groups on the H100) in turn, 512 chunks each:
+  # 1.5 x 25 MiB (far-partition hits past capacity ~465, near device memory ~570), 4 x 50 MiB (device memory
+  # near ~570 / far ~750); shared mode at 0.75 and 1.25 x 25 MiB (does SM 0 keep its lines after SM 6 read them?).
+  req l2.farnear '{"smIds":[0,6],"arrayBytes":39321600,"strideBytes":76800,"passes":2,"shared":false}'
+  req l2.farnear '{"smIds":[0,6],"arrayBytes":209715200,"strideBytes":409600,"passes":2,"shared":false}'
+  req l2.farnear '{"smIds":[0,6],"arrayBytes":19660800,"strideBytes":76800,"passes":2,"shared":true}'
+  req l2.farnear '{"smIds":[0,6],"arrayBytes":32768000,"strideBytes":128000,"passes":2,"shared":true}'
+  req l2.farnear '{"smIds":[6],"arrayBytes":19660800,"strideBytes":76800,"shared":false}'
+  # Persisting L2 window over 12.5 MiB of a 100 MiB stream, without and with (hitRatio 1, then 0.5).
+  req l2.persist '{"arrayBytes":104857600,"windowBytes":13107200,"hitRatio":1,"samples":128}'
+  req l2.persist '{"arrayBytes":104857600,"windowBytes":13107200,"hitRatio":0.5,"samples":128}'
+  # A pair on chosen SMs (0 and 6): global.ca (per-SM L1s: no eviction) and global.cg (one L2).
+  req pchase.pair '{"first":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"second":{"space":"global.ca","arrayBytes":131072,"strideBytes":128},"placement":"different-sm","smIds":[0,6],"samples":256}'
+  req pchase.pair '{"first":{"space":"global.cg","arrayBytes":1048576,"strideBytes":128},"second":{"space":"global.cg","arrayBytes":1048576,"strideBytes":128},"placement":"different-sm","smIds":[6,0],"samples":256}'
   # Bad requests: each must get an error response while the probe keeps serving.
   chase global.ca -4096 64 sequential true 16
   chase global.ca 1099511627776 4096 sequential false 16
@@ -110,6 +124,9 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   req bandwidth '{"mode":"read","arrayBytes":4096,"blocks":1,"threadsPerBlock":32,"passes":0,"repetitions":1}'
   req bandwidth.copy '{"arrayBytes":4100,"repetitions":1}'
   req l2.partition '{"mode":"shared","arrayBytes":4194304,"strideBytes":256}'
+  req l2.farnear "{\"smIds\":[0,$sms],\"arrayBytes\":1048576,\"shared\":false}"
+  req l2.persist '{"arrayBytes":1048576,"windowBytes":1048576,"hitRatio":0,"samples":16}'
+  req pchase.pair "{\"first\":{\"space\":\"global.ca\",\"arrayBytes\":4096,\"strideBytes\":64},\"second\":{\"space\":\"global.ca\",\"arrayBytes\":4096,\"strideBytes\":64},\"placement\":\"different-sm\",\"smIds\":[0,$sms],\"samples\":16}"
   echo '{"id":999,"op":"pchase","args":{"space":'
   req warp-drive '{}'
   req hello '{}'

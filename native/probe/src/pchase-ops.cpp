@@ -236,6 +236,15 @@ PairSpec validate_pair(const json::Value& args, const OpContext& ctx) {
   const ArgReader second = a.object("second");
   PairSpec s{read_chaser(first, seed), read_chaser(second, seed + 1), {}, 0, {}};
   s.placement.sameSm = a.one_of("placement", {"same-sm", "different-sm"}) == 0;
+  if (a.has("smIds")) {
+    const json::Value& ids = a.array("smIds");
+    if (ids.as_array().size() != 2) a.fail("smIds", "an array of 2 SM ids");
+    s.placement.firstSm = static_cast<uint32_t>(a.checked_integer(ids.as_array()[0], "smIds", 0, limits::kMaxSeed));
+    s.placement.secondSm = static_cast<uint32_t>(a.checked_integer(ids.as_array()[1], "smIds", 0, limits::kMaxSeed));
+    if (s.placement.firstSm == s.placement.secondSm) a.fail("smIds", "2 distinct SM ids");
+    if (s.placement.sameSm) a.fail("placement", "different-sm with smIds");
+    s.placement.chosenSms = true;
+  }
   s.samples = read_samples(a);
   s.launch = read_launch(a, LaunchFields::CarveoutOnly);
   const hipDeviceProp_t& p = ctx.device();
@@ -248,6 +257,13 @@ PairSpec validate_pair(const json::Value& args, const OpContext& ctx) {
   if (s.placement.sameSm && s.placement.firstWarp == s.placement.secondWarp && s.placement.firstLane == s.placement.secondLane)
     a.fail("second", "on another warp or lane than args.first for same-sm placement");
   if (!s.placement.sameSm && p.multiProcessorCount < 2) a.fail("placement", "same-sm on a device with one SM");
+  if (s.placement.chosenSms) {
+    for (uint32_t sm : {s.placement.firstSm, s.placement.secondSm})
+      if (sm >= static_cast<uint32_t>(p.multiProcessorCount))
+        limits::bad_request("args.smIds must hold SM ids in [0, " + std::to_string(p.multiProcessorCount - 1) + "] (got " + std::to_string(sm) + ")");
+    // Several blocks per SM so that every SM runs one; those off the chosen SMs exit at once.
+    s.placement.gridBlocks = static_cast<uint32_t>(p.multiProcessorCount) * 4u;
+  }
   const std::vector<limits::ChainSize> chains = sizes({&s.first, &s.second});
   const uint64_t firstShared = limits::chaser_shared_bytes(chains[0], s.samples);
   const uint64_t secondShared = limits::chaser_shared_bytes(chains[1], s.samples);

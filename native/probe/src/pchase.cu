@@ -242,7 +242,9 @@ struct PairLaunch {
   uint32_t samples;
   uint32_t secondSlotOffset;  // words from smem to the second slot (0 on different SMs)
   uint64_t budgetNs;
-  uint32_t* sync;  // [0] arrivals, [1] step 1 done, [2] step 2 done
+  uint32_t* sync;  // [0] arrivals, [1] step 1 done, [2] step 2 done; chosen SMs: [3] first claimed, [4] second claimed, [5] blocks started, [6] one never ran
+  bool chosenSms;
+  uint32_t firstSm, secondSm;
   uint32_t* outSm;  // [2]
   uint32_t* outLatencies;  // 2 * samples: first's step 3, then second's step 2
   uint32_t* timedOut;
@@ -266,10 +268,42 @@ __device__ void raise_flag(uint32_t* flag) { atomicAdd(flag, 1u); }
 // Steps (protocol.ts PchasePairArgs): 1. first fills, 2. second walks, 3. first re-walks, timed.
 // Same SM: two warps of one block ordered by __syncthreads; different SMs: two
 // blocks ordered by flags in global memory after both have arrived.
+// Chosen SMs: which chaser this block runs (0 first, 1 second, 2 none), the first block on each chosen SM claiming it.
+__device__ uint32_t claim_pair_role(const PairLaunch& a) {
+  __shared__ uint32_t role;
+  if (threadIdx.x == 0) {
+    atomicAdd(&a.sync[5], 1u);
+    const uint32_t sm = ops::sm_id();
+    role = 2u;
+    if (sm == a.firstSm && atomicCAS(&a.sync[3], 0u, 1u) == 0u) role = 0u;
+    else if (sm == a.secondSm && atomicCAS(&a.sync[4], 0u, 1u) == 0u) role = 1u;
+  }
+  __syncthreads();
+  return role;
+}
+
+// Waits for the other chaser's arrival; on chosen SMs gives up once every block has started without it.
+__device__ bool wait_arrival(const PairLaunch& a, const WalkOut& out) {
+  while (*reinterpret_cast<const volatile uint32_t*>(&a.sync[0]) < 2u) {
+    if (a.chosenSms && *reinterpret_cast<const volatile uint32_t*>(&a.sync[5]) == gridDim.x &&
+        (*reinterpret_cast<const volatile uint32_t*>(&a.sync[3]) == 0u || *reinterpret_cast<const volatile uint32_t*>(&a.sync[4]) == 0u)) {
+      atomicExch(&a.sync[6], 1u);
+      return false;
+    }
+    if (ops::globaltimer_ns() > out.deadlineNs) {
+      atomicExch(out.timedOut, 1u);
+      return false;
+    }
+  }
+  return true;
+}
+
 __global__ void pair_kernel(PairLaunch a) {
   extern __shared__ uint32_t smem[];
-  const bool inFirstBlock = a.sameSm || blockIdx.x == 0;
-  const bool inSecondBlock = a.sameSm || blockIdx.x == 1;
+  const uint32_t role = a.chosenSms ? claim_pair_role(a) : (a.sameSm ? 0u : blockIdx.x);
+  if (role > 1u) return;
+  const bool inFirstBlock = a.sameSm || role == 0u;
+  const bool inSecondBlock = a.sameSm || role == 1u;
   const bool isFirst = inFirstBlock && threadIdx.x == a.firstThread;
   const bool isSecond = inSecondBlock && threadIdx.x == a.secondThread;
   const Slot s0 = slot_at(smem, a.samples);
@@ -283,7 +317,7 @@ __global__ void pair_kernel(PairLaunch a) {
 
   if (!a.sameSm && (isFirst || isSecond)) {
     atomicAdd(&a.sync[0], 1u);
-    wait_flag(&a.sync[0], 2u, out0);
+    if (!wait_arrival(a, out0)) return;
   }
   if (isFirst) a.outSm[0] = ops::sm_id();
   if (isSecond) a.outSm[1] = ops::sm_id();
@@ -481,15 +515,21 @@ PairRun run_pair(const ChaserView& first, const ChaserView& second, const PairPl
   DeviceBuffer<uint32_t> timedOut(1);
   for (uint32_t attempt = 0; attempt < kPlacementAttempts; ++attempt) {
     timedOut.zero();
-    DeviceBuffer<uint32_t> sync(3);
+    DeviceBuffer<uint32_t> sync(7);
     sync.zero();
     DeviceBuffer<uint32_t> outSm(2);
     DeviceBuffer<uint32_t> outLatencies(2u * timing.samples);
     const PairLaunch a{first, second, p.sameSm, p.firstWarp * 32u + p.firstLane, p.secondWarp * 32u + p.secondLane,
                        timing.samples, p.sameSm ? static_cast<uint32_t>(firstBytes / 4) : 0u, timing.budgetNs,
-                       sync.get(), outSm.get(), outLatencies.get(), timedOut.get()};
-    pair_kernel<<<p.sameSm ? 1u : 2u, threads, sharedBytes>>>(a);
+                       sync.get(), p.chosenSms, p.firstSm, p.secondSm, outSm.get(), outLatencies.get(), timedOut.get()};
+    pair_kernel<<<p.sameSm ? 1u : (p.chosenSms ? p.gridBlocks : 2u), threads, sharedBytes>>>(a);
     check_launch("pair_kernel");
+    if (p.chosenSms) {
+      uint32_t state[7];
+      sync.download(state, 7);
+      if (state[3] == 0u) throw ProbeFailure(ErrorCode::Unsupported, "sm " + std::to_string(p.firstSm) + " never ran a block");
+      if (state[4] == 0u) throw ProbeFailure(ErrorCode::Unsupported, "sm " + std::to_string(p.secondSm) + " never ran a block");
+    }
     throw_if_timed_out(timedOut, "pchase.pair");
     uint32_t sms[2];
     outSm.download(sms, 2);

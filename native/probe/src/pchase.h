@@ -65,6 +65,10 @@ ConsumerSelfTestRun run_consumer_selftest(const ChaserView& chaser, const ChaseT
 struct PairPlacementSpec {
   bool sameSm;
   uint32_t firstWarp, firstLane, secondWarp, secondLane;
+  // different-sm on chosen SMs (args.smIds): a grid of gridBlocks blocks, the
+  // first block on firstSm and the first on secondSm chase, the rest exit.
+  bool chosenSms = false;
+  uint32_t firstSm = 0, secondSm = 0, gridBlocks = 2;
 };
 
 struct PairRun {

@@ -197,9 +197,9 @@ export class SimulatedProbe {
   /** Thesis §4 (amount, sharing): first fills, second walks, first is re-read timed. */
   private async pchasePair(raw: unknown, slicer: WorkSlicer): Promise<PchasePairResult> {
     const args = validatePchasePair(raw, this.properties);
-    const firstSmId = 0;
+    const firstSmId = args.smIds?.[0] ?? 0;
     const sameSm = args.placement === 'same-sm';
-    const secondSmId = sameSm ? firstSmId : 1;
+    const secondSmId = sameSm ? firstSmId : (args.smIds?.[1] ?? 1);
     const launch = chaseLaunch(this.device.model, [args.first, args.second], args.samples, { ...args, oneBlock: sameSm });
     const seed = args.seed ?? 0;
     const first = createChaseArray(this.device, { ...args.first, seed });

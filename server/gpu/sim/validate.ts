@@ -19,7 +19,9 @@
  *       every timed load's latency in shared memory, 4 bytes each.
  *     - seed, when present, an integer in [0, 2^32 - 1].
  *     - pchase.batch: arrayBytesList a non-empty array of arrayBytes values.
- *     - pchase.pair: first and second objects; placement ∈ {same-sm, different-sm}.
+ *     - pchase.pair: first and second objects; placement ∈ {same-sm, different-sm};
+ *       smIds, when present, an array of 2 distinct integers in [0, 2^32 - 1],
+ *       and placement different-sm.
  *     - chase launches: carveoutPercent, when present, an integer in [0, 100];
  *       flushL2, when present, a boolean, and l2FetchGranularityBytes, when
  *       present, one of 32, 64, 128 (pchase, pchase.batch, selftest.consumer;
@@ -58,7 +60,8 @@
  *       sizes in arrayBytesList (one chaser per SM).
  *     - pair: warp in [0, maxThreadsPerBlock / warpSize - 1], lane in
  *       [0, warpSize - 1]; second.warp defaults to 1 for same-sm (0 otherwise);
- *       same-sm chasers must differ in warp or lane; different-sm needs 2 SMs.
+ *       same-sm chasers must differ in warp or lane; different-sm needs 2 SMs;
+ *       smIds each in [0, multiprocessorCount - 1].
  *     - constant-space arrays of one request together ≤ min(totalConstMemBytes, 64 KiB)
  *       (the probe's constant table).
  *     - shared-space arrays ≤ sharedMemPerBlockOptinBytes (else sharedMemPerBlockBytes),
@@ -337,17 +340,28 @@ export function validatePchasePair(raw: unknown, limits: Limits): PchasePairArgs
   const firstShape = chaserShape(source.first, 'first');
   const secondShape = chaserShape(source.second, 'second');
   const placement = oneOf(source, 'placement', ['same-sm', 'different-sm'] as const);
+  const sameSm = placement === 'same-sm';
+  let smIds: [number, number] | undefined;
+  if (source['smIds'] !== undefined) {
+    const ids = source['smIds'];
+    if (!Array.isArray(ids) || ids.length !== 2) badRequest('smIds must be an array of 2 SM ids');
+    smIds = [checkInteger(ids[0], 'smIds', 0, MAX_SEED), checkInteger(ids[1], 'smIds', 0, MAX_SEED)];
+    if (smIds[0] === smIds[1]) badRequest('smIds must be 2 distinct SM ids');
+    if (sameSm) badRequest('placement must be different-sm with smIds');
+  }
   const samples = integer(source, 'samples', 1, MAX_SAMPLES);
   const settings = launchSettings(source, false);
-  const sameSm = placement === 'same-sm';
   const first = placed(firstShape, 0, limits);
   const second = placed(secondShape, sameSm ? 1 : 0, limits);
   if (sameSm && first.warp === second.warp && first.lane === second.lane) badRequest('second must be on another warp or lane than first for same-sm placement');
   if (!sameSm && limits.multiprocessorCount < 2) badRequest('placement different-sm needs at least 2 SMs');
+  for (const sm of smIds ?? []) {
+    if (sm >= limits.multiprocessorCount) badRequest(`smIds must hold SM ids in [0, ${limits.multiprocessorCount - 1}] (got ${sm})`);
+  }
   const needs = [chaserSharedBytes(first, samples), chaserSharedBytes(second, samples)];
   checkSpaceLimits([first, second], sameSm ? needs[0]! + needs[1]! : Math.max(...needs), limits);
   checkChainsFit([first, second], limits);
-  return { first, second, placement, samples, seed, ...settings };
+  return { first, second, placement, samples, seed, ...settings, ...(smIds ? { smIds } : {}) };
 }
 
 export function validateBandwidth(raw: unknown, limits: Limits): BandwidthArgs {
