@@ -86,15 +86,16 @@ __global__ void farnear_kernel(FarnearLaunch a) {
     for (uint32_t c = 0; c < a.chunks; ++c) {
       const uint32_t* chunk = base + uint64_t{c} * a.chunkElems;
       if (threadIdx.x == 0) {
-        const uint32_t* p = chunk + (dep & a.zero);
         if (timed) {
+          // The address depends on the start clock's value too: the previous chunk's value is known long before,
+          // and an H100 showed 4-cycle "latencies" when that was the only dependency (ptxas issued the load first).
           const uint32_t t0 = ops::clock32();
-          dep = ops::load_global_cg(p);
+          dep = ops::load_global_cg(chunk + ((dep ^ t0) & a.zero));
           ops::consume(sink, dep);
           const uint32_t t1 = ops::clock32();
           latencies[c] = t1 - t0;
         } else {
-          dep = ops::load_global_cg(p);
+          dep = ops::load_global_cg(chunk + (dep & a.zero));
           ops::consume(sink, dep);
         }
       }

@@ -34,7 +34,7 @@ __global__ void persist_timed_kernel(const uint32_t* array, const uint32_t* offs
   for (uint32_t i = 0; i < samples; ++i) {
     const uint32_t* p = array + offsetsElems[i] + (dep & zero);
     const uint32_t t0 = ops::clock32();
-    dep = ops::load_global_cg(p);
+    dep = ops::load_global_cg(p + (t0 & zero));  // the address waits for the start clock: the load cannot issue before it
     ops::consume(sink, dep);
     const uint32_t t1 = ops::clock32();
     smem[i] = t1 - t0;
