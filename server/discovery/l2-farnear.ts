@@ -85,11 +85,25 @@ export function buildFarnear(raw: readonly RawSeries[], partitions: L2Partitions
   const warnings: string[] = [];
   if (partitions.count !== 2 || !partitions.farLatency) return { fields, warnings };
   const overhead = calibration?.clockReadOverheadCycles ?? 0;
-  const beyond = farnearRuns(raw, FARNEAR_BEYOND).flatMap((r) => r.sms as FarnearSeries[]);
-  const dram = farnearRuns(raw, FARNEAR_DRAM).flatMap((r) => r.sms as FarnearSeries[]);
+  // A timed load that did not wait for its data reads its issue cost (a few cycles), far under any L2 hit: such
+  // series (an H100 gave them before the start clock fed the address) say nothing about the classes.
+  const floorRaw = 0.8 * (partitions.nearLatency.p50 + overhead);
+  const plausible = (series: FarnearSeries[]) => {
+    const timed = series.flatMap((s) => s.latenciesCycles).filter((x) => x > 0);
+    return timed.length > 0 && median(timed) >= floorRaw;
+  };
+  let beyond = farnearRuns(raw, FARNEAR_BEYOND).flatMap((r) => r.sms as FarnearSeries[]);
+  let dram = farnearRuns(raw, FARNEAR_DRAM).flatMap((r) => r.sms as FarnearSeries[]);
+  let sharedRuns = farnearRuns(raw, FARNEAR_SHARED).filter((r) => r.shared && r.sms.length >= 2);
+  if ([beyond, dram, ...sharedRuns.map((r) => r.sms as FarnearSeries[])].some((series) => series.length > 0 && !plausible(series))) {
+    warnings.push(`l2: l2.farnear timed loads read under ${Math.round(floorRaw)} cycles, less than an L2 hit: they did not wait for their data, so the far-partition, device-memory and shared-data figures are left out`);
+    beyond = [];
+    dram = [];
+    sharedRuns = [];
+  }
   const analysis = analyseFarnear(beyond, dram);
   warnings.push(...analysis.warnings.map((w) => `l2: ${w}`));
-  if (beyond.length === 0 && dram.length === 0) warnings.push('l2: no far-partition or device-memory classes (l2.farnear did not run)');
+  if (beyond.length === 0 && dram.length === 0 && !farnearRuns(raw, FARNEAR_BEYOND).length) warnings.push('l2: no far-partition or device-memory classes (l2.farnear did not run)');
   if (analysis.farBeyondSamples) fields.farBeyondCapacityLatency = toLatencyValue(analysis.farBeyondSamples, calibration);
   if (analysis.deviceMemoryNearSamples) fields.deviceMemoryNearLatency = toLatencyValue(analysis.deviceMemoryNearSamples, calibration);
   if (analysis.deviceMemoryFarSamples) fields.deviceMemoryFarLatency = toLatencyValue(analysis.deviceMemoryFarSamples, calibration);
@@ -100,7 +114,7 @@ export function buildFarnear(raw: readonly RawSeries[], partitions: L2Partitions
   const farRaw = partitions.farLatency.p50 + overhead;
   const beyondRaw = analysis.farBeyondSamples ? median(analysis.farBeyondSamples) : 1.5 * farRaw;
   const memoryRaw = analysis.deviceMemoryNearSamples ? median(analysis.deviceMemoryNearSamples) : 2 * farRaw;
-  const shared = farnearRuns(raw, FARNEAR_SHARED).filter((r) => r.shared && r.sms.length >= 2);
+  const shared = sharedRuns;
   if (shared.length > 0) {
     const capacity = analyseSharedCapacity(shared.map((r) => ({ arrayBytes: r.arrayBytes, first: r.sms[0]! })), (farRaw + beyondRaw) / 2);
     const points = capacity.points.map((p) => `${p.arrayBytes} B: ${Math.round(p.survivedShare * 100)} %`).join(', ');
@@ -113,10 +127,14 @@ export function buildFarnear(raw: readonly RawSeries[], partitions: L2Partitions
   } else if (beyond.length > 0) {
     warnings.push('l2: no shared-data capacity (l2.farnear shared mode did not run)');
   }
+  // A persisting line is a hit wherever it is homed: up to the far-partition hit past capacity, not device memory.
+  const persistThreshold = (beyondRaw + memoryRaw) / 2;
   const persist = raw.filter((s) => s.name === PERSIST && s.op === 'l2.persist').map((s) => s.result as L2PersistResult);
   const last = persist[persist.length - 1];
-  if (last) {
-    const rates = analysePersist(last, (farRaw + memoryRaw) / 2);
+  if (last && !plausible([{ smId: 0, latenciesCycles: [...last.withoutCycles, ...last.withCycles] }])) {
+    warnings.push(`l2: l2.persist timed loads read under ${Math.round(floorRaw)} cycles, less than an L2 hit: the persisting window's effect is left out`);
+  } else if (last) {
+    const rates = analysePersist(last, persistThreshold);
     fields.persistingWindow = {
       windowBytes: last.windowBytes,
       ...rates,

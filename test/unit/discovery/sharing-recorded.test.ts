@@ -43,3 +43,22 @@ describe('amount and sharing from an H100’s recorded series', () => {
     expect(raw.filter((s) => /^sharing\.[a-zA-Z0-9]+\.[a-zA-Z0-9]+$/.test(s.name) && !s.name.startsWith('sharing.amount.')).length).toBe(12);
   });
 });
+
+describe('the L2 partitions’ extra figures from the same H100 runs', () => {
+  it('refuses l2.farnear latencies that never waited for their data, and still reads the persisting window’s effect', async () => {
+    const { buildL2Partitions } = await import('../../../server/discovery/l2-structure.js');
+    for (const { raw } of recorded.runs) {
+      const calibration = raw.find((s) => s.op === 'calibrate')!.result as import('../../../server/gpu/protocol.js').CalibrateResult;
+      const { partitions, warnings } = buildL2Partitions(raw, calibration);
+      expect(partitions?.count).toBe(2);
+      expect(warnings.some((w) => /l2\.farnear timed loads read under \d+ cycles/.test(w))).toBe(true);
+      expect(partitions?.farBeyondCapacityLatency).toBeUndefined();
+      expect(partitions?.deviceMemoryNearLatency).toBeUndefined();
+      expect(partitions?.sharedDataCapacityBytes).toBeUndefined();
+      // A window that persists keeps its lines in the L2 through two streams of twice the L2; without it they are gone.
+      const window = partitions!.persistingWindow!;
+      expect(window.hitRateWith).toBeGreaterThan(0.5);
+      expect(window.hitRateWithout).toBeLessThan(0.2);
+    }
+  });
+});
