@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proof in the machine code that every pchase stop clock waits for its load
-# (issue 8): compiles native/probe/src/pchase.cu to a cubin per architecture,
+# (issue 8), and every L2-structure kernel's too (issue 9): compiles native/probe/src/pchase.cu to a cubin per architecture,
 # disassembles it (cuobjdump -sass, else nvdisasm) and checks, in each timed
 # loop, that the register the load writes (LDG/LD/LDS/LDC/TEX/TLD) is read
 # before the CS2R/S2R ... SR_CLOCKLO that stops the clock; and that the
@@ -35,5 +35,18 @@ for arch in "${archs[@]}"; do
     echo "sass-check: $arch: FAILED"; status=1
   fi
   sed 's/^/  /' "$base.report"
+  # The L2-structure kernels (issue 9): every timed .cg load feeds its stop clock, and none left its window
+  # (on an H100 l2.farnear once read 4 cycles: its load was issued before the start clock; the PTX looked right).
+  for src in l2-partition l2-farnear l2-persist; do
+    l2="$OUT/$src-$arch"
+    if ! nvcc -std=c++17 -cubin -arch="$arch" "native/probe/src/$src.cu" -o "$l2.cubin"; then echo "sass-check: $arch $src: nvcc failed"; status=1; continue; fi
+    disasm "$l2.cubin" > "$l2.sass" || { echo "sass-check: $arch $src: disassembly failed"; status=1; continue; }
+    if node --import tsx test/integration/probe/timed-loads-cli.ts sass "$l2.sass" l2 > "$l2.report" 2>&1; then
+      echo "sass-check: $arch $src: ok ($(grep -c '^consumed' "$l2.report") consumed timed loads)"
+    else
+      echo "sass-check: $arch $src: FAILED"; status=1
+    fi
+    sed 's/^/  /' "$l2.report"
+  done
 done
 exit $status

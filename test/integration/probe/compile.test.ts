@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkConsumers, isConsumed, PCHASE_KERNELS, PTX_LOAD_KINDS, report, timedWindows } from './timed-loads.js';
+import { checkAllConsumed, checkConsumers, l2KernelsOf, PCHASE_KERNELS, PTX_LOAD_KINDS, report, timedWindows } from './timed-loads.js';
 
 const exec = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -79,32 +79,14 @@ describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc
     COMPILE_TIMEOUT_MS,
   );
   it(
-    'make the L2 partition kernel’s timed .cg load feed its stop clock (PTX, sm_90; l2-partition.cu)',
+    'make the L2-structure kernels’ timed .cg loads feed their stop clocks (PTX, sm_90; l2-partition, l2-farnear, l2-persist)',
     async () => {
-      const out = path.join(dir, 'l2-partition.ptx');
-      await exec(NVCC!, ['-std=c++17', '-arch=sm_90', '-ptx', path.join(SRC, 'l2-partition.cu'), '-o', out]);
-      const windows = timedWindows(readFileSync(out, 'utf8'), 'ptx').filter((w) => /partition_kernel/.test(w.kernel));
-      expect(windows.length, report(windows, 'ptx')).toBeGreaterThan(0);
-      for (const w of windows) {
-        expect(isConsumed(w, 'ptx'), report([w], 'ptx')).toBe(true);
-        expect(report([w], 'ptx')).toContain('ld.global.cg');
-      }
-    },
-    COMPILE_TIMEOUT_MS,
-  );
-  it.each([
-    ['l2-farnear.cu', /farnear_kernel/],
-    ['l2-persist.cu', /persist_timed_kernel/],
-  ])(
-    'make the %s timed .cg load feed its stop clock (PTX, sm_90)',
-    async (file, kernel) => {
-      const out = path.join(dir, file.replace('.cu', '.ptx'));
-      await exec(NVCC!, ['-std=c++17', '-arch=sm_90', '-ptx', path.join(SRC, file), '-o', out]);
-      const windows = timedWindows(readFileSync(out, 'utf8'), 'ptx').filter((w) => kernel.test(w.kernel));
-      expect(windows.length, report(windows, 'ptx')).toBeGreaterThan(0);
-      for (const w of windows) {
-        expect(isConsumed(w, 'ptx'), report([w], 'ptx')).toBe(true);
-        expect(report([w], 'ptx')).toContain('ld.global.cg');
+      for (const source of ['l2-partition', 'l2-farnear', 'l2-persist']) {
+        const out = path.join(dir, `${source}.ptx`);
+        await exec(NVCC!, ['-std=c++17', '-arch=sm_90', '-ptx', path.join(SRC, `${source}.cu`), '-o', out]);
+        const windows = timedWindows(readFileSync(out, 'utf8'), 'ptx');
+        expect(checkAllConsumed(windows, 'ptx', l2KernelsOf(`${source}.ptx`)), report(windows, 'ptx')).toEqual([]);
+        for (const w of windows.filter((w) => l2KernelsOf(source)[0]!.test(w.kernel))) expect(report([w], 'ptx')).toContain('ld.global.cg');
       }
     },
     COMPILE_TIMEOUT_MS,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './raw-probe.js';
-import { checkConsumers, PCHASE_KERNELS, report, SASS_LOAD_CLASSES, timedWindows } from './timed-loads.js';
+import { checkAllConsumed, checkConsumers, l2KernelsOf, PCHASE_KERNELS, report, SASS_LOAD_CLASSES, timedWindows } from './timed-loads.js';
 
 // The SASS half of the timed-load proof (the PTX half is in compile.test.ts):
 // what ptxas made of walk_timed, per architecture. Needs nvcc and cuobjdump or
@@ -60,5 +60,21 @@ describe('timed loads in recorded H100 SASS (test/fixtures/h100/pchase-sm_90.sas
     const text = gunzipSync(readFileSync(path.join(REPO_ROOT, 'test/fixtures/h100/pchase-sm_90.sass.gz'))).toString('utf8');
     const windows = timedWindows(text, 'sass');
     expect(checkConsumers(windows, { dialect: 'sass', ...PCHASE_KERNELS, expectedKinds: SASS_LOAD_CLASSES }), report(windows, 'sass')).toEqual([]);
+  });
+});
+
+// Always runs: l2-farnear.cu's sm_90 SASS as cuobjdump printed it on the H100 host, before and after the fix
+// (2026-11-23). Before it, the timed LDG was issued ahead of the start clock (every latency read 4 cycles on the
+// GPU) although the PTX order was right: only the machine code shows it, and the check must.
+describe('the L2-structure check on recorded H100 SASS (test/fixtures/h100/l2-farnear*-sm_90.sass.gz)', () => {
+  const sass = async (name: string) => {
+    const { gunzipSync } = await import('node:zlib');
+    return timedWindows(gunzipSync(readFileSync(path.join(REPO_ROOT, 'test/fixtures/h100', name))).toString('utf8'), 'sass');
+  };
+  it('passes the fixed kernel: its timed load feeds the stop clock', async () => {
+    expect(checkAllConsumed(await sass('l2-farnear-sm_90.sass.gz'), 'sass', l2KernelsOf('l2-farnear'))).toEqual([]);
+  });
+  it('fails the kernel the GPU caught: no load between its clock reads', async () => {
+    expect(checkAllConsumed(await sass('l2-farnear-before-fix-sm_90.sass.gz'), 'sass', l2KernelsOf('l2-farnear'))).toEqual(['no timed load found in a kernel matching /farnear_kernel/']);
   });
 });

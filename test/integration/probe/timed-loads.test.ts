@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConsumers, isConsumed, loadKind, PCHASE_KERNELS, PTX_LOAD_KINDS, SASS_LOAD_CLASSES, sassLoadClass, timedWindows, type ConsumerCheck } from './timed-loads.js';
+import { checkAllConsumed, checkConsumers, isConsumed, l2KernelsOf, loadKind, PCHASE_KERNELS, PTX_LOAD_KINDS, SASS_LOAD_CLASSES, sassLoadClass, timedWindows, type ConsumerCheck } from './timed-loads.js';
 
 // Synthetic compiler output shaped like nvcc 13's for native/probe/src/pchase.cu:
 // the checks must hold on it without nvcc or cuobjdump.
@@ -186,6 +186,19 @@ const goodSass = (chase: (k: string) => string = (k) => sassLoop(k, 'consumed'))
   ].join('\n');
 
 const SASS_CHECK: ConsumerCheck = { dialect: 'sass', ...PCHASE_KERNELS, expectedKinds: SASS_LOAD_CLASSES };
+
+describe('the L2-structure kernels’ check', () => {
+  it('passes consumed loads, and fails a kernel whose load left its window (issued before the start clock) or lost its consumer', () => {
+    const farnear = (shape: 'consumed' | 'unconsumed') => ptxKernel('14farnear_kernel', ptxLoop('ld.global.cg', shape));
+    const patterns = l2KernelsOf('l2-farnear-sm_90.ptx');
+    expect(patterns).toEqual([/farnear_kernel/]);
+    expect(checkAllConsumed(timedWindows(farnear('consumed'), 'ptx'), 'ptx', patterns)).toEqual([]);
+    expect(checkAllConsumed(timedWindows(farnear('unconsumed'), 'ptx'), 'ptx', patterns)).toEqual([expect.stringMatching(/^stop clock does not wait for ld\.global\.cg/)]);
+    // no window at all: the load was hoisted above the start clock
+    expect(checkAllConsumed(timedWindows(ptxKernel('14farnear_kernel', ''), 'ptx'), 'ptx', patterns)).toEqual(['no timed load found in a kernel matching /farnear_kernel/']);
+    expect(l2KernelsOf('other.sass')).toHaveLength(3);
+  });
+});
 
 describe('timed loads in SASS', () => {
   it('finds the load between the CS2R clock reads and the STS that reads its register', () => {

@@ -282,3 +282,27 @@ export function report(windows: TimedWindow[], dialect: Dialect): string {
     .map((w) => `${isConsumed(w, dialect) ? 'consumed  ' : 'UNCONSUMED'}  ${w.kernel.slice(-60)}  ${w.load.text}${w.consumers[0] ? `  <- ${w.consumers[0].text}` : ''}`)
     .join('\n');
 }
+
+/** The L2-structure kernels (l2-partition.cu, l2-farnear.cu, l2-persist.cu): each times .cg loads the pchase way. */
+export const L2_KERNELS: Readonly<Record<string, RegExp>> = { 'l2-partition': /partition_kernel/, 'l2-farnear': /farnear_kernel/, 'l2-persist': /persist_timed_kernel/ };
+
+/** The L2 kernels a compiled file holds, by its name (l2-farnear-sm_90.sass → the farnear kernel); all of them when the name says none. */
+export function l2KernelsOf(fileName: string): RegExp[] {
+  const named = Object.entries(L2_KERNELS).filter(([source]) => fileName.includes(source));
+  return (named.length ? named : Object.entries(L2_KERNELS)).map(([, pattern]) => pattern);
+}
+
+/**
+ * Every kernel matching a pattern has a timed load, and every timed load of
+ * it feeds its stop clock. A load issued before the start clock leaves its
+ * window without a load, which shows as "no timed load" here.
+ */
+export function checkAllConsumed(windows: TimedWindow[], dialect: Dialect, kernels: readonly RegExp[]): string[] {
+  const problems: string[] = [];
+  for (const pattern of kernels) {
+    const mine = windows.filter((w) => pattern.test(w.kernel));
+    if (mine.length === 0) problems.push(`no timed load found in a kernel matching ${pattern}`);
+    for (const w of mine) if (!isConsumed(w, dialect)) problems.push(`stop clock does not wait for ${describe(w)}`);
+  }
+  return problems;
+}
