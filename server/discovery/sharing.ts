@@ -1,5 +1,5 @@
 import { classifyReRead, countCaches, decideSharing, referenceOf, type PlacementTest, type ReReadReference, type ReReadVerdict } from '../analysis/sharing.js';
-import type { ChaserSpec, DeviceProperties, PchasePairArgs, PchasePairResult } from '../gpu/protocol.js';
+import type { ChaserSpec, DeviceProperties, PchaseArgs, PchasePairArgs, PchasePairResult, PchaseResult } from '../gpu/protocol.js';
 import { ELEMENT_NAMES, type ElementName, type ElementTopology, type RawSeries } from '../model/document.js';
 import { CONSTANT_SPEC } from './constant.js';
 import { L1_SPEC, READ_ONLY_SPEC, TEXTURE_SPEC } from './l1.js';
@@ -29,6 +29,10 @@ import { recordedSearch, residentSamples } from './sweep-series.js';
  */
 const PREFIX = 'sharing';
 const AMOUNT_PREFIX = `${PREFIX}.amount`;
+/** A plain global load (no cache operator) walked warm over half the L1: does the L1 cache it by default? */
+const DEFAULT_GLOBAL = `${PREFIX}.defaultGlobal`;
+const DEFAULT_GLOBAL_SHARE = 0.5;
+const DEFAULT_GLOBAL_SAMPLES = 128;
 
 interface Member {
   element: ElementName;
@@ -110,6 +114,11 @@ function pairArgs(a: PerSmCacheSpec, aBytes: number, aAt: Placement, b: PerSmCac
   };
 }
 
+function defaultGlobalArgs(l1SizeBytes: number, spec: PerSmCacheSpec): PchaseArgs {
+  const arrayBytes = aligned(DEFAULT_GLOBAL_SHARE * l1SizeBytes, spec.sizeStrideBytes);
+  return { space: 'global', arrayBytes, strideBytes: spec.sizeStrideBytes, pattern: 'sequential', warmup: true, samples: Math.min(DEFAULT_GLOBAL_SAMPLES, Math.floor(arrayBytes / spec.sizeStrideBytes)) };
+}
+
 export async function measureSharing(session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
   const sized = SHARING_MEMBERS.flatMap((member) => {
     const sizeBytes = measuredSizeBytes(session.raw, member);
@@ -118,6 +127,8 @@ export async function measureSharing(session: ProbeSession, device: DeviceProper
   const warpSize = device.warpSize > 0 ? device.warpSize : 32;
   for (const member of sized) await measureAmount(session, member, member.sizeBytes, amountThreads(device), warpSize);
   onRound?.(AMOUNT_PREFIX);
+  const l1 = sized.find((member) => member.element === 'l1');
+  if (l1) await session.request(DEFAULT_GLOBAL, 'pchase', defaultGlobalArgs(l1.sizeBytes, l1.spec));
   for (const a of sized) {
     for (const b of sized) {
       if (a === b) continue;
@@ -208,6 +219,14 @@ export function buildSharing(raw: readonly RawSeries[], device: DeviceProperties
         note: `pchase.pair on one SM, thread 0 against threads ${threads.join(', ')}: ${count.count === 1 ? 'every one evicted its lines' : `threads in ${count.count} groups that keep each other's lines (${count.groups.map((group) => group.join('/')).join('; ')})`}`,
       },
     };
+  }
+
+  // Whether the L1 caches plain global loads: a warm walk over half its size, read against the L1's own hit and miss latencies.
+  const defaultGlobal = raw.find((series) => series.name === DEFAULT_GLOBAL && series.op === 'pchase');
+  if (defaultGlobal) {
+    const verdict = classifyReRead((defaultGlobal.result as PchaseResult).latenciesCycles, references.get('l1') ?? null);
+    if (verdict.found) elements.l1 = { ...elements.l1, cachesGlobalLoadsByDefault: !verdict.evicted };
+    else warnings.push(`${PREFIX}: whether the L1 caches plain global loads is unclear (${verdict.reason})`);
   }
 
   const verdicts = new Map<string, ReReadVerdict>();

@@ -15,7 +15,8 @@ import type { DeviceProperties } from '../model/device-schema.js';
 export const PROBE_PROTOCOL_VERSION = 1;
 
 /** Memory spaces a pointer chase can walk (thesis §4: one load flavour each). */
-export const MEMORY_SPACES = ['global.ca', 'global.cg', 'readonly', 'texture', 'constant', 'shared'] as const;
+/** `global`: a plain global load with no cache operator, cached wherever the GPU caches global loads by default. */
+export const MEMORY_SPACES = ['global.ca', 'global.cg', 'readonly', 'texture', 'constant', 'shared', 'global'] as const;
 export type MemorySpace = (typeof MEMORY_SPACES)[number];
 
 export type ChasePattern = 'sequential' | 'random';

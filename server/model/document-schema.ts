@@ -126,6 +126,9 @@ export const ElementTopologySchema = Type.Object(
     amount: Type.Optional(partRef(AmountValueSchema)),
     segmentSize: measured(),
     sharedWith: Type.Optional(Type.Array(StringEnum(ELEMENT_NAMES), { description: 'elements that share this one’s physical cache' })),
+    cachesGlobalLoadsByDefault: Type.Optional(
+      Type.Boolean({ description: 'L1 only: whether a plain global load (ld.global, no cache operator) hits in this cache once warm, measured (sharing.defaultGlobal in the raw series)' }),
+    ),
     readBandwidth: measured(),
     writeBandwidth: measured(),
     missPenalty: measured(),

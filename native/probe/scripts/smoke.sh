@@ -27,7 +27,7 @@ chase() { # space arrayBytes strideBytes pattern warmup samples
   chase global.cg 4194304 128 random true 256
   chase global.cg 1073741824 4096 random false 1024
   # Every space once.
-  for s in global.ca global.cg readonly texture constant shared; do chase "$s" 8192 64 sequential true 256; done
+  for s in global.ca global.cg readonly texture constant shared global; do chase "$s" 8192 64 sequential true 256; done
   req pchase '{"space":"global.ca","arrayBytes":16384,"strideBytes":128,"pattern":"sequential","warmup":true,"samples":64,"smId":7}'
   # L1 size sweep (one chaser per SM, 8 KiB .. 320 KiB).
   sizes=""; for k in $(seq 8 8 320); do sizes="$sizes${sizes:+,}$((k * 1024))"; done

@@ -173,6 +173,18 @@ __device__ __forceinline__ uint32_t load_global_ca(const uint32_t* p) {
   return v;
 }
 
+// Global load with no cache operator (NVIDIA ld.global: what a plain C++ load of global memory compiles to; whether
+// L1 caches it is the GPU's and the build's default, which is what the `global` space measures). AMD: as global.ca.
+__device__ __forceinline__ uint32_t load_global(const uint32_t* p) {
+#if defined(TOPOD_VENDOR_NVIDIA)
+  uint32_t v;
+  asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+#else
+  return load_global_ca(p);
+#endif
+}
+
 // Global load that bypasses L1 (NVIDIA ld.global.cg; AMD glc: served by L2).
 __device__ __forceinline__ uint32_t load_global_cg(const uint32_t* p) {
   uint32_t v;

@@ -33,6 +33,7 @@ __device__ __forceinline__ uint32_t step(const ChaserView& c, const uint32_t* sh
   if constexpr (S == Space::Texture) return ops::load_texture(c.tex, j);
   if constexpr (S == Space::Constant) return ops::load_constant(g_constantChain, j);
   if constexpr (S == Space::Shared) return ops::load_shared(sharedChain + j);
+  if constexpr (S == Space::Global) return ops::load_global(c.global + j);
 }
 
 // Calls f(SpaceTag<S>{}) for the chaser's space, so one generic body is instantiated per load flavour.
@@ -50,6 +51,7 @@ __device__ __forceinline__ void with_space(Space space, F&& f) {
     case Space::Texture: f(SpaceTag<Space::Texture>{}); return;
     case Space::Constant: f(SpaceTag<Space::Constant>{}); return;
     case Space::Shared: f(SpaceTag<Space::Shared>{}); return;
+    case Space::Global: f(SpaceTag<Space::Global>{}); return;
   }
 }
 

@@ -51,6 +51,8 @@ export interface GpuModel {
      * always go through their own constant L1 and L1.5.
      */
     physicalCacheOf: Record<L1Space, number>;
+    /** Whether a plain global load (no cache operator, space `global`) goes through the L1, as `global.ca` does, or only the L2. */
+    cachesDefaultGlobalLoads: boolean;
   };
   constantL1: CacheGeometry & { hitLatencyCycles: number };
   constantL15: CacheGeometry & { hitLatencyCycles: number };

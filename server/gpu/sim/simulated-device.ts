@@ -135,6 +135,8 @@ export class SimulatedDevice {
         return this.l2LatencyCycles(smId, address);
       case 'global.cg':
         return this.l2LatencyCycles(smId, address);
+      case 'global':
+        return this.loadLatencyCycles(smId, model.l1.cachesDefaultGlobalLoads ? 'global.ca' : 'global.cg', address);
       default:
         if (this.l1(smId, space).access(address)) return model.l1.hitLatencyCycles[space];
         return this.l2LatencyCycles(smId, address);

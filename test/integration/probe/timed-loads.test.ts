@@ -11,6 +11,7 @@ const PTX_LOADS: Record<string, (dst: string) => string> = {
   'ld.const': (d) => `ld.const.u32 \t${d}, [%rd74];`,
   'ld.shared': (d) => `ld.shared.u32 ${d}, [%r152];`,
   'tex.1d': (d) => `tex.1d.v4.u32.s32 \t{${d}, %r320, %r321, %r322}, [%rd5, {${d}}];`,
+  'ld.global': (d) => `ld.global.u32 ${d}, [%rd46];`,
 };
 
 let label = 0;

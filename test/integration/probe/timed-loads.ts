@@ -271,8 +271,8 @@ export const PCHASE_KERNELS = {
   selfTest: /consumer_selftest_kernel/,
 };
 
-/** One per memory space (protocol.ts MEMORY_SPACES: global.ca, global.cg, readonly, constant, shared, texture). */
-export const PTX_LOAD_KINDS = ['ld.global.ca', 'ld.global.cg', 'ld.global.nc', 'ld.const', 'ld.shared', 'tex.1d'];
+/** One per memory space (protocol.ts MEMORY_SPACES: global.ca, global.cg, readonly, constant, shared, texture, global). */
+export const PTX_LOAD_KINDS = ['ld.global.ca', 'ld.global.cg', 'ld.global.nc', 'ld.const', 'ld.shared', 'tex.1d', 'ld.global'];
 /** SASS folds the three global flavours into LDG (its modifiers differ by architecture). */
 export const SASS_LOAD_CLASSES = ['LDG', 'LDC', 'LDS', 'TEX'];
 

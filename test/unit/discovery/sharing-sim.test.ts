@@ -16,6 +16,8 @@ const H100 = GPU_MODELS['h100-sxm5-80gb']!;
 const A100 = GPU_MODELS['a100-40gb']!;
 /** A Kepler-like variant of the H100-like model: texture and read-only loads in a cache of their own beside the L1. */
 const SPLIT_TEXTURE: GpuModel = { ...H100, id: 'h100-split-texture', l1: { ...H100.l1, physicalCacheOf: { 'global.ca': 0, readonly: 1, texture: 1 } } };
+/** A Kepler-like default too: plain global loads go to the L2 only (ld.global behaves as .cg). */
+const L2_ONLY_DEFAULT: GpuModel = { ...H100, id: 'h100-l2-only-default', l1: { ...H100.l1, cachesDefaultGlobalLoads: false } };
 
 const ELEMENTS = SHARING_MEMBERS.map((member) => member.element);
 const PATH_OF: Partial<Record<ElementName, L1Space>> = { l1: 'global.ca', texture: 'texture', readOnly: 'readonly' };
@@ -49,6 +51,7 @@ describe.each([
   [H100, 51],
   [A100, 52],
   [SPLIT_TEXTURE, 53],
+  [L2_ONLY_DEFAULT, 54],
 ])('amount and physical sharing on the simulated $id', (model, seed) => {
   it('recovers every element’s sharedWith and one cache per SM exactly, in little GPU time, with the evidence in raw series', async () => {
     const { raw, sharingSeconds } = await measured(model, seed);
@@ -63,8 +66,12 @@ describe.each([
       // The size and latency the per-SM strategies built are kept beside them.
       expect(e?.size?.value, element).toBeGreaterThan(0);
     }
+    // Whether the L1 caches a plain global load: the model's default, from one warm walk kept in raw series.
+    expect(outcome.elements.l1?.cachesGlobalLoadsByDefault).toBe(model.l1.cachesDefaultGlobalLoads);
+    expect(outcome.elements.texture?.cachesGlobalLoadsByDefault).toBeUndefined();
+    expect(raw.filter((series) => series.name === 'sharing.defaultGlobal').map((series) => (series.args as { space: string }).space)).toEqual(['global']);
     // Every ordered pair recorded once, under its own name, with its re-read and the other chaser's walk.
-    const pairs = raw.filter((series) => series.name.startsWith('sharing.') && !series.name.startsWith('sharing.amount.'));
+    const pairs = raw.filter((series) => series.name.startsWith('sharing.') && !series.name.startsWith('sharing.amount.') && series.name !== 'sharing.defaultGlobal');
     const expectedNames = ELEMENTS.flatMap((a) => ELEMENTS.filter((b) => b !== a).map((b) => `sharing.${a}.${b}`));
     expect(pairs.map((series) => series.name).sort()).toEqual(expectedNames.sort());
     for (const series of pairs) {

@@ -43,6 +43,7 @@ export const A100_40GB: GpuModel = {
     hitLatencyCycles: { 'global.ca': 40, readonly: 40, texture: 99 },
     // One physical cache for the three paths (thesis §5: one L1/texture/read-only cache since Maxwell).
     physicalCacheOf: { 'global.ca': 0, readonly: 0, texture: 0 },
+    cachesDefaultGlobalLoads: true,
   },
   constantL1: { sizeBytes: 2 * KIB, lineBytes: 64, sectorBytes: 64, ways: 4, hitLatencyCycles: 42 },
   constantL15: { sizeBytes: 80 * KIB, lineBytes: 256, sectorBytes: 256, ways: 8, hitLatencyCycles: 93 },
@@ -64,7 +65,7 @@ export const A100_40GB: GpuModel = {
     writeBandwidthBytesPerS: 3.2e12,
   },
   deviceMemory: { latencyCycles: 569, readBandwidthBytesPerS: 1.4e12, writeBandwidthBytesPerS: 1.5e12 },
-  unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12 },
+  unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12, global: 8.5 },
   launchOverheadS: 4e-6,
   // Invented, as the H100-like model's: 64 B per SM cycle, a copy below the read and write rates.
   bandwidth: { smBytesPerCycle: 64, copyBytesPerS: 1.3e12 },

@@ -50,6 +50,7 @@ export const H100_SXM5_80GB: GpuModel = {
     hitLatencyCycles: { 'global.ca': 38, readonly: 38, texture: 89 },
     // Invented (not recorded by topod yet): one physical cache for the three paths, NVIDIA's unified L1/texture cache.
     physicalCacheOf: { 'global.ca': 0, readonly: 0, texture: 0 },
+    cachesDefaultGlobalLoads: true,
   },
   // Size: fixture constant-sweep.json hits every load up to 2048 B and misses from 2304 B.
   // Line ≤ 64 B: in the 2304 B series two 64 B elements of one 128 B block hit and miss apart.
@@ -102,7 +103,7 @@ export const H100_SXM5_80GB: GpuModel = {
   },
   // fixture consumer-selftest.json: median of each space's unconsumedLatenciesCycles − overhead
   // (the same few cycles for L1, L2 and device-memory loads: the stop clock issues at once).
-  unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12 },
+  unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12, global: 8.5 },
   // fixture bandwidth.json: the 8 MiB read run's median seconds minus 8 MiB at the L2 read bandwidth above.
   launchOverheadS: 7.8e-6,
   // Invented: 64 B per cycle between an SM and the L2 (132 SMs could take
