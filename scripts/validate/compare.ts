@@ -37,6 +37,9 @@ export function compareToReference(elements: TopologyElements, references: reado
       rows.push({ element, attribute, ...measured, ...judge(element, attribute, measured.number, measured.source, reference) });
     }
     if (topology.sharedWith) rows.push(sharedWithRow(element, topology.sharedWith, references));
+    if (topology.cachesGlobalLoadsByDefault !== undefined) {
+      rows.push({ element, attribute: 'cachesGlobalLoadsByDefault', value: topology.cachesGlobalLoadsByDefault ? 'yes' : 'no', confidence: '', reference: '', deviation: '', verdict: 'info' });
+    }
   }
   return rows;
 }

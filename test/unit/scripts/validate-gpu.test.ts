@@ -59,6 +59,7 @@ describe('compareToReference', () => {
     constantL15: { size: { value: 65536, unit: 'bytes', source: 'microbenchmark', bound: 'lower', confidence: 1 } },
     shared: { size: { value: 4096, unit: 'bytes', source: 'api' } },
     texture: { sharedWith: ['readOnly', 'l1'] },
+    readOnly: { cachesGlobalLoadsByDefault: false },
     deviceMemory: {
       readBandwidth: { value: 1.1 * 1024 ** 3, unit: 'bytes/s', source: 'microbenchmark' },
       writeBandwidth: { value: 1.5 * 1024 ** 3, unit: 'bytes/s', source: 'microbenchmark' },
@@ -76,6 +77,7 @@ describe('compareToReference', () => {
     expect(verdict('constantL15', 'size')).toBe('ok (bound)');
     expect(verdict('shared', 'size')).toBe('api');
     expect(verdict('texture', 'sharedWith')).toBe('ok'); // the same set, in any order
+    expect(rows.find((row) => row.attribute === 'cachesGlobalLoadsByDefault')).toMatchObject({ element: 'readOnly', value: 'no', verdict: 'info' });
     expect(verdict('deviceMemory', 'readBandwidth')).toBe('ok (not below)');
     expect(verdict('deviceMemory', 'writeBandwidth')).toBe('BELOW');
     const other = compareToReference({ texture: { sharedWith: ['readOnly'] } }, parseReference(MARKDOWN, 'Test GPU X'));
