@@ -14,7 +14,7 @@ describe('validate:gpu L2-structure lines', () => {
     expect(samePartitionMap([l2, l2])).toBe('SM → L2 partition map: the same in all 2 runs');
     const moved: ElementTopology = { ...l2, partitions: { ...partitions, smGroups: [...partitions.smGroups].reverse() } };
     expect(samePartitionMap([l2, moved])).toBe('SM → L2 partition map: DIFFERS across runs (2 distinct maps in 2 runs)');
-  });
+  }, 120_000); // a whole simulated discovery
 
   it('says when the partitions were not measured', () => {
     expect(renderL2Structure({})).toEqual(['L2 partitions: not measured']);
