@@ -79,7 +79,7 @@ describe('topology picture', () => {
     const squares = svg.match(/<rect [^>]*width="18" height="18"/g) ?? [];
     expect(squares.length).toBeGreaterThanOrEqual(merged.device.multiprocessorCount!);
     expect(render(svg).width).toBe(960);
-  });
+  }, 120_000); // the first test to ask runs the whole simulated discovery
 
   it('draws every element a simulated discovery measures, with sizes in KiB/MiB and latencies in cycles and ns', async () => {
     const { merged } = mergedGpu(await simulatedH100Result(), 'h100-80gb-mig-off.json');
