@@ -9,6 +9,7 @@
 #include "limits.h"
 #include "registry.h"
 #include "runtime.h"
+#include "sm-latencies-json.h"
 
 namespace topod::probe {
 
@@ -50,15 +51,7 @@ FarnearRequest validate_farnear(const json::Value& args, const OpContext& ctx) {
 }
 
 json::Value run_farnear_op(const FarnearRequest& r, const OpContext& ctx) {
-  json::Value sms = json::Value::array();
-  for (const FarnearRun& run : run_l2_farnear(r.spec, r.blocks, r.sharedLimitBytes, ctx.budgetNs)) {
-    json::Value latencies = json::Value::array();
-    latencies.as_array().reserve(run.latenciesCycles.size());
-    for (uint32_t v : run.latenciesCycles) latencies.push(v);
-    json::Value one = json::Value::object();
-    one.set("smId", run.smId).set("latenciesCycles", latencies);
-    sms.push(one);
-  }
+  const json::Value sms = sm_latencies_json(run_l2_farnear(r.spec, r.blocks, r.sharedLimitBytes, ctx.budgetNs));
   json::Value out = json::Value::object();
   out.set("arrayBytes", r.spec.arrayBytes).set("strideBytes", r.spec.strideBytes).set("passes", r.spec.passes).set("shared", r.spec.shared).set("sms", sms);
   return out;

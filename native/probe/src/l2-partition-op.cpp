@@ -9,6 +9,7 @@
 #include "limits.h"
 #include "registry.h"
 #include "runtime.h"
+#include "sm-latencies-json.h"
 
 namespace topod::probe {
 
@@ -42,15 +43,7 @@ PartitionRequest validate_partition(const json::Value& args, const OpContext& ct
 }
 
 json::Value run_partition_op(const PartitionRequest& r, const OpContext& ctx) {
-  json::Value sms = json::Value::array();
-  for (const PartitionRun& run : run_l2_partition(r.spec, r.blocks, r.sharedLimitBytes, ctx.budgetNs)) {
-    json::Value latencies = json::Value::array();
-    latencies.as_array().reserve(run.latenciesCycles.size());
-    for (uint32_t v : run.latenciesCycles) latencies.push(v);
-    json::Value one = json::Value::object();
-    one.set("smId", run.smId).set("latenciesCycles", latencies);
-    sms.push(one);
-  }
+  const json::Value sms = sm_latencies_json(run_l2_partition(r.spec, r.blocks, r.sharedLimitBytes, ctx.budgetNs));
   json::Value out = json::Value::object();
   out.set("mode", r.spec.mode == PartitionMode::Private ? "private" : "shared")
       .set("arrayBytes", r.spec.arrayBytes)

@@ -26,6 +26,18 @@ function truthGroups(model: GpuModel): number[][] {
   return groups.filter(Boolean).sort((a, b) => a[0]! - b[0]!);
 }
 
+/** The L2-structure strategy alone on a simulated GPU (after hello and calibrate, as discovery runs it), checked to cost little GPU time. */
+async function measureStructure(model: GpuModel, seed: number): Promise<ProbeSession> {
+  const channel = await open(model, seed);
+  const session = new ProbeSession(channel, undefined, undefined);
+  const hello = (await session.request('hello', 'hello', {})) as HelloResult;
+  await session.request('calibrate', 'calibrate', { samples: 1024 });
+  const before = channel.simulatedDeviceSeconds();
+  await L2_STRUCTURE_STRATEGY.measure(session, hello.devices[0]!);
+  expect(channel.simulatedDeviceSeconds() - before).toBeLessThan(0.5);
+  return session;
+}
+
 describe.each([
   [H100, 1],
   [A100, 2],
@@ -39,13 +51,7 @@ describe.each([
   });
 
   it('recovers the SM → partition map exactly, and the near and far hit latencies, in little GPU time', async () => {
-    const channel = await open(model, seed);
-    const session = new ProbeSession(channel, undefined, undefined);
-    const hello = (await session.request('hello', 'hello', {})) as HelloResult;
-    await session.request('calibrate', 'calibrate', { samples: 1024 });
-    const before = channel.simulatedDeviceSeconds();
-    await L2_STRUCTURE_STRATEGY.measure(session, hello.devices[0]!);
-    expect(channel.simulatedDeviceSeconds() - before).toBeLessThan(0.5);
+    const session = await measureStructure(model, seed);
     const raw = session.raw.filter((s) => s.op === 'l2.partition');
     expect(raw.length).toBeGreaterThan(0);
     for (const series of raw) expect((series.result as L2PartitionResult).sms).toHaveLength(model.device.multiprocessorCount);
@@ -67,13 +73,7 @@ describe.each([
   [A100, 5],
 ])('l2.farnear and l2.persist on the simulated $id', (model, seed) => {
   it('recover far-partition hits past capacity, near and far device memory, the shared-data capacity and the persisting window, in little GPU time', async () => {
-    const channel = await open(model, seed);
-    const session = new ProbeSession(channel, undefined, undefined);
-    const hello = (await session.request('hello', 'hello', {})) as HelloResult;
-    await session.request('calibrate', 'calibrate', { samples: 1024 });
-    const before = channel.simulatedDeviceSeconds();
-    await L2_STRUCTURE_STRATEGY.measure(session, hello.devices[0]!);
-    expect(channel.simulatedDeviceSeconds() - before).toBeLessThan(0.5);
+    const session = await measureStructure(model, seed);
     const farnear = session.raw.filter((s) => s.op === 'l2.farnear');
     expect(farnear.map((s) => s.name)).toEqual([FARNEAR_BEYOND, FARNEAR_DRAM, FARNEAR_SHARED, FARNEAR_SHARED]);
     // One SM of each group: the lowest ids.
