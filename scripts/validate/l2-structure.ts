@@ -21,6 +21,8 @@ export function renderL2Structure(l2: ElementTopology | undefined): string[] {
   for (const [name, value] of Object.entries(partitions)) {
     if (typeof value === 'number' && name !== 'count' && name !== 'confidence') lines.push(`L2 ${name}: ${value}`);
   }
+  const window = partitions.persistingWindow;
+  if (window) lines.push(`L2 persisting window of ${window.windowBytes} B: hit rate ${window.hitRateWithout} without → ${window.hitRateWith} with`);
   if (l2?.amount) lines.push(`L2 amount: ${l2.amount.value} per ${l2.amount.per} [${l2.amount.source}]`);
   return lines;
 }
