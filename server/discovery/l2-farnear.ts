@@ -92,18 +92,19 @@ export function buildFarnear(raw: readonly RawSeries[], partitions: L2Partitions
     const timed = series.flatMap((s) => s.latenciesCycles).filter((x) => x > 0);
     return timed.length > 0 && median(timed) >= floorRaw;
   };
-  let beyond = farnearRuns(raw, FARNEAR_BEYOND).flatMap((r) => r.sms as FarnearSeries[]);
-  let dram = farnearRuns(raw, FARNEAR_DRAM).flatMap((r) => r.sms as FarnearSeries[]);
-  let sharedRuns = farnearRuns(raw, FARNEAR_SHARED).filter((r) => r.shared && r.sms.length >= 2);
-  if ([beyond, dram, ...sharedRuns.map((r) => r.sms as FarnearSeries[])].some((series) => series.length > 0 && !plausible(series))) {
+  const recordedBeyond = farnearRuns(raw, FARNEAR_BEYOND).flatMap((r) => r.sms as FarnearSeries[]);
+  const recordedDram = farnearRuns(raw, FARNEAR_DRAM).flatMap((r) => r.sms as FarnearSeries[]);
+  const recordedShared = farnearRuns(raw, FARNEAR_SHARED).filter((r) => r.shared && r.sms.length >= 2);
+  const refused = [recordedBeyond, recordedDram, ...recordedShared.map((r) => r.sms as FarnearSeries[])].some((series) => series.length > 0 && !plausible(series));
+  if (refused) {
     warnings.push(`l2: l2.farnear timed loads read under ${Math.round(floorRaw)} cycles, less than an L2 hit: they did not wait for their data, so the far-partition, device-memory and shared-data figures are left out`);
-    beyond = [];
-    dram = [];
-    sharedRuns = [];
   }
+  const beyond = refused ? [] : recordedBeyond;
+  const dram = refused ? [] : recordedDram;
+  const sharedRuns = refused ? [] : recordedShared;
   const analysis = analyseFarnear(beyond, dram);
   warnings.push(...analysis.warnings.map((w) => `l2: ${w}`));
-  if (beyond.length === 0 && dram.length === 0 && !farnearRuns(raw, FARNEAR_BEYOND).length) warnings.push('l2: no far-partition or device-memory classes (l2.farnear did not run)');
+  if (recordedBeyond.length === 0 && recordedDram.length === 0) warnings.push('l2: no far-partition or device-memory classes (l2.farnear did not run)');
   if (analysis.farBeyondSamples) fields.farBeyondCapacityLatency = toLatencyValue(analysis.farBeyondSamples, calibration);
   if (analysis.deviceMemoryNearSamples) fields.deviceMemoryNearLatency = toLatencyValue(analysis.deviceMemoryNearSamples, calibration);
   if (analysis.deviceMemoryFarSamples) fields.deviceMemoryFarLatency = toLatencyValue(analysis.deviceMemoryFarSamples, calibration);
