@@ -1,29 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { COMPUTE_STRATEGY } from '../../../server/discovery/compute.js';
 import { clustersTheMapHolds, gpcLayout, groupsFromPlacements, migClusterShare, tpcsFromPairs } from '../../../server/discovery/compute-gpc.js';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
-import { ProbeSession } from '../../../server/discovery/probe-session.js';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
-import type { HelloResult } from '../../../server/gpu/protocol.js';
 import { GPU_MODELS, type GpuModel } from '../../../server/gpu/sim/index.js';
-import type { ComputeTopology } from '../../../server/model/compute-schema.js';
-import { openSimulated } from '../../helpers/sim-channel.js';
+import { measureCompute, openSimulated } from '../../helpers/sim-channel.js';
 
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;
 const A100 = GPU_MODELS['a100-40gb']!;
 
 const open = openSimulated;
-
-/** Only the compute strategy, after hello and calibrate, as discovery runs it; returns its built section. */
-async function measureCompute(channel: ProbeChannel): Promise<{ compute: ComputeTopology; session: ProbeSession }> {
-  const session = new ProbeSession(channel, undefined, undefined);
-  const hello = await session.request('hello', 'hello', {});
-  const calibration = await session.request('calibrate', 'calibrate', { samples: 1024 });
-  const device = (hello as HelloResult).devices[0]!;
-  await COMPUTE_STRATEGY.measure(session, device);
-  const built = COMPUTE_STRATEGY.build(session.raw, device, calibration);
-  return { compute: built.compute!, session };
-}
 
 /** The model's SM groups (GPCs, then the TPCs kept out of larger clusters) as listed: SM ids ascending, groups by their lowest SM. */
 function truthGroups(model: GpuModel): number[][] {

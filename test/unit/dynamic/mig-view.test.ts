@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildMigView, findMigInstance, memorySliceTotal, partitionsSpanned } from '../../../server/topology/mig.js';
 import { deviceState, firstDevice, snapshotOf } from './scenario-device.js';
+import { GPU_MODELS } from '../../../server/gpu/sim/index.js';
+import { measureCompute, openSimulated } from '../../helpers/sim-channel.js';
 
 const MIB = 1024 * 1024;
 // Test inputs for the arithmetic (what a probe would have measured), not expectations.
@@ -148,20 +150,12 @@ describe('findMigInstance', () => {
 
 describe('buildMigView: thread block clusters per profile and instance', () => {
   // The simulated H100's compute section, measured through the same discovery code a GPU runs.
-  async function simulatedH100Compute() {
-    const { SimulatedBackend } = await import('../../../server/gpu/sim/index.js');
-    const { ProbeSession } = await import('../../../server/discovery/probe-session.js');
-    const { COMPUTE_STRATEGY } = await import('../../../server/discovery/compute.js');
-    const backend = new SimulatedBackend({ models: ['h100-sxm5-80gb'], seed: 2 });
-    const [gpu] = await backend.listDevices();
-    const channel = await backend.open(gpu!);
-    const session = new ProbeSession(channel, undefined, undefined);
-    const hello = (await session.request('hello', 'hello', {})) as { devices: Array<Parameters<typeof COMPUTE_STRATEGY.measure>[1]> };
-    const calibration = await session.request('calibrate', 'calibrate', { samples: 256 });
-    await COMPUTE_STRATEGY.measure(session, hello.devices[0]!);
+  const simulatedH100Compute = async () => {
+    const channel = await openSimulated(GPU_MODELS['h100-sxm5-80gb']!, 2);
+    const { compute } = await measureCompute(channel);
     await channel.close();
-    return COMPUTE_STRATEGY.build(session.raw, hello.devices[0]!, calibration).compute!;
-  }
+    return compute;
+  };
 
   it('derives each profile’s and instance’s GPCs and largest cluster from the measured parent, and null without it', async () => {
     const compute = await simulatedH100Compute();

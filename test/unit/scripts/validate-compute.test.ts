@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { barrierVerdict, parseBarrierReference, renderCompute, sameGpcMap } from '../../../scripts/validate/compute.js';
-import { COMPUTE_STRATEGY } from '../../../server/discovery/compute.js';
-import { ProbeSession } from '../../../server/discovery/probe-session.js';
-import type { HelloResult } from '../../../server/gpu/protocol.js';
-import { GPU_MODELS, SimulatedBackend } from '../../../server/gpu/sim/index.js';
+import { GPU_MODELS } from '../../../server/gpu/sim/index.js';
 import type { ComputeTopology } from '../../../server/model/compute-schema.js';
+import { measureCompute, openSimulated } from '../../helpers/sim-channel.js';
 
 // A synthetic reference section in the shape validate:gpu reads (not real figures).
 const MARKDOWN = `# refs
@@ -22,15 +20,10 @@ grid.sync ~900 cycles; idle SMs at cluster size 4/2: 2/0.
 `;
 
 async function simulatedCompute(modelId: string, seed: number): Promise<ComputeTopology> {
-  const backend = new SimulatedBackend({ models: [modelId], seed });
-  const [gpu] = await backend.listDevices();
-  const channel = await backend.open(gpu!);
-  const session = new ProbeSession(channel, undefined, undefined);
-  const device = ((await session.request('hello', 'hello', {})) as HelloResult).devices[0]!;
-  const calibration = await session.request('calibrate', 'calibrate', { samples: 1024 });
-  await COMPUTE_STRATEGY.measure(session, device);
+  const channel = await openSimulated(GPU_MODELS[modelId]!, seed);
+  const { compute } = await measureCompute(channel);
   await channel.close();
-  return COMPUTE_STRATEGY.build(session.raw, device, calibration).compute!;
+  return compute;
 }
 
 describe('validate:gpu compute tables', () => {
