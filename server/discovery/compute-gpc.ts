@@ -121,10 +121,11 @@ export function gpcLayout(
   note: string,
   activeClusters: readonly number[] = [],
 ): GpcLayout {
-  const all = groupsFromPlacements(rounds.flat());
+  const placements = rounds.flat();
+  const all = groupsFromPlacements(placements);
   const agreeing = rounds.filter((round) => sameGroups(groupsFromPlacements(round), all)).length;
   const confidence = rounds.length > 0 ? agreeing / rounds.length : 0;
-  const largest = largestClusterOfSm(rounds.flat());
+  const largest = largestClusterOfSm(placements);
   const pairOnly = (group: readonly number[]) => group.length <= 2 && group.every((sm) => (largest.get(sm) ?? 0) <= 2);
   const gpcs = all.filter((g) => !pairOnly(g));
   const placed = new Set(all.flat());
@@ -135,7 +136,7 @@ export function gpcLayout(
     smsPerGpc: gpcs.map((g) => g.length),
     smIds: gpcs,
     tpcsOfUnknownGpc: all.filter(pairOnly),
-    tpcs: tpcsFromPairs(rounds.flat()),
+    tpcs: tpcsFromPairs(placements),
     unplacedSmIds: smIds.filter((sm) => !placed.has(sm)),
     occupancyAgreement: sizes.length > 0 ? matching / sizes.length : null,
     confidence,
