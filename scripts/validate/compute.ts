@@ -6,6 +6,7 @@
  * launch overhead — with the orderings the issue expects checked in words.
  */
 import type { ComputeTopology } from '../../server/model/compute-schema.js';
+import { sameInEveryRun } from './same-in-every-run.js';
 import type { LatencyValue } from '../../server/model/document.js';
 
 /** Barrier latencies the reference gives, in cycles (a range keeps both ends). */
@@ -135,8 +136,5 @@ export function renderCompute(compute: ComputeTopology | undefined, reference: B
 
 /** Whether every run measured the same SM → GPC map (the issue's stability check). */
 export function sameGpcMap(computes: Array<ComputeTopology | undefined>): string {
-  const maps = computes.map((c) => (c?.gpcs ? JSON.stringify(c.gpcs.smIds) : null));
-  if (maps.some((m) => m === null)) return 'GPC map: missing in some run';
-  const distinct = new Set(maps).size;
-  return distinct === 1 ? `GPC map: the same in all ${maps.length} runs` : `GPC map: DIFFERS across runs (${distinct} distinct maps in ${maps.length} runs)`;
+  return sameInEveryRun('GPC map', computes.map((c) => c?.gpcs?.smIds ?? null));
 }

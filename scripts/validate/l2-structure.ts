@@ -4,6 +4,7 @@
  * measured the same SM → partition map.
  */
 import type { ElementTopology, LatencyValue } from '../../server/model/document.js';
+import { sameInEveryRun } from './same-in-every-run.js';
 
 const isLatency = (value: unknown): value is LatencyValue =>
   typeof value === 'object' && value !== null && (value as { unit?: unknown }).unit === 'cycles' && typeof (value as { p50?: unknown }).p50 === 'number';
@@ -29,8 +30,5 @@ export function renderL2Structure(l2: ElementTopology | undefined): string[] {
 
 /** Whether every run measured the same SM → partition groups. */
 export function samePartitionMap(l2s: Array<ElementTopology | undefined>): string {
-  const maps = l2s.map((l2) => (l2?.partitions ? JSON.stringify(l2.partitions.smGroups) : null));
-  if (maps.some((m) => m === null)) return 'SM → L2 partition map: missing in some run';
-  const distinct = new Set(maps).size;
-  return distinct === 1 ? `SM → L2 partition map: the same in all ${maps.length} runs` : `SM → L2 partition map: DIFFERS across runs (${distinct} distinct maps in ${maps.length} runs)`;
+  return sameInEveryRun('SM → L2 partition map', l2s.map((l2) => l2?.partitions?.smGroups ?? null));
 }
