@@ -131,10 +131,14 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
  * rare disturbances.
  */
 export function slowThreshold(points: readonly SweepPoint[]): number {
-  const baselineCount = Math.max(2, Math.ceil(points.length / BASELINE_SHARE_DIVISOR));
-  const baseline = sortedCopy(pooled(points, 0, baselineCount));
+  const baseline = sortedCopy(pooled(points, 0, baselinePointCount(points.length)));
   const iqr = percentileOfSorted(baseline, 75) - percentileOfSorted(baseline, 25);
   return percentileOfSorted(baseline, 95) + 2 * Math.max(1, iqr);
+}
+
+/** How many of a sweep's smallest sizes slowThreshold reads: the first 1/8 (at least two). */
+export function baselinePointCount(pointCount: number): number {
+  return Math.max(2, Math.ceil(pointCount / BASELINE_SHARE_DIVISOR));
 }
 
 /**

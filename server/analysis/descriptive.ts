@@ -3,6 +3,7 @@
  * argument error: a statistic of nothing has no value to report.
  */
 import { ERROR_CODES } from '../errors.js';
+import { sortedNumbers } from './sort-numbers.js';
 
 export class EmptySampleError extends RangeError {
   readonly code = ERROR_CODES.EMPTY_SAMPLE;
@@ -17,9 +18,9 @@ function requireValues(values: ArrayLike<number>, what: string): void {
   if (values.length === 0) throw new EmptySampleError(what);
 }
 
-/** A sorted copy as a typed array: its sort is numeric (Array#sort would compare strings) and native. */
+/** A sorted copy as a typed array, numeric (Array#sort would compare strings); integer samples are sorted by counting (sort-numbers.ts). */
 export function sortedCopy(values: ArrayLike<number>): Float64Array {
-  return Float64Array.from(values).sort();
+  return sortedNumbers(values);
 }
 
 export function sortedAscending(values: readonly number[]): number[] {

@@ -1,4 +1,4 @@
-import { median, percentile } from './descriptive.js';
+import { median, percentileOfSorted, sortedCopy } from './descriptive.js';
 
 /**
  * The L2's partitions from per-chunk hit latencies seen by every SM
@@ -64,14 +64,23 @@ interface SmSplit {
  */
 export function joinRuns(runs: ReadonlyArray<readonly PartitionSeries[]>): PartitionSeries[] {
   const ids = [...new Set(runs.flatMap((run) => run.map((s) => s.smId)))].sort((a, b) => a - b);
-  return ids.map((smId) => ({
-    smId,
-    latenciesCycles: runs.flatMap((run) => {
-      const chunks = Math.max(0, ...run.map((s) => s.latenciesCycles.length));
-      const own = run.find((s) => s.smId === smId)?.latenciesCycles ?? [];
-      return Array.from({ length: chunks }, (_, c) => own[c] ?? Number.NaN);
-    }),
-  }));
+  const perRun = runs.map((run) => {
+    const bySm = new Map<number, readonly number[]>();
+    let chunks = 0;
+    for (const s of run) {
+      if (!bySm.has(s.smId)) bySm.set(s.smId, s.latenciesCycles);
+      chunks = Math.max(chunks, s.latenciesCycles.length);
+    }
+    return { bySm, chunks };
+  });
+  return ids.map((smId) => {
+    const latenciesCycles: number[] = [];
+    for (const { bySm, chunks } of perRun) {
+      const own = bySm.get(smId) ?? [];
+      for (let c = 0; c < chunks; c += 1) latenciesCycles.push(own[c] ?? Number.NaN);
+    }
+    return { smId, latenciesCycles };
+  });
 }
 
 /**
@@ -81,42 +90,90 @@ export function joinRuns(runs: ReadonlyArray<readonly PartitionSeries[]>): Parti
  * smaller of the like bands around each class median: near 0 for two clean
  * classes, above 1 for one class (its densest part is its middle).
  */
-export function splitHits(latencies: readonly number[]): { threshold: number; nearMedian: number; farMedian: number; dip: number; nearShare: number } | null {
+export function splitHits(latencies: readonly number[]): HitSplit | null {
   const timed = latencies.filter(Number.isFinite);
   if (timed.length === 0) return null;
-  const floor = percentile(timed, 5);
-  const hits = timed.filter((x) => x <= floor * HIT_SPAN);
+  return splitTimedHits(timed, sortedCopy(timed));
+}
+
+export interface HitSplit {
+  threshold: number;
+  nearMedian: number;
+  farMedian: number;
+  dip: number;
+  nearShare: number;
+}
+
+/**
+ * splitHits over an SM's timed latencies, given them sorted too: the hits are
+ * a prefix of the sorted ones (percentiles, medians and band counts read it),
+ * while the class means sum the hits in recorded order, as a mean of each
+ * class's values would.
+ */
+function splitTimedHits(timed: readonly number[], sorted: Float64Array): HitSplit | null {
+  const hitLimit = percentileOfSorted(sorted, 5) * HIT_SPAN;
+  const hits = sorted.subarray(0, countAtMost(sorted, hitLimit));
   if (hits.length < MIN_CHUNKS) return null;
-  let lowMean = percentile(hits, 10);
-  let highMean = percentile(hits, 90);
+  let lowMean = percentileOfSorted(hits, 10);
+  let highMean = percentileOfSorted(hits, 90);
   if (highMean <= lowMean) return { threshold: highMean, nearMedian: lowMean, farMedian: highMean, dip: Infinity, nearShare: 1 };
   let threshold = (lowMean + highMean) / 2;
   for (let round = 0; round < 50; round += 1) {
-    const low = hits.filter((x) => x <= threshold);
-    const high = hits.filter((x) => x > threshold);
-    if (low.length === 0 || high.length === 0) break;
-    lowMean = mean(low);
-    highMean = mean(high);
+    let lowSum = 0;
+    let highSum = 0;
+    let lowCount = 0;
+    for (const x of timed) {
+      if (!(x <= hitLimit)) continue;
+      if (x <= threshold) {
+        lowSum += x;
+        lowCount += 1;
+      } else highSum += x;
+    }
+    const highCount = hits.length - lowCount;
+    if (lowCount === 0 || highCount === 0) break;
+    lowMean = lowSum / lowCount;
+    highMean = highSum / highCount;
     const next = (lowMean + highMean) / 2;
     if (next === threshold) break;
     threshold = next;
   }
-  const near = hits.filter((x) => x <= threshold);
-  const far = hits.filter((x) => x > threshold);
-  if (near.length === 0 || far.length === 0) return null;
-  const nearMedian = median(near);
-  const farMedian = median(far);
+  const nearCount = countAtMost(hits, threshold);
+  if (nearCount === 0 || nearCount === hits.length) return null;
+  const nearMedian = percentileOfSorted(hits.subarray(0, nearCount), 50);
+  const farMedian = percentileOfSorted(hits.subarray(nearCount), 50);
   const half = Math.max(0.5, (farMedian - nearMedian) / 4);
-  const within = (center: number) => hits.filter((x) => Math.abs(x - center) <= half).length;
-  const dip = within(threshold) / Math.max(1, Math.min(within(nearMedian), within(farMedian)));
-  return { threshold, nearMedian, farMedian, dip, nearShare: near.length / hits.length };
+  const dip = countWithin(hits, threshold, half) / Math.max(1, Math.min(countWithin(hits, nearMedian, half), countWithin(hits, farMedian, half)));
+  return { threshold, nearMedian, farMedian, dip, nearShare: nearCount / hits.length };
+}
+
+/** How many of the sorted values are at most `limit`. */
+function countAtMost(sorted: Float64Array, limit: number): number {
+  return firstIndex(sorted, (x) => !(x <= limit));
+}
+
+/** How many of the sorted values lie within `half` of `center` (|x − center| ≤ half: a run of the sorted values, as x − center rises with x). */
+function countWithin(sorted: Float64Array, center: number, half: number): number {
+  return firstIndex(sorted, (x) => x - center > half) - firstIndex(sorted, (x) => x - center >= -half);
+}
+
+/** The first index whose value satisfies a predicate that holds from some index on (sorted.length when none does). */
+function firstIndex(sorted: Float64Array, holds: (value: number) => boolean): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (holds(sorted[mid]!)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
 }
 
 function classify(series: PartitionSeries): SmSplit {
   const latencies = [...series.latenciesCycles];
-  const split = splitHits(latencies);
   const timed = latencies.filter(Number.isFinite);
-  const floor = timed.length > 0 ? percentile(timed, 5) : 0;
+  const sorted = sortedCopy(timed);
+  const split = timed.length > 0 ? splitTimedHits(timed, sorted) : null;
+  const floor = timed.length > 0 ? percentileOfSorted(sorted, 5) : 0;
   const two = split !== null && split.nearShare >= MIN_CLASS_SHARE && split.nearShare <= 1 - MIN_CLASS_SHARE;
   const far = latencies.map((x) => (!Number.isFinite(x) || x > floor * HIT_SPAN ? null : two ? x > split.threshold : false));
   return { smId: series.smId, latencies, far, split: two, dip: split?.dip ?? Infinity };
@@ -152,7 +209,7 @@ function consensus(members: readonly SmSplit[], chunks: number): Array<boolean |
 
 /** `runs`: one entry per launch, every SM's series of that launch (joinRuns). */
 export function analyseL2Partitions(runs: ReadonlyArray<readonly PartitionSeries[]>): L2PartitionAnalysis {
-  const merged = joinRuns(runs).filter((s) => s.latenciesCycles.filter(Number.isFinite).length >= MIN_CHUNKS);
+  const merged = joinRuns(runs).filter((s) => timedCount(s.latenciesCycles) >= MIN_CHUNKS);
   if (merged.length === 0) return { found: false, reason: `no SM timed ${MIN_CHUNKS} or more chunks` };
   const sms = merged.map(classify);
   const splitSms = sms.filter((s) => s.split);
@@ -198,6 +255,12 @@ export function analyseL2Partitions(runs: ReadonlyArray<readonly PartitionSeries
     confidence: round3(Math.max(separation, mean(fits) * antiAgreement) * (splitSms.length / sms.length)),
     unsplitSmIds: sms.filter((s) => !s.split).map((s) => s.smId),
   };
+}
+
+function timedCount(latencies: readonly number[]): number {
+  let timed = 0;
+  for (const x of latencies) if (Number.isFinite(x)) timed += 1;
+  return timed;
 }
 
 function mean(values: readonly number[]): number {

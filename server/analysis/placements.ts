@@ -1,4 +1,4 @@
-import { slowThreshold, type SweepPoint } from './change-point.js';
+import { baselinePointCount, slowThreshold, type SweepPoint } from './change-point.js';
 
 /** One size of a sweep measured at one or more placements (allocations) of its array. */
 export interface PlacedSweepPoint {
@@ -17,11 +17,21 @@ export interface PlacedSweepPoint {
  */
 export function fewestSlowPlacement(points: readonly PlacedSweepPoint[]): SweepPoint[] {
   if (points.every((point) => point.placements.length === 1)) return points.map(({ sizeBytes, placements }) => ({ sizeBytes, samples: placements[0]! }));
-  const threshold = slowThreshold(points.map((point) => ({ sizeBytes: point.sizeBytes, samples: point.placements.flat() })));
-  const slowShare = (samples: readonly number[]) => samples.filter((value) => value > threshold).length / samples.length;
+  // slowThreshold reads the baseline sizes only: the others' placements are not pooled (a sweep holds hundreds of thousands of samples).
+  const baselineCount = baselinePointCount(points.length);
+  const threshold = slowThreshold(points.map((point, i) => ({ sizeBytes: point.sizeBytes, samples: i < baselineCount ? ([] as number[]).concat(...point.placements) : [] })));
+  const slowShare = (samples: readonly number[]) => {
+    let slow = 0;
+    for (const value of samples) if (value > threshold) slow += 1;
+    return slow / samples.length;
+  };
   return points.map(({ sizeBytes, placements }) => {
     let best = placements[0] ?? [];
-    for (const samples of placements.slice(1)) if (slowShare(samples) < slowShare(best)) best = samples;
+    let bestShare = placements.length > 1 ? slowShare(best) : 0;
+    for (let i = 1; i < placements.length; i += 1) {
+      const share = slowShare(placements[i]!);
+      if (share < bestShare) [best, bestShare] = [placements[i]!, share];
+    }
     return { sizeBytes, samples: best };
   });
 }
