@@ -20,7 +20,7 @@ import uiRoutes from './api/ui.js';
 import type { Config } from './config.js';
 import adminAuth from './plugins/admin-auth.js';
 import openapi from './plugins/openapi.js';
-import connectionLimits, { type ConnectionLimits } from './plugins/connection-limits.js';
+import connectionLimits, { TIMEOUT_CHECK_MS, type ConnectionLimits } from './plugins/connection-limits.js';
 import problems, { clientErrorHandler, sendProblem } from './plugins/problems.js';
 import requestLog, { quietReadsLogController, requestForLog } from './plugins/request-log.js';
 import strictValidation, { STRICT_SCHEMA_CONTROLLER } from './plugins/strict-validation.js';
@@ -57,6 +57,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(loggerInstance === null ? { logger: false } : { loggerInstance }),
     bodyLimit: deps.config.bodyLimitBytes,
+    // Requests past their header or request timeout are found within this (Node's default: 30 s late).
+    http: { connectionsCheckingInterval: TIMEOUT_CHECK_MS },
     // Unknown body fields are an error (a typo like "forse" must not be ignored), not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
     requestIdHeader: 'x-request-id',

@@ -62,7 +62,7 @@ export interface Settings {
   retainJobsDays: number;
   /** Mutating requests per client address per minute (429 beyond). */
   rateLimitPerMinute: number;
-  /** Open TCP connections at most; more are refused by the kernel's backlog handling. */
+  /** Open TCP connections at most; at the cap the idlest makes room, and a new one is refused only when all are busy. */
   maxConnections: number;
   /** Open event streams (GET /v1/events) at most; 503 beyond. */
   maxEventStreams: number;
@@ -224,7 +224,7 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     key: 'maxConnections',
     env: 'TOPOD_MAX_CONNECTIONS',
     flag: '--max-connections',
-    help: 'open HTTP connections at most (further ones are closed at once)',
+    help: 'open HTTP connections at most; at the cap the one idle the longest is closed to make room (new ones are refused only while every one has a request in flight)',
     parse: integerIn(8, 1_000_000),
     fallback: 1024,
   },
@@ -240,7 +240,7 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     key: 'requestTimeoutMs',
     env: 'TOPOD_REQUEST_TIMEOUT_MS',
     flag: '--request-timeout-ms',
-    help: "a request's headers and body must arrive within this many ms; slower clients are cut off (headers: at most 10 s)",
+    help: "a request's headers and body must arrive within this many ms, checked every 0.5 s; slower clients are cut off (headers: at most 10 s; a connection sending no request is closed then)",
     parse: integerIn(1000, 3_600_000),
     fallback: 30_000,
   },

@@ -1,18 +1,22 @@
 /**
  * Limits that keep one client from exhausting the daemon: request and header
- * timeouts and a connection cap on the HTTP server (slow clients trickling a
- * body are cut off), a cap on open event streams (503 problem beyond), and a
- * per-address rate limit on mutating requests (@fastify/rate-limit, 429
- * problem beyond). Reads are never rate-limited: schedulers poll.
+ * timeouts on the HTTP server (slow clients trickling headers or a body are
+ * cut off with a 408), a connection cap where idle connections make room
+ * (connection-guard.ts), a cap on open event streams (503 problem beyond),
+ * and a per-address rate limit on mutating requests (@fastify/rate-limit,
+ * 429 problem beyond). Reads are never rate-limited: schedulers poll.
  *
- * Node checks request timeouts every 30 s (http's connectionsCheckingInterval),
- * so a slow client is cut off between requestTimeoutMs and requestTimeoutMs + 30 s.
+ * Node looks for requests past their timeouts every
+ * `connectionsCheckingInterval` (30 s by default, which let a slowloris
+ * request live 24 s against a documented 10 s); app.ts creates the server
+ * with TIMEOUT_CHECK_MS instead, so a limit holds within half a second.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../config.js';
 import { RateLimitedError, TooManyStreamsError } from '../errors.js';
+import { ConnectionGuard } from './connection-guard.js';
 
 export type ConnectionLimits = Pick<Config, 'rateLimitPerMinute' | 'maxConnections' | 'maxEventStreams' | 'requestTimeoutMs'>;
 
@@ -22,6 +26,9 @@ export const DEFAULT_LIMITS: ConnectionLimits = { rateLimitPerMinute: 60, maxCon
 /** Headers must arrive within this, or the request timeout if shorter. */
 export const MAX_HEADERS_TIMEOUT_MS = 10_000;
 
+/** How often Node checks requests against their timeouts, and the guard looks for connections that sent none. */
+export const TIMEOUT_CHECK_MS = 500;
+
 export const MUTATING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const EVENTS_ROUTE = /\/events$/;
@@ -30,6 +37,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Open event streams now (for tests and metrics). */
     openEventStreams: () => number;
+    /** The connection cap's bookkeeping: open connections, and how many were closed to make room or refused. */
+    connectionGuard: ConnectionGuard;
   }
 }
 
@@ -39,7 +48,16 @@ export default fp<Partial<ConnectionLimits>>(
     const server = app.server;
     server.requestTimeout = limits.requestTimeoutMs;
     server.headersTimeout = Math.min(MAX_HEADERS_TIMEOUT_MS, limits.requestTimeoutMs);
-    server.maxConnections = limits.maxConnections;
+    // Not server.maxConnections: at the cap Node refuses new connections even when the open ones sit idle.
+    app.decorate(
+      'connectionGuard',
+      new ConnectionGuard(server, {
+        maxConnections: limits.maxConnections,
+        // One check later than Node's own header timeout, so a client that sent part of its headers gets Node's 408.
+        firstRequestTimeoutMs: server.headersTimeout + TIMEOUT_CHECK_MS,
+        sweepMs: TIMEOUT_CHECK_MS,
+      }),
+    );
 
     let streams = 0;
     app.decorate('openEventStreams', () => streams);

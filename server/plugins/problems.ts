@@ -60,6 +60,9 @@ function parserProblem(error: NodeJS.ErrnoException): TopodError {
   }
 }
 
+/** How long a connection answered by the parser hook may stay open for its client to read the answer. */
+const CLIENT_ERROR_LINGER_MS = 1000;
+
 /**
  * fastify's `clientErrorHandler`: errors the HTTP parser raises before any
  * request exists (a method like FOO, a garbage request line, NUL in a header,
@@ -77,6 +80,9 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
     `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? 'Bad Request'}\r\n` +
       `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
+  // The server allows half-open sockets: a client that never closes its side (a slowloris still trickling)
+  // would keep the connection. It gets a moment to read the answer (a reset at once could discard it), then goes.
+  setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
 }
 
 export default fp(

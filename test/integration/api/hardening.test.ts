@@ -156,31 +156,6 @@ describe('limits', () => {
     again.destroy();
     second.destroy();
   });
-
-  it('sets request and header timeouts and a connection cap on the server', async () => {
-    const a = await build({ limits: { requestTimeoutMs: 5000, maxConnections: 8 } });
-    expect(a.server.requestTimeout).toBe(5000);
-    expect(a.server.headersTimeout).toBe(5000);
-    expect(a.server.maxConnections).toBe(8);
-    const defaults = await (async () => {
-      await a.close();
-      return build();
-    })();
-    expect([defaults.server.requestTimeout, defaults.server.headersTimeout, defaults.server.maxConnections]).toEqual([30_000, 10_000, 1024]);
-  });
-
-  it('closes connections beyond the cap at once', async () => {
-    const a = await build({ limits: { maxConnections: 8 } });
-    const address = await a.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = new URL(address);
-    const sockets = await Promise.all(Array.from({ length: 8 }, () => new Promise<ReturnType<typeof connect>>((resolve) => { const s = connect(Number(port), '127.0.0.1', () => resolve(s)); })));
-    await new Promise((r) => setTimeout(r, 50));
-    const ninth = await raw(address, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    expect(ninth).toBe('');
-    for (const s of sockets) s.destroy();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await raw(address, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200/);
-  });
 });
 
 describe('parser-level errors are problem+json', () => {
