@@ -19,7 +19,7 @@
  * a refused second daemon can name the first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { ERROR_CODES, StartupError } from '../errors.js';
@@ -147,14 +147,43 @@ export function gpuLockFile(lockDir: string, uuid: string): string {
 /** How long a second daemon retries before refusing: a holder just killed releases within milliseconds. */
 const DATABASE_LOCK_PATIENCE_MS = 2000;
 
+/** Symbolic links a path may pass through before it counts as a loop (Linux's own limit). */
+const MAX_SYMLINK_HOPS = 40;
+
 /**
- * One daemon per database: the lock `<db>.lock` beside it, held for the
- * process's life. A second daemon is refused with a StartupError naming the
- * first (pid, host, since when). Nothing to lock for `:memory:`.
+ * The file a database path names once every symbolic link is followed — the
+ * link itself, links in its folders, and a link to a file not created yet —
+ * so two names of one file lock one lock (`ln -s data/topod.sqlite other.sqlite`
+ * started a second daemon on the same database, issue 22).
+ */
+export function resolvedDatabaseFile(dbFile: string): string {
+  let current = path.resolve(dbFile);
+  for (let hops = 0; hops < MAX_SYMLINK_HOPS; hops++) {
+    let target: string;
+    try {
+      target = readlinkSync(current);
+    } catch {
+      break; // not a link (EINVAL), or nothing there yet (ENOENT)
+    }
+    current = path.resolve(path.dirname(current), target);
+  }
+  try {
+    return path.join(realpathSync(path.dirname(current)), path.basename(current));
+  } catch {
+    return current; // the folder does not exist yet: no link in it to follow
+  }
+}
+
+/**
+ * One daemon per database: the lock `<db>.lock` beside the file the path
+ * resolves to, held for the process's life. A second daemon is refused with
+ * a StartupError naming the first (pid, host, since when). Nothing to lock
+ * for `:memory:`.
  */
 export async function lockDatabase(dbFile: string, patienceMs = DATABASE_LOCK_PATIENCE_MS): Promise<HeldLock | null> {
   if (dbFile === ':memory:') return null;
-  const file = `${path.resolve(dbFile)}.lock`;
+  const resolved = resolvedDatabaseFile(dbFile);
+  const file = `${resolved}.lock`;
   const deadline = Date.now() + patienceMs;
   for (;;) {
     let attempt: LockAttempt;
@@ -168,7 +197,7 @@ export async function lockDatabase(dbFile: string, patienceMs = DATABASE_LOCK_PA
     if (Date.now() >= deadline) {
       throw new StartupError(
         ERROR_CODES.STORE_LOCKED,
-        `the database ${path.resolve(dbFile)} is in use by another topod, ${attempt.owner}: stop that one, or give this one another TOPOD_DB (--db)`,
+        `the database ${path.resolve(dbFile)}${resolved === path.resolve(dbFile) ? '' : ` (${resolved})`} is in use by another topod, ${attempt.owner}: stop that one, or give this one another TOPOD_DB (--db)`,
       );
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -4,11 +4,11 @@
  * topod exclude each other, and a holder that dies releases at once.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StartupError } from '../../../server/errors.js';
-import { acquireLock, describeOwner, gpuLockFile, lockDatabase, ownerLine } from '../../../server/store/lock.js';
+import { acquireLock, describeOwner, gpuLockFile, lockDatabase, ownerLine, resolvedDatabaseFile } from '../../../server/store/lock.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 
 /** A user's benchmark holding the lock the documented way, until `release` is called. */
@@ -83,5 +83,27 @@ describe('file locks', () => {
     const again = await lockDatabase(db);
     await again?.release();
     expect(await lockDatabase(':memory:')).toBeNull();
+  });
+
+  it('a symbolic link to the database (or to its folder) locks the same lock: no second daemon through another name', async () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'data'));
+    const db = path.join(dir, 'data', 'topod.sqlite');
+    // Links made before the database exists: the first start creates it through either name.
+    symlinkSync(db, path.join(dir, 'other.sqlite'));
+    symlinkSync(path.join(dir, 'data'), path.join(dir, 'elsewhere'));
+    symlinkSync('other.sqlite', path.join(dir, 'chained.sqlite'));
+    for (const name of ['other.sqlite', 'elsewhere/topod.sqlite', 'chained.sqlite']) expect(resolvedDatabaseFile(path.join(dir, name))).toBe(resolvedDatabaseFile(db));
+    const first = await lockDatabase(db);
+    try {
+      for (const name of ['other.sqlite', 'elsewhere/topod.sqlite', 'chained.sqlite']) {
+        await expect(lockDatabase(path.join(dir, name), 0)).rejects.toThrow(/is in use by another topod/);
+      }
+    } finally {
+      await first?.release();
+    }
+    const viaLink = await lockDatabase(path.join(dir, 'other.sqlite'));
+    expect(JSON.parse(readFileSync(`${db}.lock`, 'utf8'))).toMatchObject({ pid: process.pid });
+    await viaLink?.release();
   });
 });
