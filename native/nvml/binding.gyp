@@ -6,6 +6,8 @@
         "src/addon.cc",
         "src/workers.cc",
         "src/to-js.cc",
+        "src/activity-to-js.cc",
+        "src/activity-reader.cc",
         "src/snapshot-reader.cc",
         "src/device-read.cc",
         "src/device-reader.cc",

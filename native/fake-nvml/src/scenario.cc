@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "activity-scenario.h"
 #include "json.hpp"
 #include "nvml-return.h"
 
@@ -159,6 +160,7 @@ FakeGpuInstance parseGpuInstance(const json::Value& v, const FakeDevice& device)
     whole.sliceCount = gi.profile->sliceCount;
     whole.multiprocessorCount = gi.profile->multiprocessorCount;
     whole.migDeviceUuid = giUuid;
+    whole.processes = parseProcesses(v);
     gi.computeInstances.push_back(whole);
     return gi;
   }
@@ -172,6 +174,10 @@ FakeGpuInstance parseGpuInstance(const json::Value& v, const FakeDevice& device)
                         .value_or(std::max(1U, static_cast<unsigned>(std::lround(ci.multiprocessorCount / perSlice))));
     bool first = gi.computeInstances.empty();
     ci.migDeviceUuid = optString(item, "migDeviceUuid").value_or(first ? giUuid : giUuid + "-ci" + std::to_string(ci.id));
+    // The GPU instance's own processes run on its first compute instance, the one that carries its UUID.
+    ci.processes = parseProcesses(item);
+    if (first)
+      for (const auto& process : parseProcesses(v)) ci.processes.push_back(process);
     gi.computeInstances.push_back(ci);
   }
   return gi;
@@ -216,6 +222,7 @@ FakeDevice parseDevice(const json::Value& v) {
       if (const json::Value* type = member(link, "remoteDeviceType"))
         d.nvlinkRemoteTypes[reqU32(link, "link")] = named(*type, kNvLinkDeviceTypes, "remoteDeviceType");
     }
+  d.activity = parseActivity(v, d.maxMemoryClockMHz);
   if (const json::Value* mode = member(v, "migMode")) d.migMode = std::make_pair(reqU32(*mode, "current"), reqU32(*mode, "pending"));
   if (const json::Value* profiles = member(v, "gpuInstanceProfiles"))
     for (const auto& item : profiles->as_array()) d.profiles.push_back(parseProfile(item));

@@ -45,8 +45,34 @@ struct FakeProfile {
   std::vector<FakePlacement> placements;
 };
 
+/** A process on a GPU or a MIG device, as the running-process lists report it. */
+struct FakeProcess {
+  unsigned pid = 0;
+  /** nullopt: NVML_VALUE_NOT_AVAILABLE (the driver cannot attribute memory). */
+  Opt<unsigned long long> usedMemoryBytes;
+  bool compute = true;
+  bool graphics = false;
+};
+
+/**
+ * How the GPU runs now. Absent scenario keys default to an idle GPU (see
+ * activity-scenario.cc); a key set to null makes its query answer NOT_SUPPORTED.
+ */
+struct FakeActivity {
+  std::vector<FakeProcess> processes;
+  Opt<std::pair<unsigned, unsigned>> utilizationPercent;  // gpu, memory
+  /** GPU-utilization samples, oldest first, the newest taken "now"; nullopt: NOT_SUPPORTED. */
+  Opt<std::vector<double>> utilizationSamples;
+  unsigned samplePeriodMicros = 166667;
+  Opt<unsigned> temperatureC, powerMilliwatts, smClockMHz, memoryClockMHz;
+  Opt<unsigned long long> clocksEventReasons;
+  Opt<bool> persistenceMode;
+  Opt<std::pair<bool, bool>> eccMode;  // current, pending
+};
+
 struct FakeComputeInstance {
   unsigned id = 0;
+  std::vector<FakeProcess> processes;
   unsigned sliceCount = 0;
   unsigned multiprocessorCount = 0;
   std::string migDeviceUuid;
@@ -76,6 +102,7 @@ struct FakeDevice {
   Opt<std::pair<unsigned, unsigned>> migMode;              // current, pending
   std::vector<FakeProfile> profiles;
   std::vector<FakeGpuInstance> gpuInstances;
+  FakeActivity activity;
   bool placementsAllowed = true;
   bool gpuInstancesAllowed = true;
 

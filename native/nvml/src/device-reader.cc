@@ -24,23 +24,6 @@ Opt<unsigned> readUnsigned(FieldLog& log, const char* field, nvmlDeviceGetUint_f
   return value;
 }
 
-Opt<MemoryInfo> readMemory(const Api& api, FieldLog& log, nvmlDevice_t device) {
-  // v2 separates driver-reserved memory; its `used` excludes it, like nvidia-smi.
-  if (api.deviceGetMemoryInfoV2) {
-    nvmlMemory_v2_t memory{};
-    memory.version = kNvmlMemoryV2;
-    nvmlReturn_t code = api.deviceGetMemoryInfoV2(device, &memory);
-    if (code == NVML_SUCCESS) return MemoryInfo{memory.total, memory.used, memory.free};
-    if (code != NVML_ERROR_NOT_SUPPORTED && code != NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
-      log.check(code, "memory");
-      return std::nullopt;
-    }
-  }
-  nvmlMemory_t memory{};
-  if (!log.check(invoke(api.deviceGetMemoryInfo, device, &memory), "memory")) return std::nullopt;
-  return MemoryInfo{memory.total, memory.used, memory.free};
-}
-
 Opt<MemoryInfo> readBar1(const Api& api, FieldLog& log, nvmlDevice_t device) {
   nvmlBAR1Memory_t bar1{};
   if (!log.check(invoke(api.deviceGetBAR1MemoryInfo, device, &bar1), "bar1")) return std::nullopt;
@@ -104,6 +87,23 @@ std::string cpuListFromMask(const unsigned long* mask, unsigned words) {
     cpu = last;
   }
   return out;
+}
+
+Opt<MemoryInfo> readMemory(const Api& api, FieldLog& log, nvmlDevice_t device) {
+  // v2 separates driver-reserved memory; its `used` excludes it, like nvidia-smi.
+  if (api.deviceGetMemoryInfoV2) {
+    nvmlMemory_v2_t memory{};
+    memory.version = kNvmlMemoryV2;
+    nvmlReturn_t code = api.deviceGetMemoryInfoV2(device, &memory);
+    if (code == NVML_SUCCESS) return MemoryInfo{memory.total, memory.used, memory.free};
+    if (code != NVML_ERROR_NOT_SUPPORTED && code != NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
+      log.check(code, "memory");
+      return std::nullopt;
+    }
+  }
+  nvmlMemory_t memory{};
+  if (!log.check(invoke(api.deviceGetMemoryInfo, device, &memory), "memory")) return std::nullopt;
+  return MemoryInfo{memory.total, memory.used, memory.free};
 }
 
 Opt<std::string> readUuid(const Api& api, FieldLog& log, nvmlDevice_t device) {

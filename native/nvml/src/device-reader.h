@@ -10,6 +10,8 @@
 namespace topod::nvml {
 
 Opt<std::string> readUuid(const Api& api, FieldLog& log, nvmlDevice_t device);
+/** Total, used and free device memory (the v2 call's `used` leaves out driver-reserved memory). */
+Opt<MemoryInfo> readMemory(const Api& api, FieldLog& log, nvmlDevice_t device);
 /** Static: name, serial, PCI bus id, architecture. */
 void readIdentity(const Api& api, FieldLog& log, nvmlDevice_t device, DeviceState& out);
 /** Live: memory and BAR1 (total, used, free). */

@@ -161,6 +161,22 @@ Outcome Library::resolveSymbols() {
   resolve(h, api_.deviceGetGpuInstanceId, {"nvmlDeviceGetGpuInstanceId"});
   resolve(h, api_.deviceGetComputeInstanceId, {"nvmlDeviceGetComputeInstanceId"});
   resolve(h, api_.deviceGetAttributes, {"nvmlDeviceGetAttributes_v2", "nvmlDeviceGetAttributes"});
+  // _v3 and _v2 fill the same nvmlProcessInfo_v2_t; the unversioned v1 call
+  // (a 16-byte layout, drivers before 450) is not used.
+  resolve(h, api_.deviceGetComputeRunningProcesses,
+          {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
+  resolve(h, api_.deviceGetGraphicsRunningProcesses,
+          {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"});
+  resolve(h, api_.deviceGetUtilizationRates, {"nvmlDeviceGetUtilizationRates"});
+  resolve(h, api_.deviceGetSamples, {"nvmlDeviceGetSamples"});
+  resolve(h, api_.deviceGetTemperature, {"nvmlDeviceGetTemperature"});
+  resolve(h, api_.deviceGetPowerUsage, {"nvmlDeviceGetPowerUsage"});
+  resolve(h, api_.deviceGetClockInfo, {"nvmlDeviceGetClockInfo"});
+  // Renamed in driver 535 (CUDA 12.2); the old name stays exported as an alias.
+  resolve(h, api_.deviceGetCurrentClocksEventReasons,
+          {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
+  resolve(h, api_.deviceGetPersistenceMode, {"nvmlDeviceGetPersistenceMode"});
+  resolve(h, api_.deviceGetEccMode, {"nvmlDeviceGetEccMode"});
 
   // Without these four there is nothing to read; everything else degrades one field.
   for (auto [fn, name] : {std::pair<const void*, const char*>{reinterpret_cast<const void*>(api_.init), "nvmlInit"},

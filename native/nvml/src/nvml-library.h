@@ -54,6 +54,17 @@ struct Api {
   nvmlDeviceGetUint_fn deviceGetGpuInstanceId = nullptr;
   nvmlDeviceGetUint_fn deviceGetComputeInstanceId = nullptr;
   nvmlDeviceGetAttributes_fn deviceGetAttributes = nullptr;
+  // Activity (activity-reader.h): who uses the GPU and how it runs now.
+  nvmlDeviceGetRunningProcesses_fn deviceGetComputeRunningProcesses = nullptr;
+  nvmlDeviceGetRunningProcesses_fn deviceGetGraphicsRunningProcesses = nullptr;
+  nvmlDeviceGetUtilizationRates_fn deviceGetUtilizationRates = nullptr;
+  nvmlDeviceGetSamples_fn deviceGetSamples = nullptr;
+  nvmlDeviceGetTemperature_fn deviceGetTemperature = nullptr;
+  nvmlDeviceGetUint_fn deviceGetPowerUsage = nullptr;
+  nvmlDeviceGetClockInfo_fn deviceGetClockInfo = nullptr;
+  nvmlDeviceGetClocksEventReasons_fn deviceGetCurrentClocksEventReasons = nullptr;
+  nvmlDeviceGetEnableState_fn deviceGetPersistenceMode = nullptr;
+  nvmlDeviceGetEccMode_fn deviceGetEccMode = nullptr;
 };
 
 /** Why loading or initialising failed: a stable code and a human message. */

@@ -57,6 +57,33 @@ typedef int nvmlClockType_t;
 enum : int { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 };
 enum : int { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_CLOCK_VIDEO = 3 };
 enum : unsigned { NVML_DEVICE_MIG_DISABLE = 0, NVML_DEVICE_MIG_ENABLE = 1 };
+enum : int { NVML_TEMPERATURE_GPU = 0 };
+enum : int { NVML_TOTAL_POWER_SAMPLES = 0, NVML_GPU_UTILIZATION_SAMPLES = 1 };
+enum : int {
+  NVML_VALUE_TYPE_DOUBLE = 0,
+  NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+  NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+  NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+  NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+};
+// usedGpuMemory the driver could not attribute (nvml.h NVML_VALUE_NOT_AVAILABLE).
+constexpr unsigned long long kNvmlValueNotAvailable = ~0ULL;
+// A process's instance ids when MIG is off.
+constexpr unsigned kNvmlNoInstanceId = 0xFFFFFFFFU;
+
+// nvmlClocksEventReason* bits (nvml.h; the older nvmlClocksThrottleReason*
+// names carry the same values). Decoded to names in server/dynamic.
+enum : unsigned long long {
+  NVML_CLOCKS_EVENT_REASON_GPU_IDLE = 0x1ULL,
+  NVML_CLOCKS_EVENT_REASON_APPLICATIONS_CLOCKS_SETTING = 0x2ULL,
+  NVML_CLOCKS_EVENT_REASON_SW_POWER_CAP = 0x4ULL,
+  NVML_CLOCKS_EVENT_REASON_HW_SLOWDOWN = 0x8ULL,
+  NVML_CLOCKS_EVENT_REASON_SYNC_BOOST = 0x10ULL,
+  NVML_CLOCKS_EVENT_REASON_SW_THERMAL_SLOWDOWN = 0x20ULL,
+  NVML_CLOCKS_EVENT_REASON_HW_THERMAL_SLOWDOWN = 0x40ULL,
+  NVML_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN = 0x80ULL,
+  NVML_CLOCKS_EVENT_REASON_DISPLAY_CLOCK_SETTING = 0x100ULL,
+};
 
 #define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
 #define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
@@ -293,6 +320,39 @@ typedef struct nvmlComputeInstanceInfo_st {
   nvmlComputeInstancePlacement_t placement;
 } nvmlComputeInstanceInfo_t;
 
+// What a process holds on a GPU (nvmlDeviceGet{Compute,Graphics}RunningProcesses_v2/_v3).
+// nvml.h from CUDA 12.0 to 12.2 appended usedGpuCcProtectedMemory to the _v3
+// struct, but no driver ever wrote it and later headers took it back out: both
+// entry points fill this 24-byte layout (pynvml was bitten by the wider one).
+typedef struct nvmlProcessInfo_v2_st {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;  // NVML_VALUE_NOT_AVAILABLE when the driver cannot tell
+  unsigned int gpuInstanceId;        // 0xFFFFFFFF when MIG is off
+  unsigned int computeInstanceId;
+} nvmlProcessInfo_v2_t;
+
+typedef struct nvmlUtilization_st {
+  unsigned int gpu;     // percent of the last sample period a kernel ran
+  unsigned int memory;  // percent of it device memory was read or written
+} nvmlUtilization_t;
+
+typedef union nvmlValue_st {
+  double dVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  signed long long sllVal;
+} nvmlValue_t;
+
+typedef struct nvmlSample_st {
+  unsigned long long timeStamp;  // CPU time stamp, microseconds
+  nvmlValue_t sampleValue;
+} nvmlSample_t;
+
+typedef int nvmlSamplingType_t;
+typedef int nvmlValueType_t;
+typedef int nvmlTemperatureSensors_t;
+
 }  // extern "C"
 
 // NVML_STRUCT_VERSION(data, ver): the struct size in the low 24 bits, the
@@ -341,4 +401,13 @@ typedef nvmlReturn_t (*nvmlGpuInstanceGetComputeInstances_fn)(nvmlGpuInstance_t,
 typedef nvmlReturn_t (*nvmlComputeInstanceGetInfo_fn)(nvmlComputeInstance_t, nvmlComputeInstanceInfo_t*);
 typedef nvmlReturn_t (*nvmlDeviceGetMigDeviceHandleByIndex_fn)(nvmlDevice_t, unsigned int, nvmlDevice_t*);
 typedef nvmlReturn_t (*nvmlDeviceGetAttributes_fn)(nvmlDevice_t, nvmlDeviceAttributes_t*);
+typedef nvmlReturn_t (*nvmlDeviceGetRunningProcesses_fn)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_v2_t*);
+typedef nvmlReturn_t (*nvmlDeviceGetUtilizationRates_fn)(nvmlDevice_t, nvmlUtilization_t*);
+typedef nvmlReturn_t (*nvmlDeviceGetSamples_fn)(nvmlDevice_t, nvmlSamplingType_t, unsigned long long, nvmlValueType_t*,
+                                                unsigned int*, nvmlSample_t*);
+typedef nvmlReturn_t (*nvmlDeviceGetTemperature_fn)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int*);
+typedef nvmlReturn_t (*nvmlDeviceGetClockInfo_fn)(nvmlDevice_t, nvmlClockType_t, unsigned int*);
+typedef nvmlReturn_t (*nvmlDeviceGetClocksEventReasons_fn)(nvmlDevice_t, unsigned long long*);
+typedef nvmlReturn_t (*nvmlDeviceGetEnableState_fn)(nvmlDevice_t, nvmlEnableState_t*);
+typedef nvmlReturn_t (*nvmlDeviceGetEccMode_fn)(nvmlDevice_t, nvmlEnableState_t*, nvmlEnableState_t*);
 }

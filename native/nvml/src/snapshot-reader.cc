@@ -6,20 +6,11 @@
 #include "field-log.h"
 #include "nvml-return.h"
 #include "pair-reader.h"
+#include "session.h"
 
 namespace topod::nvml {
 
 namespace {
-
-// A read that meets LIB_RM_VERSION_MISMATCH (driver upgraded) or
-// UNINITIALIZED (driver reloaded) tears NVML down, loads it again and starts
-// over; twice is enough for a driver that has finished changing.
-constexpr int kReadAttempts = 3;
-
-/** deviceGetCount failed with a code that no reload fixes. */
-struct CountFailed {
-  nvmlReturn_t code;
-};
 
 double microsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
@@ -38,7 +29,8 @@ Snapshot readOnce(const Library& library, std::chrono::milliseconds staticMaxAge
   unsigned count = 0;
   nvmlReturn_t code = api.deviceGetCount(&count);
   if (isSessionLost(code)) throw SessionLost{code};
-  if (code != NVML_SUCCESS) throw CountFailed{code};
+  if (code != NVML_SUCCESS)
+    throw ReadFailed{Outcome::failure(returnFullName(code), "read", "nvmlDeviceGetCount failed: " + returnFullName(code))};
   snapshot.deviceCount = count;
   StaticPolicy policy{{library.loadCount(), snapshot.driverVersion, std::nullopt, std::nullopt}, staticMaxAge, start};
   StaticCache& cache = StaticCache::instance();
@@ -66,36 +58,14 @@ Snapshot readOnce(const Library& library, std::chrono::milliseconds staticMaxAge
 }  // namespace
 
 ReadResult readSnapshot(const ReadOptions& options) {
-  Library& library = Library::instance();
-  std::lock_guard<std::mutex> lock(library.mutex());
   ReadResult result;
-  result.outcome = library.acquire(options.libraryPath);
-  result.snapshot.libraryPath = library.path();
-  if (!result.outcome.ok) return result;
-  for (int attempt = 1;; ++attempt) {
-    try {
-      result.snapshot = readOnce(library, options.staticMaxAge);
-      break;
-    } catch (const SessionLost& lost) {
-      if (attempt >= kReadAttempts) {
-        result.outcome = Outcome::failure(returnFullName(lost.code), "read",
-                                          "NVML session lost and not recovered: " + returnFullName(lost.code));
-        break;
-      }
-      Outcome reloaded = library.reload();
-      if (!reloaded.ok) {
-        result.outcome = reloaded;
-        break;
-      }
-    } catch (const CountFailed& failed) {
-      result.outcome = Outcome::failure(returnFullName(failed.code), "read",
-                                        "nvmlDeviceGetCount failed: " + returnFullName(failed.code));
-      break;
-    }
-  }
-  result.snapshot.libraryPath = library.path();
-  result.snapshot.reinitCount = library.reinitCount();
-  library.release();
+  result.outcome = readInSession(
+      options.libraryPath,
+      [&](const Library& library) { result.snapshot = readOnce(library, options.staticMaxAge); },
+      [&](const Library& library) {
+        result.snapshot.libraryPath = library.path();
+        result.snapshot.reinitCount = library.reinitCount();
+      });
   return result;
 }
 

@@ -1,57 +1,17 @@
 #include "to-js.h"
 
-#include <type_traits>
+#include "js-values.h"
 
 namespace topod::nvml {
 
 namespace {
 
-// A string or a number. Byte counts stay below 2^53 for any memory that exists, so a double is exact.
-template <typename T>
-Napi::Value value(Napi::Env env, const T& v) {
-  if constexpr (std::is_same_v<T, std::string>) return Napi::String::New(env, v);
-  else return Napi::Number::New(env, static_cast<double>(v));
-}
-
-// Optional values become null, so every key is always present on the JS side.
-template <typename T, typename Convert>
-Napi::Value orNull(Napi::Env env, const Opt<T>& v, Convert convert) {
-  return v ? Napi::Value(convert(env, *v)) : env.Null();
-}
-
-template <typename T>
-Napi::Value value(Napi::Env env, const Opt<T>& v) {
-  return orNull(env, v, [](Napi::Env e, const T& x) { return value(e, x); });
-}
-
-template <typename T, typename Convert>
-Napi::Array list(Napi::Env env, const std::vector<T>& items, Convert convert) {
-  Napi::Array out = Napi::Array::New(env, items.size());
-  for (size_t i = 0; i < items.size(); ++i) out.Set(i, convert(env, items[i]));
-  return out;
-}
-
-template <typename T, typename Convert>
-Napi::Value listOrNull(Napi::Env env, const Opt<std::vector<T>>& items, Convert convert) {
-  return orNull(env, items, [&](Napi::Env e, const std::vector<T>& v) { return list(e, v, convert); });
-}
-
-Napi::Array strings(Napi::Env env, const std::vector<std::string>& items) {
-  return list(env, items, [](Napi::Env e, const std::string& s) { return value(e, s); });
-}
+using namespace js;
 
 Napi::Object placement(Napi::Env env, const Placement& p) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("start", p.start);
   out.Set("size", p.size);
-  return out;
-}
-
-Napi::Object memory(Napi::Env env, const MemoryInfo& m) {
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("totalBytes", value(env, m.totalBytes));
-  out.Set("usedBytes", value(env, m.usedBytes));
-  out.Set("freeBytes", value(env, m.freeBytes));
   return out;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "activity-reader.h"
+#include "activity-to-js.h"
 #include "snapshot-reader.h"
 #include "to-js.h"
 
@@ -54,6 +56,23 @@ class ReadWorker final : public PromiseWorker {
   ReadResult result_;
 };
 
+class ActivityWorker final : public PromiseWorker {
+ public:
+  ActivityWorker(Napi::Env env, ActivityOptions options) : PromiseWorker(env), options_(std::move(options)) {}
+  void Execute() override {
+    result_ = readActivity(options_);
+    libraryPathUsed_ = result_.activity.libraryPath.empty() ? options_.libraryPath : result_.activity.libraryPath;
+  }
+  void OnOK() override {
+    Napi::HandleScope scope(Env());
+    Settle(result_.outcome, result_.outcome.ok ? Napi::Value(activityToJs(Env(), result_.activity)) : Env().Null());
+  }
+
+ private:
+  ActivityOptions options_;
+  ActivityResult result_;
+};
+
 class OpenWorker final : public PromiseWorker {
  public:
   OpenWorker(Napi::Env env, std::string path) : PromiseWorker(env), path_(std::move(path)) {}
@@ -103,7 +122,36 @@ ReadOptions readOptionsArgument(const Napi::CallbackInfo& info) {
   return options;
 }
 
+// { uuid } or { index }: exactly one, so a typo never silently reads GPU 0.
+ActivityOptions activityOptionsArgument(const Napi::CallbackInfo& info) {
+  ActivityOptions options;
+  options.libraryPath = libraryPathArgument(info);
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "readActivity needs { uuid } or { index }");
+  Napi::Object argument = info[0].As<Napi::Object>();
+  Napi::Value uuid = argument.Get("uuid");
+  Napi::Value index = argument.Get("index");
+  const bool hasUuid = !uuid.IsUndefined() && !uuid.IsNull();
+  const bool hasIndex = !index.IsUndefined() && !index.IsNull();
+  if (hasUuid == hasIndex) throw Napi::TypeError::New(env, "readActivity needs exactly one of uuid and index");
+  if (hasUuid) {
+    if (!uuid.IsString() || uuid.As<Napi::String>().Utf8Value().empty())
+      throw Napi::TypeError::New(env, "uuid must be a non-empty string");
+    options.uuid = uuid.As<Napi::String>().Utf8Value();
+    return options;
+  }
+  const double n = index.IsNumber() ? index.As<Napi::Number>().DoubleValue() : -1;
+  if (!(n >= 0 && n <= 4294967295.0 && n == static_cast<double>(static_cast<long long>(n))))
+    throw Napi::TypeError::New(env, "index must be an integer >= 0");
+  options.index = static_cast<unsigned>(n);
+  return options;
+}
+
 }  // namespace
+
+Napi::Value ReadActivity(const Napi::CallbackInfo& info) {
+  return (new ActivityWorker(info.Env(), activityOptionsArgument(info)))->Queue();
+}
 
 Napi::Value Read(const Napi::CallbackInfo& info) {
   return (new ReadWorker(info.Env(), readOptionsArgument(info)))->Queue();

@@ -11,6 +11,13 @@ namespace topod::nvml {
  * failure. staticMaxAgeMs: how old cached static fields may be (default 5 min; 0 = full read).
  */
 Napi::Value Read(const Napi::CallbackInfo& info);
+/**
+ * readActivity({ uuid } | { index }, plus libraryPath?) → Promise<RawActivity>: one GPU's
+ * processes (and its MIG devices'), utilization, memory, temperature, power, SM clock,
+ * clocks event reasons, persistence and ECC mode. Rejects like read(), and with
+ * code TOPOD_NVML_GPU_NOT_FOUND when no such GPU is there.
+ */
+Napi::Value ReadActivity(const Napi::CallbackInfo& info);
 /** open({ libraryPath? }) → Promise<void>: keeps NVML initialised until close(). */
 Napi::Value Open(const Napi::CallbackInfo& info);
 /** close() → Promise<void>: drops the reference open() took. */

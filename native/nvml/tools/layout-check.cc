@@ -117,6 +117,36 @@ int main() {
   FIELD(nvmlComputeInstanceInfo_t, profileId);
   FIELD(nvmlComputeInstanceInfo_t, placement);
 
+  // Activity reads (activity-reader.cc).
+  SIZE(nvmlProcessInfo_v2_t);
+  FIELD(nvmlProcessInfo_v2_t, usedGpuMemory);
+  FIELD(nvmlProcessInfo_v2_t, gpuInstanceId);
+  FIELD(nvmlProcessInfo_v2_t, computeInstanceId);
+  SIZE(nvmlUtilization_t);
+  FIELD(nvmlUtilization_t, memory);
+  SIZE(nvmlSample_t);
+  FIELD(nvmlSample_t, sampleValue);
+  SIZE(nvmlValue_t);
+  SAME("NVML_TEMPERATURE_GPU", ours::NVML_TEMPERATURE_GPU, ::NVML_TEMPERATURE_GPU);
+  SAME("NVML_GPU_UTILIZATION_SAMPLES", ours::NVML_GPU_UTILIZATION_SAMPLES, ::NVML_GPU_UTILIZATION_SAMPLES);
+  SAME("NVML_VALUE_TYPE_UNSIGNED_INT", ours::NVML_VALUE_TYPE_UNSIGNED_INT, ::NVML_VALUE_TYPE_UNSIGNED_INT);
+  SAME("NVML_VALUE_TYPE_SIGNED_LONG_LONG", ours::NVML_VALUE_TYPE_SIGNED_LONG_LONG, ::NVML_VALUE_TYPE_SIGNED_LONG_LONG);
+  SAME("NVML_VALUE_NOT_AVAILABLE", ours::kNvmlValueNotAvailable, NVML_VALUE_NOT_AVAILABLE);
+  SAME("clocks reason GpuIdle", ours::NVML_CLOCKS_EVENT_REASON_GPU_IDLE, nvmlClocksThrottleReasonGpuIdle);
+  SAME("clocks reason ApplicationsClocksSetting", ours::NVML_CLOCKS_EVENT_REASON_APPLICATIONS_CLOCKS_SETTING,
+       nvmlClocksThrottleReasonApplicationsClocksSetting);
+  SAME("clocks reason SwPowerCap", ours::NVML_CLOCKS_EVENT_REASON_SW_POWER_CAP, nvmlClocksThrottleReasonSwPowerCap);
+  SAME("clocks reason HwSlowdown", ours::NVML_CLOCKS_EVENT_REASON_HW_SLOWDOWN, nvmlClocksThrottleReasonHwSlowdown);
+  SAME("clocks reason SyncBoost", ours::NVML_CLOCKS_EVENT_REASON_SYNC_BOOST, nvmlClocksThrottleReasonSyncBoost);
+  SAME("clocks reason SwThermalSlowdown", ours::NVML_CLOCKS_EVENT_REASON_SW_THERMAL_SLOWDOWN,
+       nvmlClocksThrottleReasonSwThermalSlowdown);
+  SAME("clocks reason HwThermalSlowdown", ours::NVML_CLOCKS_EVENT_REASON_HW_THERMAL_SLOWDOWN,
+       nvmlClocksThrottleReasonHwThermalSlowdown);
+  SAME("clocks reason HwPowerBrakeSlowdown", ours::NVML_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN,
+       nvmlClocksThrottleReasonHwPowerBrakeSlowdown);
+  SAME("clocks reason DisplayClockSetting", ours::NVML_CLOCKS_EVENT_REASON_DISPLAY_CLOCK_SETTING,
+       nvmlClocksThrottleReasonDisplayClockSetting);
+
   SAME("nvmlMemory_v2 version word", ours::kNvmlMemoryV2, nvmlMemory_v2);
   SAME("nvmlGpuInstanceProfileInfo_v2 version word", ours::kNvmlGpuInstanceProfileInfoV2, nvmlGpuInstanceProfileInfo_v2);
   SAME("nvmlComputeInstanceProfileInfo_v2 version word", ours::kNvmlComputeInstanceProfileInfoV2,
