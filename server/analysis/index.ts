@@ -1,3 +1,4 @@
+export { concatSamples } from './samples.js';
 export { EmptySampleError, mean, median, percentile, percentileOfSorted, sortedAscending, sortedCopy, stdev } from './descriptive.js';
 export { dropOutliersIqr, dropOutliersMad, mad, summarizeLatency, trimmedMean, type LatencySummary } from './robust.js';
 export { ksCriticalValue, ksPValue, ksStatistic, ksTest, type KsTest } from './kolmogorov-smirnov.js';

@@ -1,4 +1,5 @@
 import { median, percentile } from './descriptive.js';
+import { concatSamples } from './samples.js';
 
 /**
  * One L2 partition's capacity from a fit of the miss fraction over a whole
@@ -77,7 +78,8 @@ const RANDOM_BELOW = 0.9;
  */
 export function fitL2Capacity(points: readonly CapacityPoint[], onsetBytes: number): L2CapacityFit {
   const sorted = [...points].filter((point) => point.samples.length > 0).sort((a, b) => a.sizeBytes - b.sizeBytes);
-  const resident = sorted.filter((point) => point.sizeBytes <= onsetBytes * FIT_FROM_SHARE_OF_ONSET).flatMap((point) => [...point.samples]);
+  const residentPoints = sorted.filter((point) => point.sizeBytes <= onsetBytes * FIT_FROM_SHARE_OF_ONSET).map((point) => point.samples);
+  const resident = concatSamples(residentPoints);
   const largest = sorted.at(-1);
   if (resident.length === 0 || !largest || largest.sizeBytes <= onsetBytes) return { found: false, reason: 'no sizes both well below and above the onset' };
   const hitP50 = median(resident);

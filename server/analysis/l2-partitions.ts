@@ -1,4 +1,5 @@
 import { median, percentileOfSorted, sortedCopy } from './descriptive.js';
+import { concatSamples } from './samples.js';
 
 /**
  * The L2's partitions from per-chunk hit latencies seen by every SM
@@ -194,17 +195,20 @@ function agreement(a: ReadonlyArray<boolean | null>, b: ReadonlyArray<boolean | 
 
 /** The majority pattern of a group, chunk by chunk (null where none of it classified the chunk). */
 function consensus(members: readonly SmSplit[], chunks: number): Array<boolean | null> {
-  return Array.from({ length: chunks }, (_, c) => {
-    let far = 0;
-    let seen = 0;
-    for (const m of members) {
+  const far = new Uint32Array(chunks);
+  const seen = new Uint32Array(chunks);
+  for (const m of members) {
+    const n = Math.min(chunks, m.far.length);
+    for (let c = 0; c < n; c += 1) {
       const v = m.far[c];
       if (v === null || v === undefined) continue;
-      seen += 1;
-      if (v) far += 1;
+      seen[c]! += 1;
+      if (v) far[c]! += 1;
     }
-    return seen === 0 ? null : far * 2 > seen;
-  });
+  }
+  const pattern: Array<boolean | null> = [];
+  for (let c = 0; c < chunks; c += 1) pattern.push(seen[c] === 0 ? null : far[c]! * 2 > seen[c]!);
+  return pattern;
 }
 
 /** `runs`: one entry per launch, every SM's series of that launch (joinRuns). */
@@ -215,7 +219,7 @@ export function analyseL2Partitions(runs: ReadonlyArray<readonly PartitionSeries
   const splitSms = sms.filter((s) => s.split);
   const hitsOf = (s: SmSplit, far: boolean) => s.latencies.filter((_, c) => s.far[c] === far);
   const unimodal = (): L2PartitionAnalysis => {
-    const nearSamples = sms.flatMap((s) => s.latencies.filter((_, c) => s.far[c] !== null));
+    const nearSamples = concatSamples(sms.map((s) => s.latencies.filter((_, c) => s.far[c] !== null)));
     const dips = sms.map((s) => Math.min(1, s.dip / (2 * MAX_DIP)));
     return { found: true, count: 1, smGroups: [sms.map((s) => s.smId)], nearSamples, farSamples: [], nearP50: median(nearSamples), farP50: null, confidence: round3(mean(dips)), unsplitSmIds: sms.map((s) => s.smId) };
   };
@@ -240,8 +244,8 @@ export function analyseL2Partitions(runs: ReadonlyArray<readonly PartitionSeries
   const consistent = mean(fits) >= MIN_FIT && antiAgreement >= MIN_FIT;
   // Two classes per SM, or noisy classes that SMs still agree on chunk by chunk: partitions. Neither: one class split at random.
   if (!clean && !consistent) return unimodal();
-  const nearSamples = splitSms.flatMap((s) => hitsOf(s, false));
-  const farSamples = splitSms.flatMap((s) => hitsOf(s, true));
+  const nearSamples = concatSamples(splitSms.map((s) => hitsOf(s, false)));
+  const farSamples = concatSamples(splitSms.map((s) => hitsOf(s, true)));
   const smGroups = groups.map((g) => g.map((s) => s.smId).sort((a, b) => a - b)).sort((a, b) => a[0]! - b[0]!);
   const separation = mean(splitSms.map((s) => Math.max(0, 1 - s.dip)));
   return {

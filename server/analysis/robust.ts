@@ -25,11 +25,15 @@ export function dropOutliersMad(values: readonly number[], k = 5): number[] {
  * cache often have an IQR of 0, which would drop every value off the median.
  */
 export function dropOutliersIqr(values: readonly number[], k = 3, minIqr = 1): number[] {
-  const sorted = sortedCopy(values);
+  const fences = iqrFences(sortedCopy(values), k, minIqr);
+  return values.filter((value) => value >= fences.low && value <= fences.high);
+}
+
+function iqrFences(sorted: Float64Array, k: number, minIqr: number): { low: number; high: number } {
   const q1 = percentileOfSorted(sorted, 25);
   const q3 = percentileOfSorted(sorted, 75);
   const iqr = Math.max(minIqr, q3 - q1);
-  return values.filter((value) => value >= q1 - k * iqr && value <= q3 + k * iqr);
+  return { low: q1 - k * iqr, high: q3 + k * iqr };
 }
 
 /** Mean of the values left after cutting `fraction` off each end. */
@@ -56,8 +60,13 @@ export interface LatencySummary {
  * rare disturbances.
  */
 export function summarizeLatency(values: readonly number[], offsetCycles = 0): LatencySummary {
-  const kept = dropOutliersIqr(values).map((value) => value - offsetCycles);
-  const sorted = sortedCopy(kept);
+  const sortedValues = sortedCopy(values);
+  const fences = iqrFences(sortedValues, 3, 1);
+  const kept = values.filter((value) => value >= fences.low && value <= fences.high).map((value) => value - offsetCycles);
+  // The kept values are a run of the sorted ones (the fences cut off each end); less the offset they stay in order.
+  let from = 0;
+  while (from < sortedValues.length && !(sortedValues[from]! >= fences.low)) from += 1;
+  const sorted = sortedValues.subarray(from, from + kept.length).map((value) => value - offsetCycles);
   return {
     mean: mean(kept),
     p50: percentileOfSorted(sorted, 50),

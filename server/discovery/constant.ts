@@ -1,4 +1,4 @@
-import { fitFetchGranularity, median } from '../analysis/index.js';
+import { concatSamples, fitFetchGranularity, median } from '../analysis/index.js';
 import type { CalibrateResult, DeviceProperties } from '../gpu/protocol.js';
 import type { ElementTopology, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
@@ -54,7 +54,7 @@ export function buildConstantL15(raw: readonly RawSeries[], calibration: Calibra
   if (constantL1FirstAboveBytes === undefined || coarse.length === 0) return { warnings: [] };
   const l15Points = coarse.filter((point) => point.sizeBytes >= constantL1FirstAboveBytes * L15_FROM_SHARE);
   if (l15Points.length === 0) return { warnings: ['constantL15: the constant sweep did not reach past the constant L1'] };
-  const l15Samples = l15Points.flatMap((point) => [...point.samples]);
+  const l15Samples = concatSamples(l15Points.map((point) => point.samples));
   const element: ElementTopology = { latency: toLatencyValue(l15Samples, calibration) };
   const warnings: string[] = [];
   // What the level behind the L1.5 costs: every cold load at the largest stride goes there.

@@ -1,4 +1,4 @@
-import { combineConfidences, detectLineSize, lineSizeStrides, slowThreshold } from '../analysis/index.js';
+import { combineConfidences, concatSamples, detectLineSize, lineSizeStrides, slowThreshold } from '../analysis/index.js';
 import { fitL2Capacity, type L2CapacityFit } from '../analysis/l2-capacity.js';
 import type { CalibrateResult, DeviceProperties } from '../gpu/protocol.js';
 import type { ElementTopology, RawSeries } from '../model/document.js';
@@ -150,7 +150,7 @@ export function buildL2(raw: readonly RawSeries[], device: DeviceProperties, cal
   if (resident.length > 0) l2.latency = toLatencyValue(resident, calibration);
 
   const deviceMemory: ElementTopology = { size: { value: device.totalMemoryBytes, unit: 'bytes', source: 'api' } };
-  const dram = chaseSamples(raw, `${SERIES_PREFIX}.dram`).flatMap((chase) => [...chase.samples]);
+  const dram = concatSamples(chaseSamples(raw, `${SERIES_PREFIX}.dram`).map((chase) => chase.samples));
   const largest = coarse.at(-1);
   if (dram.length > 0) {
     deviceMemory.latency = toLatencyValue(dram, calibration);

@@ -1,4 +1,4 @@
-import { detectLineSize, fitFetchGranularity, lineSizeStrides, median, slowThreshold, type ChangePointFound, type SweepPoint } from '../analysis/index.js';
+import { concatSamples, detectLineSize, fitFetchGranularity, lineSizeStrides, median, slowThreshold, type ChangePointFound, type SweepPoint } from '../analysis/index.js';
 import type { CalibrateResult, DeviceProperties, MemorySpace } from '../gpu/protocol.js';
 import type { Carveout, ElementName, ElementTopology, MeasuredValue, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
@@ -153,10 +153,12 @@ const NEXT_LEVEL_FROM_SHARE = 1.5;
 
 /** Samples of the first few sweep sizes well past the capacity: what a miss here costs (the next level's hit). */
 export function nextLevelSamples(points: readonly SweepPoint[], firstAboveBytes: number): number[] {
-  return points
-    .filter((point) => point.sizeBytes >= firstAboveBytes * NEXT_LEVEL_FROM_SHARE)
-    .slice(0, 3)
-    .flatMap((point) => [...point.samples]);
+  return concatSamples(
+    points
+      .filter((point) => point.sizeBytes >= firstAboveBytes * NEXT_LEVEL_FROM_SHARE)
+      .slice(0, 3)
+      .map((point) => point.samples),
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { detectSizeChangePoint, fewestSlowPlacement, type ChangePointResult, type SweepPoint } from '../analysis/index.js';
+import { concatSamples, detectSizeChangePoint, fewestSlowPlacement, type ChangePointResult, type SweepPoint } from '../analysis/index.js';
 import type { PchaseArgs, PchaseBatchResult, PchaseResult } from '../gpu/protocol.js';
 import type { RawSeries } from '../model/document.js';
 
@@ -9,11 +9,12 @@ import type { RawSeries } from '../model/document.js';
  * its array (l1.ts); the placement with the fewest slow loads stands for it.
  */
 export function sweepPoints(raw: readonly RawSeries[], name: string): SweepPoint[] {
-  const bySize = new Map<number, number[][]>();
+  const bySize = new Map<number, Array<readonly number[]>>();
+  // The recorded arrays themselves, read-only from here on (SweepPoint.samples): a sweep holds hundreds of thousands of samples.
   const add = (sizeBytes: number, samples: readonly number[]) => {
     const existing = bySize.get(sizeBytes);
-    if (existing) existing.push([...samples]);
-    else bySize.set(sizeBytes, [[...samples]]);
+    if (existing) existing.push(samples);
+    else bySize.set(sizeBytes, [samples]);
   };
   for (const series of raw) {
     if (series.name !== name) continue;
@@ -32,14 +33,27 @@ export function seriesNames(raw: readonly RawSeries[], prefix: string): string[]
   return [...new Set(raw.filter((series) => series.name.startsWith(prefix)).map((series) => series.name))];
 }
 
+/** Shared by every reader of one search (recordedSearch): read-only. */
 export interface RecordedSearch {
   /** The last round whose change point was found (the search refines from found rounds only). */
-  result: ChangePointResult;
+  readonly result: ChangePointResult;
   /** The last coarse sweep: its sizes well below the change point give the resident latency. */
-  coarse: SweepPoint[];
+  readonly coarse: readonly SweepPoint[];
   /** Every size the search measured (coarse and refining rounds), ascending. */
-  points: SweepPoint[];
+  readonly points: readonly SweepPoint[];
 }
+
+/**
+ * Searches already read, under the first series each was read from, by
+ * prefix. One search is read by several strategies (a per-SM cache's build,
+ * the sharing strategy's references and sizes, the L2's capacity fit) and by
+ * each round of its own measurement: the change point over a few hundred
+ * thousand samples is analysed once per set of series. Recorded series are
+ * never changed in place (a session appends or drops whole series), so the
+ * same series objects in the same order read as the same search; held
+ * weakly, an entry goes with its series.
+ */
+const readSearches = new WeakMap<RawSeries, Map<string, { series: readonly RawSeries[]; search: RecordedSearch | null }>>();
 
 /**
  * Re-reads a size search (size-search.ts) from its raw series; null when none
@@ -49,6 +63,20 @@ export interface RecordedSearch {
  * show how fully the cache misses there, and both score the result.
  */
 export function recordedSearch(raw: readonly RawSeries[], prefix: string): RecordedSearch | null {
+  const series = raw.filter((one) => one.name.startsWith(`${prefix}.`));
+  const first = series[0];
+  if (first === undefined) return null;
+  const byPrefix = readSearches.get(first) ?? new Map<string, { series: readonly RawSeries[]; search: RecordedSearch | null }>();
+  const cached = byPrefix.get(prefix);
+  if (cached && cached.series.length === series.length && cached.series.every((one, i) => one === series[i])) return cached.search;
+  const search = readSearch(series, prefix);
+  byPrefix.set(prefix, { series, search });
+  readSearches.set(first, byPrefix);
+  return search;
+}
+
+/** recordedSearch over the series under its prefix. */
+function readSearch(raw: readonly RawSeries[], prefix: string): RecordedSearch | null {
   const names = seriesNames(raw, `${prefix}.`);
   const coarseNames = names.filter((name) => name.startsWith(`${prefix}.coarse`));
   const coarseName = coarseNames.at(-1);
@@ -63,8 +91,9 @@ export function recordedSearch(raw: readonly RawSeries[], prefix: string): Recor
 
 /** Samples of up to `maxPoints` of the largest sizes at or below `belowBytes`. */
 export function residentSamples(points: readonly SweepPoint[], belowBytes: number, maxPoints: number): number[] {
-  return points
+  const chosen = points
     .filter((point) => point.sizeBytes <= belowBytes)
     .slice(-maxPoints)
-    .flatMap((point) => [...point.samples]);
+    .map((point) => point.samples);
+  return concatSamples(chosen);
 }
