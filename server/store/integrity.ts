@@ -12,16 +12,19 @@
  *   foreign one (an SQLite file with tables but not topod's) is never
  *   deleted: it is renamed `<file>.damaged-<UTC timestamp>` with its -wal
  *   beside it, a fresh database is created in its place, and what can still
- *   be read from the damaged copy — GPUs, results whose documents parse and
- *   their raw series — is copied over (a row-by-row salvage, like the sqlite3
- *   shell's `.recover` at row granularity: rows on pages SQLite can no longer
- *   walk are lost). GPUs whose results were not recovered are probed again.
+ *   be read from the damaged copy — GPUs, results whose documents parse,
+ *   their raw series and the job history — is copied over (salvage.ts: a
+ *   damaged header is rebuilt, damaged pages are stepped over). GPUs whose
+ *   results were not recovered are probed again.
  */
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES, StartupError } from '../errors.js';
 import { openDatabase, type Db, type Migration } from './database.js';
+import { salvage, type Salvage } from './salvage.js';
+
+export type { Salvage } from './salvage.js';
 
 /** Above this size only quick_check runs at boot (integrity_check reads every index too). */
 export const INTEGRITY_CHECK_MAX_BYTES = 256 * 1024 * 1024;
@@ -36,14 +39,6 @@ export interface BootCheck {
   durationMs: number;
   /** What the check (or the error opening the file) said when it was not ok. */
   problem: string | null;
-}
-
-export interface Salvage {
-  gpus: number;
-  results: number;
-  rawSeries: number;
-  /** Rows that could not be read or did not parse. */
-  skipped: number;
 }
 
 export interface OpenedStore {
@@ -187,106 +182,4 @@ export function openStore(file: string, options: OpenStoreOptions = {}): OpenedS
     }
   }
   return { db, boot, movedAside };
-}
-
-/** Every row of a table that can still be read, in rowid order; stops at the first page SQLite cannot walk. */
-function readableRows(source: Db, table: string): { rows: Array<Record<string, unknown>>; failed: boolean } {
-  const rows: Array<Record<string, unknown>> = [];
-  try {
-    for (const row of source.prepare(`SELECT * FROM ${table} ORDER BY rowid`).iterate()) rows.push(row as Record<string, unknown>);
-    return { rows, failed: false };
-  } catch {
-    // Walk backwards from the end too: rows after the damaged page are often still reachable that way.
-    try {
-      const seen = new Set(rows.map((r) => r['id']));
-      for (const row of source.prepare(`SELECT * FROM ${table} ORDER BY rowid DESC`).iterate()) {
-        const record = row as Record<string, unknown>;
-        if (seen.has(record['id'])) break;
-        rows.push(record);
-      }
-    } catch {
-      // what was read is what there is
-    }
-    return { rows, failed: true };
-  }
-}
-
-function jsonObject(text: unknown): Record<string, unknown> | null {
-  if (typeof text !== 'string') return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-const isObject = (value: unknown): boolean => value !== null && typeof value === 'object' && !Array.isArray(value);
-
-/**
- * Copies GPUs, readable results and their raw series from the damaged copy
- * into the fresh database, ids kept (so re-analysis links survive). Jobs are
- * not copied: they are history, and every one of them had finished or was
- * interrupted. Heartbeat and schema rows come from the fresh migration.
- */
-export function salvage(damagedFile: string, target: Db): Salvage {
-  const source = new Database(damagedFile, { readonly: true, fileMustExist: true });
-  const counts: Salvage = { gpus: 0, results: 0, rawSeries: 0, skipped: 0 };
-  try {
-    const has = (table: string) => source.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
-    if (!has('gpus') || !has('probe_results') || !has('schema_migrations')) return counts;
-    const columns = (table: string) => new Set((target.pragma(`table_info(${table})`) as Array<{ name: string }>).map((c) => c.name));
-    const insertRow = (table: string, row: Record<string, unknown>): void => {
-      const known = columns(table);
-      const names = Object.keys(row).filter((name) => known.has(name));
-      target.prepare(`INSERT OR IGNORE INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(...names.map((n) => row[n]));
-    };
-    target.transaction(() => {
-      const gpus = readableRows(source, 'gpus');
-      const gpuUuids = new Set<unknown>();
-      for (const row of gpus.rows) {
-        try {
-          insertRow('gpus', row);
-          gpuUuids.add(row['uuid']);
-          counts.gpus++;
-        } catch {
-          counts.skipped++;
-        }
-      }
-      const results = readableRows(source, 'probe_results');
-      const kept = new Set<unknown>();
-      for (const row of results.rows.sort((a, b) => Number(a['id']) - Number(b['id']))) {
-        const document = jsonObject(row['document']);
-        const readable = document && isObject(document['probe']) && isObject(document['elements']) && jsonObject(row['configuration']);
-        if (!readable || !gpuUuids.has(row['gpu_uuid']) || row['quarantined']) {
-          counts.skipped++;
-          continue;
-        }
-        try {
-          insertRow('probe_results', { ...row, reanalysed_from: kept.has(row['reanalysed_from']) ? row['reanalysed_from'] : null });
-          kept.add(row['id']);
-          counts.results++;
-        } catch {
-          counts.skipped++;
-        }
-      }
-      if (has('raw_series')) {
-        const raw = readableRows(source, 'raw_series');
-        counts.skipped += Number(raw.failed);
-        for (const row of raw.rows) {
-          if (!kept.has(row['result_id'])) continue;
-          try {
-            insertRow('raw_series', row);
-            counts.rawSeries++;
-          } catch {
-            counts.skipped++;
-          }
-        }
-      }
-      counts.skipped += Number(gpus.failed) + Number(results.failed);
-    })();
-  } finally {
-    source.close();
-  }
-  return counts;
 }

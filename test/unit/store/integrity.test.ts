@@ -6,12 +6,13 @@
  * daemon died at every start.
  */
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StartupError } from '../../../server/errors.js';
 import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
+import { JobStore } from '../../../server/store/jobs.js';
 import { openStore } from '../../../server/store/integrity.js';
 import { ResultStore, type NewResult } from '../../../server/store/results.js';
 import type { ResultDocument } from '../../../server/model/document.js';
@@ -37,12 +38,17 @@ function result(l1: number): NewResult {
   };
 }
 
-/** A checkpointed database with `count` results (each ~3 KiB, so they span many pages). */
+/** A checkpointed database with `count` results (each ~3 KiB, so they span many pages), each from a finished job. */
 function populated(file: string, count: number, padBytes = 3000): void {
   const db = openDatabase(file);
   new GpuStore(db).seen(gpuIdentity());
   const results = new ResultStore(db);
-  for (let i = 1; i <= count; i++) results.insert({ ...result(i), document: { ...result(i).document, pad: 'x'.repeat(padBytes) } as unknown as ResultDocument });
+  const jobs = new JobStore(db);
+  for (let i = 1; i <= count; i++) {
+    const job = jobs.create({ gpuUuid: gpuIdentity().uuid, reason: 'requested', requestedBy: 'test', only: null, force: false });
+    const id = results.insert({ ...result(i), document: { ...result(i).document, pad: 'x'.repeat(padBytes) } as unknown as ResultDocument });
+    jobs.finish(job.id, { state: 'succeeded', resultId: id });
+  }
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
 }
@@ -92,15 +98,54 @@ describe('openStore', () => {
     opened.db.close();
   });
 
-  it('moves a file that is not a database aside (the damaged copy is kept, nothing salvaged)', () => {
+  it('rebuilds a header overwritten with garbage and recovers every row behind it (issue 22: "nothing could be recovered")', () => {
     const dir = tempDir();
     const file = path.join(dir, 'topod.sqlite');
-    populated(file, 3);
+    populated(file, 30);
     overwrite(file, 0, Buffer.alloc(100, 0x41));
     const opened = openStore(file, { now: () => NOW });
-    expect(opened.movedAside).toMatchObject({ reason: 'file is not a database', salvage: null });
+    expect(opened.movedAside).toMatchObject({ reason: 'file is not a database', salvageError: null });
     expect(asideFiles(dir)).toEqual(['topod.sqlite.damaged-2026-05-01T102030Z']);
-    expect(new ResultStore(opened.db).latestForGpu(gpuIdentity().uuid)).toBeNull();
+    const salvage = opened.movedAside?.salvage;
+    expect(salvage?.method).toBe('header rebuilt (page size 4096)');
+    expect(salvage?.tables).toEqual({
+      gpus: { recovered: 1, skipped: 0 },
+      probe_results: { recovered: 30, skipped: 0 },
+      raw_series: { recovered: 30, skipped: 0 },
+      probe_jobs: { recovered: 30, skipped: 0 },
+    });
+    expect(new ResultStore(opened.db).latestForGpu(gpuIdentity().uuid)?.document.elements.l1?.size?.value).toBe(30);
+    expect(new JobStore(opened.db).list({ gpu: gpuIdentity().uuid, limit: 100 })).toHaveLength(30);
+    // The rebuilt copy was a scratch file: only the damaged original stays beside the fresh database.
+    expect(readdirSync(dir).filter((f) => f.includes('header-rebuilt'))).toEqual([]);
+    opened.db.close();
+  });
+
+  it('recovers the rows still on disk from a file truncated to half', () => {
+    const file = path.join(tempDir(), 'topod.sqlite');
+    populated(file, 200);
+    truncateSync(file, Math.floor(statSync(file).size / 2));
+    const salvage = openStore(file, { now: () => NOW }).movedAside?.salvage;
+    expect(salvage?.gpus).toBe(1);
+    // Roughly the first half of the results lie in the first half of the file.
+    expect(salvage?.results).toBeGreaterThan(50);
+    expect(salvage?.results).toBeLessThan(200);
+    expect(salvage?.tables['probe_results']?.skipped).toBeGreaterThan(0);
+  });
+
+  it('keeps the job history when 16 KiB of garbage hit the middle of the file', () => {
+    const file = path.join(tempDir(), 'topod.sqlite');
+    populated(file, 200);
+    overwrite(file, Math.floor(statSync(file).size / 2 / 4096) * 4096, Buffer.alloc(16384, 0x5a));
+    const opened = openStore(file, { now: () => NOW });
+    const salvage = opened.movedAside?.salvage;
+    expect(salvage?.results).toBeGreaterThan(150);
+    expect(salvage?.jobs).toBeGreaterThan(150);
+    const jobs = new JobStore(opened.db).list({ gpu: gpuIdentity().uuid, limit: 500 });
+    expect(jobs.length).toBe(salvage?.jobs);
+    // A job keeps its link to its result when that result was recovered, and only then.
+    const results = new ResultStore(opened.db);
+    for (const job of jobs) if (job.resultId !== null) expect(results.get(job.resultId)).not.toBeNull();
     opened.db.close();
   });
 
