@@ -118,6 +118,65 @@ export interface RawNvmlSnapshot {
   readMicros: number;
 }
 
+/** One entry of a running-process list; NVML's own fields. */
+export interface RawProcess {
+  /** As NVML sees it: the host's PID namespace, also when topod runs in a container. */
+  pid: number;
+  /** null when NVML cannot attribute memory to the process (NVML_VALUE_NOT_AVAILABLE). */
+  usedMemoryBytes: number | null;
+  /** Set when MIG is on and the list came from the physical GPU's handle. */
+  gpuInstanceId: number | null;
+  computeInstanceId: number | null;
+}
+
+/** Each list null when NVML refused it (named in degraded). */
+export interface RawProcessLists {
+  compute: RawProcess[] | null;
+  graphics: RawProcess[] | null;
+}
+
+export interface RawMigActivity {
+  index: number;
+  uuid: string | null;
+  processes: RawProcessLists;
+  degraded: string[];
+}
+
+/** What addon.readActivity() resolves to: one GPU, now. */
+export interface RawActivity {
+  index: number;
+  uuid: string | null;
+  processes: RawProcessLists;
+  /** nvmlDeviceGetUtilizationRates: percent of the driver's last sample period. */
+  utilizationGpuPercent: number | null;
+  utilizationMemoryPercent: number | null;
+  /** Every GPU-utilization sample the driver buffers (nvmlDeviceGetSamples), oldest first; [] when it holds none. */
+  utilizationSamples: Array<{ timestampMicros: number; percent: number }> | null;
+  memory: RawMemory | null;
+  temperatureC: number | null;
+  powerMilliwatts: number | null;
+  smClockMHz: number | null;
+  maxSmClockMHz: number | null;
+  /** nvmlClocksEventReason* bits. */
+  clocksEventReasons: number | null;
+  persistenceMode: boolean | null;
+  eccModeCurrent: boolean | null;
+  eccModePending: boolean | null;
+  /** null when the GPU cannot do MIG (or NVML refused to say). */
+  migModeCurrent: number | null;
+  /** With MIG on: each MIG device's own process lists. */
+  migDevices: RawMigActivity[];
+  degraded: string[];
+  libraryPath: string;
+  reinitCount: number;
+  readMicros: number;
+}
+
+/** Exactly one of uuid (a physical GPU's) and index. */
+export type NvmlActivityTarget = { uuid: string; index?: undefined } | { index: number; uuid?: undefined };
+
+export type NvmlActivityOptions = NvmlActivityTarget & { libraryPath?: string };
+
 export interface NvmlAddonStatus {
   loaded: boolean;
   references: number;
@@ -138,6 +197,8 @@ export interface NvmlReadOptions {
 /** The addon's exports (native/nvml/src/workers.h). */
 export interface NvmlAddon {
   read(options?: NvmlReadOptions): Promise<RawNvmlSnapshot>;
+  /** One GPU's activity; rejects like read(), or with code TOPOD_NVML_GPU_NOT_FOUND. Absent from addon builds before it. */
+  readActivity?(options: NvmlActivityOptions): Promise<RawActivity>;
   open(options?: { libraryPath?: string }): Promise<void>;
   close(): Promise<void>;
   status(): NvmlAddonStatus;

@@ -5,10 +5,13 @@
  * The NVML session stays open between reads (one nvmlInit for the daemon's
  * life) and is closed by close().
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { mergeReads, toGpuActivity, utilizationFromReads, utilizationFromSamples } from './activity-map.js';
+import { DEFAULT_ACTIVITY_WINDOW_MS, type ActivityReadOptions, type GpuActivityReading } from './activity-types.js';
 import { loadNvmlAddon } from './nvml-addon.js';
 import { toDynamicSnapshot } from './nvml-map.js';
-import type { NvmlAddon, NvmlNativeError } from './nvml-raw.js';
+import type { NvmlAddon, NvmlNativeError, RawActivity } from './nvml-raw.js';
 import { UNAVAILABLE_SNAPSHOT, type DynamicSnapshot, type DynamicSource } from './types.js';
 
 export type DynamicLogger = Pick<Logger, 'info' | 'warn' | 'debug'>;
@@ -35,6 +38,13 @@ export interface NvmlReadStats {
   libraryPath: string;
 }
 
+/**
+ * Reads spread over the window when the driver keeps no utilization samples:
+ * each NVML figure already averages the driver's last sample period, so a
+ * handful is enough to see a tenant that is not running every moment.
+ */
+export const POLLED_ACTIVITY_READS = 5;
+
 function describe(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as Partial<NvmlNativeError>).code;
@@ -50,6 +60,7 @@ export class NvmlSource implements DynamicSource {
   private readonly logger: DynamicLogger | undefined;
   private addon: NvmlAddon | null = null;
   private sessionOpen = false;
+  private opening: Promise<void> | null = null;
   private closed = false;
   private lastReason: string | null = null;
   private stats: NvmlReadStats | null = null;
@@ -71,11 +82,8 @@ export class NvmlSource implements DynamicSource {
     const started = performance.now();
     try {
       const addon = this.loadAddon();
-      const options = this.libraryPath ? { libraryPath: this.libraryPath } : {};
-      if (!this.sessionOpen) {
-        await addon.open(options);
-        this.sessionOpen = true;
-      }
+      const options = this.libraryOptions();
+      await this.openSession(addon);
       const raw = await addon.read(this.staticMaxAgeMs === undefined ? options : { ...options, staticMaxAgeMs: this.staticMaxAgeMs });
       const snapshot = toDynamicSnapshot(raw);
       this.stats = {
@@ -92,12 +100,61 @@ export class NvmlSource implements DynamicSource {
     }
   }
 
+  async readActivity(gpuUuid: string, options: ActivityReadOptions = {}): Promise<GpuActivityReading> {
+    const windowMs = options.windowMs ?? DEFAULT_ACTIVITY_WINDOW_MS;
+    if (!Number.isFinite(windowMs) || windowMs < 0) throw new RangeError(`windowMs must be a finite number >= 0, not ${windowMs}`);
+    if (this.closed) return { activity: null, reason: 'NVML source closed' };
+    try {
+      const addon = this.loadAddon();
+      const readActivity = addon.readActivity?.bind(addon);
+      if (!readActivity) {
+        return { activity: null, reason: 'the loaded NVML addon predates readActivity: rebuild it with `npm run build:native`' };
+      }
+      await this.openSession(addon);
+      const read = (): Promise<RawActivity> => readActivity({ uuid: gpuUuid, ...this.libraryOptions() });
+      const first = await read();
+      const context = { gpuUuid, readAt: new Date() };
+      const sampled = utilizationFromSamples(first, windowMs);
+      if (sampled || windowMs === 0 || first.utilizationGpuPercent === null) {
+        return { activity: toGpuActivity(first, { ...context, utilization: sampled ?? utilizationFromReads([first], 0) }), reason: null };
+      }
+      const reads = [first];
+      const started = performance.now();
+      for (let i = 1; i < POLLED_ACTIVITY_READS; i++) {
+        await delay(windowMs / (POLLED_ACTIVITY_READS - 1));
+        reads.push(await read());
+      }
+      const utilization = utilizationFromReads(reads, performance.now() - started);
+      return { activity: mergeReads(reads, { ...context, readAt: new Date(), utilization }), reason: null };
+    } catch (error) {
+      return { activity: null, reason: describe(error) };
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.sessionOpen && this.addon) {
       this.sessionOpen = false;
       await this.addon.close();
     }
+  }
+
+  private libraryOptions(): { libraryPath?: string } {
+    return this.libraryPath ? { libraryPath: this.libraryPath } : {};
+  }
+
+  /** One nvmlInit for the source's life, however many reads start at once. */
+  private async openSession(addon: NvmlAddon): Promise<void> {
+    if (this.sessionOpen) return;
+    this.opening ??= addon
+      .open(this.libraryOptions())
+      .then(() => {
+        this.sessionOpen = true;
+      })
+      .finally(() => {
+        this.opening = null;
+      });
+    await this.opening;
   }
 
   private loadAddon(): NvmlAddon {

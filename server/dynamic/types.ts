@@ -3,6 +3,7 @@
  * merged into the topology by server/topology. Every field NVML may refuse is
  * nullable: NOT_SUPPORTED / NO_PERMISSION degrade one field, never the answer.
  */
+import type { ActivityReadOptions, GpuActivityReading } from './activity-types.js';
 
 export interface MigProfileInfo {
   /** NVML GPU-instance profile id (e.g. 19 = 1g.10gb on H100). */
@@ -107,5 +108,11 @@ export const UNAVAILABLE_SNAPSHOT = (reason: string): DynamicSnapshot => ({
 /** Source of dynamic state: the NVML addon, or nothing. */
 export interface DynamicSource {
   read(): Promise<DynamicSnapshot>;
+  /**
+   * What runs on one GPU (by its UUID) and how it runs, with utilization
+   * judged over `windowMs`. Never throws for NVML's sake: no NVML, or no such
+   * GPU, reads as `{ activity: null, reason }`.
+   */
+  readActivity(gpuUuid: string, options?: ActivityReadOptions): Promise<GpuActivityReading>;
   close(): Promise<void>;
 }

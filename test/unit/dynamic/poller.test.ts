@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_POLL_MS, DynamicPoller } from '../../../server/dynamic/poller.js';
+import type { GpuActivityReading } from '../../../server/dynamic/activity-types.js';
 import type { DynamicEvent } from '../../../server/dynamic/snapshot-diff.js';
 import { UNAVAILABLE_SNAPSHOT, type DynamicSnapshot, type DynamicSource } from '../../../server/dynamic/types.js';
 import { deviceState, firstDevice, snapshotOf } from './scenario-device.js';
@@ -26,6 +27,10 @@ class ScriptedSource implements DynamicSource {
     } finally {
       this.concurrent -= 1;
     }
+  }
+
+  async readActivity(): Promise<GpuActivityReading> {
+    return { activity: null, reason: 'not scripted' };
   }
 
   async close(): Promise<void> {
