@@ -69,6 +69,11 @@ function gpuLabels(gpu: GpuSummary): GpuLabels {
   return { gpu: String(gpu.index), UUID: gpu.uuid, device: `nvidia${gpu.index}`, pci_bus_id: gpu.pciBusId ?? '', modelName: gpu.name };
 }
 
+/** An absent GPU holds no index: the GPU now in its slot owns `gpu` and `device`, so joins on them stay one-to-one. */
+function absentGpuLabels(gpu: GpuSummary): GpuLabels {
+  return { ...gpuLabels(gpu), gpu: '', device: '' };
+}
+
 export interface TopodMetricsOptions {
   topology: TopologyApi;
   poller?: PollSource | null;
@@ -129,7 +134,12 @@ export class TopodMetrics {
       labelNames: [...GPU_LABELS, 'driver_version', 'probe_status', 'simulated'],
       registers,
     });
-    this.present = new Gauge({ name: 'topod_gpu_present', help: '1 while NVML or the backend lists the GPU', labelNames: GPU_LABELS, registers });
+    this.present = new Gauge({
+      name: 'topod_gpu_present',
+      help: '1 while NVML or the backend lists the GPU; 0 for a GPU that is gone (its gpu and device labels empty, no other series)',
+      labelNames: GPU_LABELS,
+      registers,
+    });
     this.resultAge = new Gauge({ name: 'topod_result_age_seconds', help: 'Seconds since the served result was measured (probe finish)', labelNames: GPU_LABELS, registers });
     this.stale = new Gauge({ name: 'topod_result_stale', help: '1 when the served result is for another driver or probe version (a re-probe is queued)', labelNames: GPU_LABELS, registers });
     this.migL2Share = new Gauge({ name: 'topod_mig_l2_share_bytes', help: 'L2 a MIG GPU instance owns: L2 x its memory slices / the GPU memory slices', labelNames: MIG_LABELS, registers });
@@ -195,9 +205,15 @@ export class TopodMetrics {
     const seen = new Set<string>();
     for (const gpu of this.topology.listGpus()) {
       seen.add(gpu.uuid);
+      if (!gpu.present) {
+        // Gone (unplugged, swapped, its driver unloaded): one series says so, everything measured on it goes.
+        this.present.set(absentGpuLabels(gpu), 0);
+        this.forget(gpu.uuid);
+        continue;
+      }
       const labels = gpuLabels(gpu);
       this.gpuInfo.set({ ...labels, driver_version: gpu.driverVersion, probe_status: gpu.probe.status, simulated: String(gpu.simulated) }, 1);
-      this.present.set(labels, gpu.present ? 1 : 0);
+      this.present.set(labels, 1);
       this.stale.set(labels, gpu.probe.stale ? 1 : 0);
       if (gpu.probe.status === 'queued' || gpu.probe.status === 'running') active[gpu.probe.status] += 1;
       const lookup = this.topology.getTopology(gpu.uuid);

@@ -18,13 +18,15 @@ export class GpuStore {
         driver_version = COALESCE(excluded.driver_version, gpus.driver_version),
         driver_source = COALESCE(excluded.driver_source, gpus.driver_source)`);
     this.selectDriver = db.prepare('SELECT driver_version, driver_source FROM gpus WHERE uuid = ?');
-    this.selectNvmlKnown = db.prepare("SELECT * FROM gpus WHERE driver_source = 'nvml' ORDER BY last_index, uuid");
+    this.selectNvmlKnown = db.prepare("SELECT * FROM gpus WHERE driver_source = 'nvml' ORDER BY last_index, last_seen_at, uuid");
   }
 
   /**
    * The GPUs NVML reported when it last answered for this database, with
    * that driver version as 'last-known': what to list while NVML fails at
-   * boot instead of a simulated backend's own (phantom) GPUs.
+   * boot instead of a simulated backend's own (phantom) GPUs. Of GPUs seen
+   * in one slot (one swapped for another), the one seen last comes last, and
+   * the registry keeps the last one named per index present.
    */
   nvmlKnown(): GpuIdentity[] {
     const rows = this.selectNvmlKnown.all() as Array<{ uuid: string; name: string; vendor: string; pci_bus_id: string | null; last_index: number; driver_version: string | null }>;

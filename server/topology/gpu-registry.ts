@@ -27,11 +27,15 @@ export interface ResolvedGpu {
  */
 export class GpuRegistry {
   private readonly gpus = new Map<string, RegisteredGpu>();
+  /** When each GPU was last upserted: of two present GPUs claiming one index, the later word wins. */
+  private readonly upsertedAt = new Map<string, number>();
+  private upserts = 0;
   /** lower-case MIG device UUID → the parent GPU's UUID and the MIG UUID as NVML spells it */
   private readonly migDevices = new Map<string, { gpuUuid: string; migDeviceUuid: string }>();
   private readonly migDevicesByGpu = new Map<string, string[]>();
 
   upsert(identity: GpuIdentity): UpsertOutcome {
+    this.upsertedAt.set(identity.uuid, ++this.upserts);
     const known = this.gpus.get(identity.uuid);
     if (!known) {
       this.gpus.set(identity.uuid, { identity, present: true });
@@ -44,13 +48,28 @@ export class GpuRegistry {
     return { added: false, returned, driverChanged };
   }
 
-  /** Marks every present GPU not in `seen` absent; returns their UUIDs. */
+  /**
+   * Marks every present GPU not in `seen` absent, and keeps indices unique
+   * among present GPUs: where two claim one index (a GPU swapped for another
+   * in its slot, both remembered while NVML is down), the one upserted last
+   * stays and the other is absent. Returns the UUIDs marked absent.
+   */
   markAbsentExcept(seen: ReadonlySet<string>): string[] {
     const removed: string[] = [];
     for (const [uuid, gpu] of this.gpus) {
       if (seen.has(uuid) || !gpu.present) continue;
       gpu.present = false;
       removed.push(uuid);
+    }
+    const byIndex = new Map<number, RegisteredGpu>();
+    const upsertedAt = (gpu: RegisteredGpu) => this.upsertedAt.get(gpu.identity.uuid) ?? 0;
+    for (const gpu of [...this.gpus.values()].filter((g) => g.present).sort((a, b) => upsertedAt(b) - upsertedAt(a))) {
+      if (!byIndex.has(gpu.identity.index)) {
+        byIndex.set(gpu.identity.index, gpu);
+        continue;
+      }
+      gpu.present = false;
+      removed.push(gpu.identity.uuid);
     }
     return removed;
   }

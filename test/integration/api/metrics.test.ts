@@ -89,6 +89,22 @@ describe('GET /metrics', () => {
     expect(after).toMatch(/^topod_mig_profile_l2_share_bytes\{/m);
   });
 
+  it('drops every series of a GPU that is gone, says it is absent, and leaves its index to the GPU now in its slot', async () => {
+    const result = recordedH100Result();
+    const goneUuid = 'GPU-0ld00000-1111-2222-3333-444444444444';
+    const gone = mergedGpu(result, null, 0, { uuid: goneUuid, name: 'NVIDIA A100-SXM4-40GB', present: false });
+    const present = mergedGpu(result, null, 0);
+    t = await buildTestApp({ topology: new DocumentTopology([gone, present]) });
+    const text = await scrape();
+    const goneLines = text.split('\n').filter((line) => line.includes(goneUuid));
+    expect(goneLines).toEqual([expect.stringMatching(/^topod_gpu_present\{.*\} 0$/)]);
+    expect(sample(text, 'topod_gpu_present', { UUID: goneUuid, gpu: '', device: '' })).toBe(0);
+    // gpu="0" is one GPU's label: every series carrying it names the present GPU's UUID.
+    const indexZero = text.split('\n').filter((line) => line.includes('gpu="0"'));
+    expect(indexZero.length).toBeGreaterThan(5);
+    expect(indexZero.every((line) => line.includes(`UUID="${present.summary.uuid}"`))).toBe(true);
+  });
+
   it('counts finished probe jobs with their durations, NVML polls and HTTP requests', async () => {
     const poller = new EventEmitter() as EventEmitter & PollSource & { lastReadDurationMs: number | null };
     poller.lastReadDurationMs = 3;

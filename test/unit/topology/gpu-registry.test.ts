@@ -49,4 +49,26 @@ describe('GpuRegistry', () => {
     expect(registry.resolve('0')).toBeNull();
     expect(registry.upsert(gpuIdentity({ driverVersion: '590.1' }))).toEqual({ added: false, returned: true, driverChanged: true });
   });
+
+  it('keeps indices unique among present GPUs: of two in one slot, the one named last stays', () => {
+    const registry = new GpuRegistry();
+    const a100 = gpuIdentity({ uuid: 'GPU-AAAAAAAA-1111-2222-3333-444444444444', name: 'NVIDIA A100', index: 0 });
+    const h100 = gpuIdentity({ uuid: 'GPU-BBBBBBBB-1111-2222-3333-444444444444', name: 'NVIDIA H100', index: 0 });
+    const other = gpuIdentity({ uuid: 'GPU-CCCCCCCC-1111-2222-3333-444444444444', index: 1 });
+    registry.upsert(a100);
+    registry.upsert(other);
+    expect(registry.markAbsentExcept(new Set([a100.uuid, other.uuid]))).toEqual([]);
+    // Both remembered in slot 0 (NVML down at boot after a swap): the later word wins, the other is absent.
+    registry.upsert(a100);
+    registry.upsert(h100);
+    registry.upsert(other);
+    expect(registry.markAbsentExcept(new Set([a100.uuid, h100.uuid, other.uuid]))).toEqual([a100.uuid]);
+    const present = registry.all().filter((g) => g.present).map((g) => [g.identity.index, g.identity.uuid]).sort();
+    expect(present).toEqual([[0, h100.uuid], [1, other.uuid]]);
+    expect(registry.resolve('0')?.gpu.identity.uuid).toBe(h100.uuid);
+    // Two GPUs trading slots in one snapshot is no conflict.
+    registry.upsert({ ...h100, index: 1 });
+    registry.upsert({ ...other, index: 0 });
+    expect(registry.markAbsentExcept(new Set([h100.uuid, other.uuid]))).toEqual([]);
+  });
 });
