@@ -22,6 +22,17 @@ interface SmiRow {
   migModeCurrent: string;
 }
 
+/** PIDs of compute processes per GPU UUID, as nvidia-smi lists them. */
+function smiComputePids(): Map<string, number[]> {
+  const out = execFileSync('nvidia-smi', ['--query-compute-apps=gpu_uuid,pid', '--format=csv,noheader'], { encoding: 'utf8' });
+  const byGpu = new Map<string, number[]>();
+  for (const line of out.trim().split('\n').filter((l) => l.includes(','))) {
+    const [uuid = '', pid = ''] = line.split(',').map((field) => field.trim());
+    byGpu.set(uuid, [...(byGpu.get(uuid) ?? []), Number(pid)]);
+  }
+  return byGpu;
+}
+
 function nvidiaSmi(): SmiRow[] {
   const out = execFileSync('nvidia-smi', ['--query-gpu=uuid,driver_version,mig.mode.current', '--format=csv,noheader'], { encoding: 'utf8' });
   return out
@@ -51,6 +62,42 @@ describe.skipIf(!hasGpu)(hasGpu ? 'real NVML' : 'real NVML (skipped: no /dev/nvi
       const smiMode = smi[index]?.migModeCurrent;
       expect(device.uuid).toMatch(/^GPU-/);
       expect(device.mig.mode?.current === 1 ? 'Enabled' : 'Disabled').toBe(smiMode);
+    }
+  });
+
+  it('reads each GPU\'s activity: sane figures, and the compute processes nvidia-smi lists', async () => {
+    const smiPids = smiComputePids();
+    for (const device of snapshot.devices) {
+      const { activity, reason } = await source.readActivity(device.uuid, { windowMs: 1000 });
+      expect(activity, reason ?? '').not.toBeNull();
+      if (!activity) continue;
+      console.log(`[gpu] activity ${device.uuid}: ${JSON.stringify({ ...activity, processes: activity.processes.length })}`);
+      expect(activity.gpuUuid).toBe(device.uuid);
+      expect(activity.processListsRead.compute).toBe(true);
+      for (const process of activity.processes) {
+        expect(process.pid).toBeGreaterThan(0);
+        expect(['compute', 'graphics']).toContain(process.kind);
+      }
+      // nvidia-smi asked first: a process it saw is still there, barring one that exits in between.
+      const computePids = activity.processes.filter((p) => p.kind === 'compute').map((p) => p.pid);
+      for (const pid of smiPids.get(device.uuid) ?? []) expect(computePids).toContain(pid);
+      if (activity.utilization) {
+        expect(activity.utilization.maxPercent).toBeGreaterThanOrEqual(activity.utilization.meanPercent);
+        expect(activity.utilization.maxPercent).toBeLessThanOrEqual(100);
+        expect(activity.utilization.sampleCount).toBeGreaterThan(0);
+      } else {
+        expect(activity.migEnabled).toBe(true);
+      }
+      expect(activity.temperatureC).toBeGreaterThan(0);
+      expect(activity.temperatureC).toBeLessThan(120);
+      expect(activity.powerWatts).toBeGreaterThan(0);
+      expect(activity.smClockMHz).toBeGreaterThan(0);
+      expect(activity.smClockMHz).toBeLessThanOrEqual(activity.maxSmClockMHz ?? 0);
+      expect(activity.maxSmClockMHz).toBe(device.maxClocks.smMHz);
+      for (const name of activity.clocksEventReasons ?? []) expect(name).toMatch(/^[a-z-]+$|^bit-\d+$/);
+      expect(typeof activity.persistenceMode).toBe('boolean');
+      expect(typeof activity.eccModeCurrent).toBe('boolean');
+      expect(activity.memory?.totalBytes).toBe(device.memory?.totalBytes);
     }
   });
 
