@@ -57,11 +57,27 @@ export function schemaVersion(db: Db): number {
   return (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
 }
 
+/** PRAGMA auto_vacuum's value for INCREMENTAL: free pages can be handed back to the file system on request. */
+const AUTO_VACUUM_INCREMENTAL = 2;
+
+/**
+ * Puts the file in incremental auto-vacuum mode, so retention can give the
+ * pages of pruned results back (Retention.reclaim). Set before the first
+ * table of a new file; an older file (auto_vacuum = NONE: it never shrank,
+ * 127 MB holding 11 results in issue 22) is converted once by a VACUUM.
+ */
+export function ensureIncrementalVacuum(db: Db): void {
+  if (db.pragma('auto_vacuum', { simple: true }) === AUTO_VACUUM_INCREMENTAL) return;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  if (db.prepare('SELECT 1 FROM sqlite_schema LIMIT 1').get() !== undefined) db.exec('VACUUM');
+}
+
 /** Opens (creating its folder) and migrates the database. WAL so readers never wait on the writer. */
 export function openDatabase(file: string, migrations?: Migration[]): Db {
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
   try {
+    ensureIncrementalVacuum(db);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');

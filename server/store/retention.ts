@@ -6,7 +6,9 @@
  * re-analysed from. Finished jobs older than `jobMaxAgeMs` are deleted, and
  * the newest MAX_FINISHED_JOBS at most are kept whatever their age. Rows set
  * aside as unreadable (quarantined) are kept for inspection. Queued and
- * running jobs are never touched.
+ * running jobs are never touched. The pages pruned rows leave free are given
+ * back to the file system (incremental vacuum, database.ts), so the file
+ * follows what is kept instead of its high-water mark.
  */
 import type { Db } from './database.js';
 
@@ -22,6 +24,8 @@ export interface Pruned {
   results: number;
   rawSeries: number;
   jobs: number;
+  /** Free pages handed back to the file system afterwards. */
+  freedPages: number;
 }
 
 export class Retention {
@@ -60,7 +64,13 @@ export class Retention {
 
   /** Prunes one GPU's results beyond the policy (after each stored result). */
   pruneGpu(gpuUuid: string): Pruned {
-    const counts: Pruned = { results: 0, rawSeries: 0, jobs: 0 };
+    const counts = this.pruneResults(gpuUuid);
+    counts.freedPages = this.reclaim();
+    return counts;
+  }
+
+  private pruneResults(gpuUuid: string): Pruned {
+    const counts: Pruned = { results: 0, rawSeries: 0, jobs: 0, freedPages: 0 };
     const ids = (this.doomedResults.all({ gpu: gpuUuid, keep: this.policy.keepResults }) as Array<{ id: number }>).map((r) => r.id);
     if (ids.length === 0) return counts;
     const unlinkReanalysed = this.db.prepare('UPDATE probe_results SET reanalysed_from = NULL WHERE reanalysed_from = ?');
@@ -77,9 +87,9 @@ export class Retention {
 
   /** Every GPU's results, then old jobs (at boot and periodically). */
   pruneAll(now = Date.now()): Pruned {
-    const total: Pruned = { results: 0, rawSeries: 0, jobs: 0 };
+    const total: Pruned = { results: 0, rawSeries: 0, jobs: 0, freedPages: 0 };
     for (const { gpu_uuid: gpu } of this.gpusWithResults.all() as Array<{ gpu_uuid: string }>) {
-      const pruned = this.pruneGpu(gpu);
+      const pruned = this.pruneResults(gpu);
       total.results += pruned.results;
       total.rawSeries += pruned.rawSeries;
     }
@@ -88,6 +98,22 @@ export class Retention {
       total.jobs += this.deleteOldJobs.run(cutoff).changes;
       total.jobs += this.deleteExcessJobs.run(MAX_FINISHED_JOBS).changes;
     })();
+    total.freedPages = this.reclaim();
     return total;
+  }
+
+  /**
+   * Hands every free page back (PRAGMA incremental_vacuum) and checkpoints,
+   * so the main file and the WAL shrink now rather than at some later
+   * checkpoint. Returns the pages freed; 0 when none were free, or inside a
+   * caller's transaction (where neither may run).
+   */
+  reclaim(): number {
+    if (this.db.inTransaction) return 0;
+    const free = this.db.pragma('freelist_count', { simple: true }) as number;
+    if (free === 0) return 0;
+    this.db.pragma('incremental_vacuum');
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return free - (this.db.pragma('freelist_count', { simple: true }) as number);
   }
 }
