@@ -62,7 +62,7 @@ export class SimulatedBandwidth {
   }
 
   private timed(bytesPerRepetition: number, repetitions: number, seconds: number): BandwidthResult {
-    const secondsPerRepetition = Array.from({ length: repetitions }, () => Math.max(1e-7, this.device.jitter(seconds, LAUNCH_JITTER)));
+    const secondsPerRepetition = Array.from({ length: repetitions }, () => this.device.timeSliced(Math.max(1e-7, this.device.jitter(seconds, LAUNCH_JITTER))));
     // The timed launches (the untimed warm-up is left out, as before passes existed).
     this.device.addSeconds(secondsPerRepetition.reduce((sum, value) => sum + value, 0));
     return { bytesPerRepetition, secondsPerRepetition };

@@ -97,6 +97,8 @@ export interface WalkPlan {
    * second walk): what it shows of every recorded load instead of its latency.
    */
   unconsumedCycles?: number;
+  /** Threads walking the lap together (a warm-up): each load's latency is that much less wall time. */
+  threads?: number;
 }
 
 /**
@@ -107,13 +109,14 @@ export interface WalkPlan {
 export async function walk(device: SimulatedDevice, smId: number, space: MemorySpace, array: ChaseArray, plan: WalkPlan, slicer: WorkSlicer): Promise<number[]> {
   const recordCount = plan.record ?? 0;
   const unconsumed = plan.unconsumedCycles;
+  const wallShare = 1 / (plan.threads ?? 1);
   const recorded: number[] = [];
   let element = plan.from ?? 0;
   let done = 0;
   while (done < plan.loads) {
     const blockEnd = Math.min(plan.loads, done + LOADS_PER_BLOCK);
     for (; done < blockEnd; done += 1) {
-      const latency = device.load(smId, space, array.baseAddress + element * array.strideBytes);
+      const latency = device.load(smId, space, array.baseAddress + element * array.strideBytes, wallShare);
       if (done < recordCount) recorded.push(device.observe(unconsumed ?? latency));
       element = array.next ? array.next[element]! : element + 1 === array.elementCount ? 0 : element + 1;
     }

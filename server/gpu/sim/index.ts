@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '../../errors.js';
 import type { GpuIdentity } from '../../model/gpu.js';
 import { ProbeError, type MeasurementBackend, type ProbeChannel } from '../backend.js';
+import { Interference, validateIntensity } from './interference.js';
 import type { GpuModel } from './model.js';
 import { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';
 import { mixSeed, Prng, randomSeed } from './prng.js';
@@ -10,6 +11,7 @@ import { SIM_PROBE_VERSION, SimulatedProbe, type SimulatedDeviceIdentity } from 
 import { simulatedGpuUuid } from './uuid.js';
 
 export type { GpuModel } from './model.js';
+export type { InterferenceOptions } from './interference.js';
 export { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';
 export { CHASE_KERNEL_STATIC_SHARED_BYTES, carveoutBytes, chaseLaunch, l1CapacityBytes, type ChaseLaunch } from './launch.js';
 export { SIM_PROBE_VERSION, SimulatedProbe } from './simulated-probe.js';
@@ -25,7 +27,19 @@ export interface SimulatedBackendOptions {
   driverVersion?: string;
   /** Same seed, same measurements; without one every run differs. */
   seed?: number;
+  /**
+   * Another tenant's intensity, 0..1 (./interference.ts), on every GPU whose
+   * model id names none; 0 or absent: an idle GPU. A model id may carry its
+   * own as a suffix in percent: "h100-sxm5-80gb-busy50" (so TOPOD_SIM_MODEL
+   * can ask for a busy simulated GPU).
+   */
+  interference?: number;
 }
+
+/** "<model id>-busy<percent>": that model with a tenant at that intensity. */
+const BUSY_SUFFIX = /^(.+)-busy(\d{1,3})$/;
+/** Keeps the tenant's random stream apart from the device's, so an idle device draws exactly what it always did. */
+const INTERFERENCE_SEED_SALT = 0x7e4a17;
 
 /** Raised for a simulator configuration that cannot work (an unknown model id). */
 export class SimulatorConfigError extends Error {
@@ -42,6 +56,8 @@ export class SimulatedBackend implements MeasurementBackend {
   readonly simulated = true;
   readonly probeVersion = SIM_PROBE_VERSION;
   private readonly models: GpuModel[];
+  /** The tenant's intensity on each of `models`. */
+  private readonly intensities: number[];
   private readonly driverVersion: string;
   private readonly seed: number | undefined;
   private opened = 0;
@@ -50,11 +66,10 @@ export class SimulatedBackend implements MeasurementBackend {
   private readonly closedTotals = { seconds: 0, loads: 0 };
 
   constructor(options: SimulatedBackendOptions) {
-    this.models = options.models.map((id) => {
-      const model = modelById(id);
-      if (!model) throw new SimulatorConfigError(`unknown simulated GPU model "${id}" (known: ${Object.keys(GPU_MODELS).join(', ')})`);
-      return model;
-    });
+    const fallbackIntensity = intensityOption(options.interference);
+    const parsed = options.models.map((id) => parseModelId(id, fallbackIntensity));
+    this.models = parsed.map((entry) => entry.model);
+    this.intensities = parsed.map((entry) => entry.intensity);
     this.driverVersion = options.driverVersion ?? SIM_DRIVER_VERSION;
     this.seed = options.seed;
   }
@@ -74,13 +89,15 @@ export class SimulatedBackend implements MeasurementBackend {
   async open(gpu: GpuIdentity): Promise<ProbeChannel> {
     const ownIndex = this.models.findIndex((model, index) => simulatedGpuUuid(model.id, index) === gpu.uuid);
     const model = this.models[ownIndex] ?? modelForDeviceName(gpu.name);
+    const intensity = this.intensities[ownIndex] ?? this.intensities[0] ?? 0;
     if (!model) {
       throw new ProbeError('unsupported', `no simulated model matches GPU "${gpu.name}" (${gpu.uuid}); known: ${Object.keys(GPU_MODELS).join(', ')}`);
     }
     this.opened += 1;
     const seed = this.seed === undefined ? randomSeed() : mixSeed(this.seed, gpu.index, this.opened);
     const identity: SimulatedDeviceIdentity = { index: gpu.index, uuid: gpu.uuid, name: gpu.name, pciBusId: gpu.pciBusId };
-    const probe = new SimulatedProbe(new SimulatedDevice(model, new Prng(seed)), identity);
+    const interference = intensity > 0 ? new Interference(intensity, model, new Prng(mixSeed(seed, INTERFERENCE_SEED_SALT))) : null;
+    const probe = new SimulatedProbe(new SimulatedDevice(model, new Prng(seed), interference), identity);
     this.openProbes.add(probe);
     return new SimulatedChannel(probe, () => {
       if (!this.openProbes.delete(probe)) return;
@@ -110,6 +127,26 @@ export class SimulatedBackend implements MeasurementBackend {
   }
 
   async close(): Promise<void> {}
+}
+
+function intensityOption(intensity: number | undefined): number {
+  if (intensity === undefined) return 0;
+  try {
+    return validateIntensity(intensity, 'the simulated backend\'s interference');
+  } catch (error) {
+    throw new SimulatorConfigError((error as Error).message);
+  }
+}
+
+function parseModelId(id: string, fallbackIntensity: number): { model: GpuModel; intensity: number } {
+  const busy = BUSY_SUFFIX.exec(id);
+  const modelId = busy ? busy[1]! : id;
+  const model = modelById(modelId);
+  if (!model) throw new SimulatorConfigError(`unknown simulated GPU model "${modelId}" (known: ${Object.keys(GPU_MODELS).join(', ')}; "<model>-busy<percent>" adds a tenant)`);
+  if (!busy) return { model, intensity: fallbackIntensity };
+  const percent = Number(busy[2]);
+  if (percent > 100) throw new SimulatorConfigError(`simulated GPU model "${id}": the tenant's intensity is a percentage, 0 to 100`);
+  return { model, intensity: percent / 100 };
 }
 
 function simulatedPciBusId(index: number): string {

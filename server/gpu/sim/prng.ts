@@ -57,3 +57,14 @@ export function mixSeed(...parts: number[]): number {
 export function randomSeed(): number {
   return Math.floor(Math.random() * 4294967296) >>> 0;
 }
+
+/** A 32-bit integer hash (lowbias32); allocation-free. */
+export function hash32(value: number): number {
+  let h = value >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b);
+  h ^= h >>> 16;
+  return h >>> 0;
+}

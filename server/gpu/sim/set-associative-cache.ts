@@ -1,4 +1,4 @@
-import { mixSeed } from './prng.js';
+import { hash32, mixSeed } from './prng.js';
 
 /**
  * One set-associative, sectored, LRU cache. Tags, valid-sector masks and LRU
@@ -36,6 +36,14 @@ export interface Interleave {
 
 const INVALID = -1;
 
+/** A random eviction of a share of the lines (another tenant's slice), applied lazily: see evictShare. */
+interface ShareEviction {
+  /** Lines last touched at or before this tick were exposed to it. */
+  tick: number;
+  share: number;
+  seed: number;
+}
+
 export class SetAssociativeCache {
   readonly sets: number;
   private readonly ways: number;
@@ -51,6 +59,8 @@ export class SetAssociativeCache {
   private tick = 0;
   /** The slot the last miss filled, for widenLastFill. */
   private lastFillSlot = -1;
+  /** Share evictions since the last clear, ticks ascending (empty unless a tenant interferes). */
+  private evictions: ShareEviction[] = [];
 
   constructor(geometry: CacheGeometry, interleave?: Interleave) {
     const lines = Math.floor(geometry.sizeBytes / geometry.lineBytes);
@@ -94,7 +104,7 @@ export class SetAssociativeCache {
     this.tick += 1;
     let victim = first;
     for (let slot = first; slot < end; slot += 1) {
-      if (this.tags[slot] === line) {
+      if (this.tags[slot] === line && !this.evictedSinceTouched(slot, line)) {
         this.stamps[slot] = this.tick;
         const mask = this.sectorMasks[slot]!;
         if ((mask & sectorBit) !== 0) return true;
@@ -135,7 +145,7 @@ export class SetAssociativeCache {
     const sectorBit = 1 << Math.floor((address - line * this.lineBytes) / this.sectorBytes);
     const first = this.firstSlot(line);
     for (let slot = first; slot < first + this.ways; slot += 1) {
-      if (this.tags[slot] !== line) continue;
+      if (this.tags[slot] !== line || this.evictedSinceTouched(slot, line)) continue;
       const mask = this.sectorMasks[slot]!;
       if ((mask & sectorBit) === 0) return false;
       this.sectorMasks[slot] = mask & ~sectorBit;
@@ -155,6 +165,7 @@ export class SetAssociativeCache {
     this.stamps.fill(0);
     this.tick = 0;
     this.lastFillSlot = -1;
+    this.evictions = [];
   }
 
   /** True when the sector is present; changes nothing. */
@@ -163,7 +174,43 @@ export class SetAssociativeCache {
     const sectorBit = 1 << Math.floor((address - line * this.lineBytes) / this.sectorBytes);
     const first = this.firstSlot(line);
     for (let slot = first; slot < first + this.ways; slot += 1) {
-      if (this.tags[slot] === line) return (this.sectorMasks[slot]! & sectorBit) !== 0;
+      if (this.tags[slot] === line && !this.evictedSinceTouched(slot, line)) return (this.sectorMasks[slot]! & sectorBit) !== 0;
+    }
+    return false;
+  }
+
+  /**
+   * Evicts each line with probability `share` (seeded by `seed`), as a
+   * tenant streaming through the cache does. Lazily: a line is checked
+   * against the evictions since it was last touched when it is next looked
+   * up, so an eviction costs O(1) however large the cache.
+   */
+  evictShare(share: number, seed: number): void {
+    if (share <= 0) return;
+    this.evictions.push({ tick: this.tick, share, seed: seed >>> 0 });
+    this.tick += 1;
+  }
+
+  /** Whether an eviction since the slot's line was last touched took it; if so the slot is emptied. */
+  private evictedSinceTouched(slot: number, line: number): boolean {
+    const evictions = this.evictions;
+    if (evictions.length === 0 || this.stamps[slot]! > evictions[evictions.length - 1]!.tick) return false;
+    const stamp = this.stamps[slot]!;
+    let low = 0;
+    let high = evictions.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (evictions[mid]!.tick < stamp) low = mid + 1;
+      else high = mid;
+    }
+    for (let i = low; i < evictions.length; i += 1) {
+      const eviction = evictions[i]!;
+      if (hash32((line ^ eviction.seed) >>> 0) / 4294967296 < eviction.share) {
+        this.tags[slot] = INVALID;
+        this.sectorMasks[slot] = 0;
+        this.stamps[slot] = 0;
+        return true;
+      }
     }
     return false;
   }

@@ -1,7 +1,8 @@
 import type { MemorySpace } from '../protocol.js';
+import type { Interference } from './interference.js';
 import { l1CapacityBytes } from './launch.js';
 import type { GpuModel, L1Space } from './model.js';
-import type { Prng } from './prng.js';
+import { hash32, type Prng } from './prng.js';
 import { SetAssociativeCache, type CacheGeometry } from './set-associative-cache.js';
 
 /**
@@ -18,7 +19,12 @@ import { SetAssociativeCache, type CacheGeometry } from './set-associative-cache
  * the L1 between kernels) and the L1 takes the capacity the launch's carveout
  * leaves. Latencies returned here are the model's truth; `observe` adds what
  * a timed load shows on top: clock-read overhead, jitter and rare outliers.
+ * With an `interference` (another tenant, ./interference.ts), a load during
+ * which the tenant takes a time slice also shows the slice, and the slice
+ * evicts L2 lines and the SM's L1s.
  */
+export { hash32 } from './prng.js';
+
 export class SimulatedDevice {
   /** Per-SM L1s by physical cache id (model.l1.physicalCacheOf), then SM: id 0 is the unified L1, others caches beside it. */
   private readonly l1s: SetAssociativeCache[][] = [];
@@ -38,6 +44,7 @@ export class SimulatedDevice {
   constructor(
     readonly model: GpuModel,
     private readonly rng: Prng,
+    private readonly interference: Interference | null = null,
   ) {
     const interleave = { chunkBytes: model.l2.homeInterleaveBytes, count: model.l2.segmentCount };
     this.l2Segments = Array.from({ length: model.l2.segmentCount }, () => new SetAssociativeCache(model.l2.segment, interleave));
@@ -116,12 +123,42 @@ export class SimulatedDevice {
     this.l2Segments[this.homeSegment(address)]!.access(address);
   }
 
-  /** One load walked: its true latency, counted in the device's totals. */
-  load(smId: number, space: MemorySpace, address: number): number {
+  /**
+   * One load walked: its true latency, counted in the device's totals. Under
+   * interference, plus the stall of any time slice the tenant took meanwhile
+   * (counted as device time, not as load cycles). `wallShare`: the share of
+   * its latency that is wall time (1 / threads for a lap walked by a block).
+   */
+  load(smId: number, space: MemorySpace, address: number, wallShare = 1): number {
     const latency = this.loadLatencyCycles(smId, space, address);
     this.loadCount += 1;
     this.loadCycles += latency;
-    return latency;
+    if (this.interference === null) return latency;
+    const stallCycles = this.interference.advance(latency * wallShare);
+    if (stallCycles === 0) return latency;
+    this.tenantSlice(smId);
+    this.addSeconds(stallCycles / this.model.clock.smClockHz);
+    return latency + stallCycles;
+  }
+
+  /** A time-sliced timing of `seconds` of our work (bandwidth launches): longer by any slice the tenant took meanwhile. */
+  timeSliced(seconds: number): number {
+    if (this.interference === null) return seconds;
+    const slicesBefore = this.interference.slices;
+    const stretched = this.interference.stretchSeconds(seconds);
+    if (this.interference.slices !== slicesBefore) this.tenantSlice(null);
+    return stretched;
+  }
+
+  /** The tenant's slice: its stream evicts a share of every L2 segment, and the context switch invalidates the preempted SM's L1s. */
+  private tenantSlice(smId: number | null): void {
+    const interference = this.interference!;
+    const seed = interference.sliceSeed();
+    for (const [index, segment] of this.l2Segments.entries()) segment.evictShare(interference.evictionShare, hash32(seed + index));
+    if (smId === null) return;
+    for (const caches of this.l1s) caches?.[smId]?.clear();
+    this.constantL1s[smId]?.clear();
+    this.constantL15s[smId]?.clear();
   }
 
   loadLatencyCycles(smId: number, space: MemorySpace, address: number): number {
@@ -202,6 +239,10 @@ export class SimulatedDevice {
     const l2 = this.model.l2;
     const near = this.segmentOfSm(smId);
     const home = this.homeSegment(address);
+    if (this.interference?.tenantFillsNow()) {
+      const tenant = this.interference.tenantAddress();
+      this.l2Segments[this.homeSegment(tenant)]!.access(tenant);
+    }
     const nearSegment = this.l2Segments[near]!;
     if (nearSegment.access(address)) {
       return l2.farHomedHitsCostFar && home !== near ? l2.farHitLatencyCycles : l2.nearHitLatencyCycles;
@@ -234,15 +275,4 @@ function perSm(caches: SetAssociativeCache[], smId: number, geometry: CacheGeome
     caches[smId] = cache;
   }
   return cache;
-}
-
-/** A 32-bit integer hash (lowbias32); allocation-free. */
-export function hash32(value: number): number {
-  let h = value >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x7feb352d);
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x846ca68b);
-  h ^= h >>> 16;
-  return h >>> 0;
 }

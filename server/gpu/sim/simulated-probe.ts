@@ -137,7 +137,7 @@ export class SimulatedProbe {
    */
   private async warmUp(smId: number, space: MemorySpace, array: ChaseArray, slicer: WorkSlicer): Promise<number> {
     const before = this.device.loadCycles;
-    await walk(this.device, smId, space, array, { loads: array.elementCount }, slicer);
+    await walk(this.device, smId, space, array, { loads: array.elementCount, threads: WARMUP_THREADS }, slicer);
     return (this.device.loadCycles - before) / WARMUP_THREADS;
   }
 
