@@ -64,7 +64,9 @@ function maxAndMean(percents: number[]): { maxPercent: number; meanPercent: numb
 /**
  * The driver's samples within `windowMs` of the newest one; null when it
  * keeps none. Measured against the newest sample, not our clock: nothing
- * promises that the driver's time stamps and Date.now() share an epoch.
+ * promises that the driver's time stamps and Date.now() share an epoch. The
+ * instantaneous figure read with them joins the maximum, so a buffer that
+ * stopped filling cannot hide a tenant that started since.
  */
 export function utilizationFromSamples(raw: RawActivity, windowMs: number): GpuUtilization | null {
   const samples = raw.utilizationSamples;
@@ -72,9 +74,11 @@ export function utilizationFromSamples(raw: RawActivity, windowMs: number): GpuU
   if (!samples || !newest) return null;
   const window = samples.filter((s) => s.timestampMicros >= newest.timestampMicros - windowMs * 1000);
   const first = window[0] ?? newest;
+  const { maxPercent, meanPercent } = maxAndMean(window.map((s) => s.percent));
   return {
     source: 'nvml-samples',
-    ...maxAndMean(window.map((s) => s.percent)),
+    maxPercent: Math.max(maxPercent, raw.utilizationGpuPercent ?? 0),
+    meanPercent,
     sampleCount: window.length,
     spanMs: (newest.timestampMicros - first.timestampMicros) / 1000,
     memoryPercent: raw.utilizationMemoryPercent,

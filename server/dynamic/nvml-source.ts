@@ -3,7 +3,8 @@
  * a missing libnvidia-ml or a failing driver all read as
  * `available: false` with the reason, logged once per distinct reason.
  * The NVML session stays open between reads (one nvmlInit for the daemon's
- * life) and is closed by close().
+ * life) and is closed by close(). readActivity() reads one GPU's tenants and
+ * conditions the same way: no NVML reads as a reason, never as a throw.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';

@@ -69,6 +69,11 @@ describe('utilization', () => {
     expect(utilizationFromSamples(raw, 60_000)).toMatchObject({ maxPercent: 100, sampleCount: 6, spanMs: 2500 });
   });
 
+  it('lets the instantaneous figure raise the maximum: the buffer may lag a tenant that just started', () => {
+    const raw = rawActivity({ utilizationSamples: samples([0, 0, 0]), utilizationGpuPercent: 97 });
+    expect(utilizationFromSamples(raw, 1000)).toMatchObject({ maxPercent: 97, meanPercent: 0, sampleCount: 3 });
+  });
+
   it('has no sampled utilization when the driver keeps none or refuses them', () => {
     expect(utilizationFromSamples(rawActivity({ utilizationSamples: [] }), 1000)).toBeNull();
     expect(utilizationFromSamples(rawActivity({ utilizationSamples: null }), 1000)).toBeNull();
@@ -136,7 +141,7 @@ describe('mergeReads', () => {
   it('keeps every process and event reason seen over the window, the rest from the last read', () => {
     const reads = [
       rawActivity({ processes: { compute: [rawProcess(7, 2 ** 29)], graphics: [] }, clocksEventReasons: 0x1, temperatureC: 40 }),
-      rawActivity({ processes: { compute: [rawProcess(7, 2 ** 31), rawProcess(8, null)], graphics: [] }, clocksEventReasons: 0x4 }),
+      rawActivity({ processes: { compute: [rawProcess(7, 2 ** 31), rawProcess(8, null)], graphics: [] }, clocksEventReasons: 0x200 + 0x4 }),
       rawActivity({ processes: { compute: null, graphics: [] }, clocksEventReasons: 0x0, temperatureC: 55, degraded: ['processes.compute: TIMEOUT'] }),
     ];
     const merged = mergeReads(reads, { ...context, utilization: utilizationFromReads(reads, 200) });
@@ -144,7 +149,7 @@ describe('mergeReads', () => {
       { pid: 7, kind: 'compute', usedMemoryBytes: 2 ** 31, migDeviceUuid: null },
       { pid: 8, kind: 'compute', usedMemoryBytes: null, migDeviceUuid: null },
     ]);
-    expect(merged.clocksEventReasons).toEqual(['gpu-idle', 'sw-power-cap']);
+    expect(merged.clocksEventReasons).toEqual(['gpu-idle', 'sw-power-cap', 'bit-9']);
     expect(merged.temperatureC).toBe(55);
     expect(merged.processListsRead.compute).toBe(true);
     expect(merged.degraded).toEqual(['processes.compute: TIMEOUT']);
