@@ -3,6 +3,7 @@ import { supportedOps, type CalibrateResult, type DeviceProperties, type HelloRe
 import type { DiscoveryOutcome, ElementName, RawSeries } from '../model/document.js';
 import { ProbeSession, type DiscoveryLogger } from './probe-session.js';
 import { withMissPenalties } from './miss-penalty.js';
+import { withPlausibility } from './plausibility.js';
 import { MEASURABLE_ELEMENTS, missingOps, strategiesFor, type Strategy } from './registry.js';
 
 export { L1_SEARCH_PLAN } from './l1.js';
@@ -123,7 +124,7 @@ export function reanalyse(raw: RawSeries[], only: ElementName[] | null = null): 
     outcome.warnings.push(...built.warnings);
   }
   outcome.elements = withMissPenalties(outcome.elements);
-  return outcome;
+  return withPlausibility(outcome);
 }
 
 function firstDevice(hello: HelloResult): DeviceProperties {
