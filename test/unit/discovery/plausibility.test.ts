@@ -130,14 +130,22 @@ describe('plausibility checks', () => {
     expect(withPlausibility(outcome).elements.l1!.size!.confidence).toBe(0.5);
   });
 
-  it('stalled-loads: a load far past device memory caps every value of the strategy that timed it, and only those', () => {
+  it('stalled-loads: a load far past device memory means another tenant ran: every measured value is capped, the runtime\'s figures stay', () => {
     const outcome = idleOutcome([chase('l2.size.coarse', 8 * MIB, [280, 290, 1_000_000, 300]), chase('l1.size.coarse', 128 * 1024, [38, 38, 40])]);
     const checked = withPlausibility(outcome);
-    for (const attribute of ['segmentSize', 'latency', 'lineSize', 'fetchGranularity', 'fillGranularity'] as const) expect(checked.elements.l2![attribute]!.confidence).toBe(0.8);
+    for (const attribute of ['segmentSize', 'latency', 'lineSize', 'fetchGranularity', 'fillGranularity', 'readBandwidth'] as const) expect(checked.elements.l2![attribute]!.confidence).toBe(0.8);
     expect(checked.elements.deviceMemory!.latency!.confidence).toBe(0.8);
+    expect(checked.elements.l1!.size!.confidence).toBe(0.8);
     expect(checked.elements.l2!.size).toEqual(outcome.elements.l2!.size);
-    expect(checked.elements.l1).toEqual(outcome.elements.l1);
-    expect(checked.warnings).toEqual([expect.stringContaining('plausibility check stalled-loads: 1 of 4 timed loads of the l2 benchmark took over 6540 cycles')]);
+    expect(checked.warnings).toEqual([expect.stringContaining('plausibility check stalled-loads: 1 of 7 timed loads (l2: 1) took over 6540 cycles')]);
+  });
+
+  it('stalled-loads: without a device-memory latency, only loads of tens of microseconds count', () => {
+    const outcome = idleOutcome([chase('l1.size.coarse', 128 * 1024, [38, 2_000, 40_000])]);
+    delete outcome.elements.deviceMemory;
+    expect(plausibilityFindings(outcome)).toEqual([]);
+    outcome.raw.push(chase('l1.size.coarse', 128 * 1024, [38, 900_000]));
+    expect(plausibilityFindings(outcome).map((finding) => finding.check)).toEqual(['stalled-loads']);
   });
 
   it('never raise a confidence: a value already below the cap keeps its own', () => {
