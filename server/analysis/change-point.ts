@@ -1,6 +1,6 @@
 import { changePointConfidence } from './confidence.js';
-import { mean, median, percentileOfSorted, sortedCopy } from './descriptive.js';
-import { ksTest, type KsTest } from './kolmogorov-smirnov.js';
+import { mean, percentileOfSorted, sortedCopy } from './descriptive.js';
+import { ksTest, ksTestOfSorted, type KsTest } from './kolmogorov-smirnov.js';
 
 /**
  * Where in a size sweep does the latency distribution shift? (thesis §3.3,
@@ -74,11 +74,13 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
   for (let i = 1; i < points.length; i += 1) {
     if (points[i]!.sizeBytes <= points[i - 1]!.sizeBytes) throw new RangeError('sweep sizes must be strictly increasing');
   }
-  const medians = points.map((point) => median(point.samples));
+  // Each size's samples sorted once: its median here, its K-S test in the walk back.
+  const sortedSamples = points.map((point) => sortedCopy(point.samples));
+  const medians = sortedSamples.map((sorted) => percentileOfSorted(sorted, 50));
   const low = Math.min(...medians);
   const high = Math.max(...medians);
   const threshold = slowThreshold(points);
-  const slowShares = points.map((point) => point.samples.filter((value) => value > threshold).length / point.samples.length);
+  const slowShares = points.map((point) => countAbove(point.samples, threshold) / point.samples.length);
   const shareStep = Math.max(...slowShares) - Math.min(...slowShares);
   if (shareStep < minShareStep) {
     return { found: false, reason: `no latency step: the share of slow loads varies by ${shareStep.toFixed(2)} only`, slowShares };
@@ -89,7 +91,7 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
     // Both: K-S alone flags the slow drift of hit latency with size (TLB reach) at these sample counts.
     const risesBy = slowShares[index - 1]! - mean(slowShares.slice(0, index - 1));
     if (risesBy < minOnsetShare) break;
-    if (!ksTest(pooled(points, 0, index - 1), points[index - 1]!.samples, alpha).differs) break;
+    if (!ksTestOfSorted(sortedCopy(pooled(points, 0, index - 1)), sortedSamples[index - 1]!, alpha).differs) break;
     index -= 1;
   }
 
@@ -146,18 +148,38 @@ export function baselinePointCount(pointCount: number): number {
  * K-S needs no more to see a shift, and sorting a whole sweep would hold the
  * daemon's event loop for too long.
  */
-function pooled(points: readonly SweepPoint[], from: number, to: number): number[] {
-  const chosen = points.slice(from, to);
-  const total = chosen.reduce((sum, point) => sum + point.samples.length, 0);
+function pooled(points: readonly SweepPoint[], from: number, to: number): Float64Array {
+  const end = Math.min(to, points.length);
+  let total = 0;
+  for (let i = from; i < end; i += 1) total += points[i]!.samples.length;
   const step = Math.max(1, total / MAX_POOL_SAMPLES);
-  const out: number[] = [];
+  // One more than total / step, and a little room: `next` is summed step by step, as it always was (the samples chosen stay the same).
+  let out: Float64Array = new Float64Array(Math.min(total, Math.ceil(total / step) + 2));
+  let count = 0;
   let next = 0;
   let offset = 0;
-  for (const { samples } of chosen) {
-    for (; next < offset + samples.length; next += step) out.push(samples[Math.floor(next) - offset]!);
-    offset += samples.length;
+  for (let i = from; i < end; i += 1) {
+    const samples = points[i]!.samples;
+    const pointEnd = offset + samples.length;
+    for (; next < pointEnd; next += step) {
+      if (count === out.length) out = grown(out);
+      out[count++] = samples[Math.floor(next) - offset]!;
+    }
+    offset = pointEnd;
   }
-  return out;
+  return out.subarray(0, count);
+}
+
+function grown(values: Float64Array): Float64Array {
+  const bigger = new Float64Array(values.length * 2 + 16);
+  bigger.set(values);
+  return bigger;
+}
+
+function countAbove(values: readonly number[], threshold: number): number {
+  let above = 0;
+  for (const value of values) if (value > threshold) above += 1;
+  return above;
 }
 
 /** argmin over t of the squared error of a two-level step with the jump before index t. */

@@ -27,20 +27,20 @@ export function sortedAscending(values: readonly number[]): number[] {
   return Array.from(sortedCopy(values));
 }
 
-export function mean(values: readonly number[]): number {
+export function mean(values: ArrayLike<number>): number {
   requireValues(values, 'mean');
   let sum = 0;
-  for (const value of values) sum += value;
+  for (let i = 0; i < values.length; i += 1) sum += values[i]!;
   return sum / values.length;
 }
 
 /** Sample standard deviation (n − 1); 0 for a single value. */
-export function stdev(values: readonly number[]): number {
+export function stdev(values: ArrayLike<number>): number {
   requireValues(values, 'stdev');
   if (values.length === 1) return 0;
   const centre = mean(values);
   let squares = 0;
-  for (const value of values) squares += (value - centre) ** 2;
+  for (let i = 0; i < values.length; i += 1) squares += (values[i]! - centre) ** 2;
   return Math.sqrt(squares / (values.length - 1));
 }
 

@@ -6,10 +6,13 @@ import { sortedCopy } from './descriptive.js';
  */
 
 /** D = max |F(x) − G(x)| over the two empirical CDFs. */
-export function ksStatistic(a: readonly number[], b: readonly number[]): number {
+export function ksStatistic(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length === 0 || b.length === 0) throw new RangeError('ksStatistic needs two non-empty samples');
-  const x = sortedCopy(a);
-  const y = sortedCopy(b);
+  return ksStatisticOfSorted(sortedCopy(a), sortedCopy(b));
+}
+
+/** ksStatistic of two samples already sorted ascending (non-empty). */
+function ksStatisticOfSorted(x: ArrayLike<number>, y: ArrayLike<number>): number {
   let i = 0;
   let j = 0;
   let d = 0;
@@ -56,8 +59,17 @@ export interface KsTest {
   differs: boolean;
 }
 
-export function ksTest(a: readonly number[], b: readonly number[], alpha = 0.001): KsTest {
-  const d = ksStatistic(a, b);
-  const critical = ksCriticalValue(a.length, b.length, alpha);
-  return { d, critical, pValue: ksPValue(d, a.length, b.length), differs: d > critical };
+export function ksTest(a: ArrayLike<number>, b: ArrayLike<number>, alpha = 0.001): KsTest {
+  return testOf(ksStatistic(a, b), a.length, b.length, alpha);
+}
+
+/** ksTest of two samples already sorted ascending: a caller that sorted them once for other reasons sorts nothing again. */
+export function ksTestOfSorted(a: ArrayLike<number>, b: ArrayLike<number>, alpha = 0.001): KsTest {
+  if (a.length === 0 || b.length === 0) throw new RangeError('ksStatistic needs two non-empty samples');
+  return testOf(ksStatisticOfSorted(a, b), a.length, b.length, alpha);
+}
+
+function testOf(d: number, n: number, m: number, alpha: number): KsTest {
+  const critical = ksCriticalValue(n, m, alpha);
+  return { d, critical, pValue: ksPValue(d, n, m), differs: d > critical };
 }

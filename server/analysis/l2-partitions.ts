@@ -46,11 +46,16 @@ const REFINE_ROUNDS = 4;
 /** Groups count as consistent when SMs agree with their group's consensus, and the two consensuses disagree, this far past chance (0: chance, 1: every chunk). */
 const MIN_FIT = 0.5;
 
+/** A chunk's class in an SM's pattern (or a group's consensus): typed, as patterns are compared chunk by chunk many times over. */
+const NOT_A_HIT = -1;
+const NEAR = 0;
+const FAR = 1;
+
 interface SmSplit {
   smId: number;
-  latencies: number[];
-  /** Per chunk: true far, false near, null not a hit. */
-  far: Array<boolean | null>;
+  latencies: readonly number[];
+  /** Per chunk: FAR, NEAR or NOT_A_HIT. */
+  far: Int8Array;
   /** Whether k-means found two classes of plausible shares (clean or not: see dip). */
   split: boolean;
   dip: number;
@@ -170,45 +175,59 @@ function firstIndex(sorted: Float64Array, holds: (value: number) => boolean): nu
 }
 
 function classify(series: PartitionSeries): SmSplit {
-  const latencies = [...series.latenciesCycles];
+  const latencies = series.latenciesCycles;
   const timed = latencies.filter(Number.isFinite);
   const sorted = sortedCopy(timed);
   const split = timed.length > 0 ? splitTimedHits(timed, sorted) : null;
   const floor = timed.length > 0 ? percentileOfSorted(sorted, 5) : 0;
   const two = split !== null && split.nearShare >= MIN_CLASS_SHARE && split.nearShare <= 1 - MIN_CLASS_SHARE;
-  const far = latencies.map((x) => (!Number.isFinite(x) || x > floor * HIT_SPAN ? null : two ? x > split.threshold : false));
+  const far = new Int8Array(latencies.length);
+  for (let c = 0; c < latencies.length; c += 1) {
+    const x = latencies[c]!;
+    far[c] = !Number.isFinite(x) || x > floor * HIT_SPAN ? NOT_A_HIT : two && x > split.threshold ? FAR : NEAR;
+  }
   return { smId: series.smId, latencies, far, split: two, dip: split?.dip ?? Infinity };
 }
 
 /** Share of chunks classified by both where the two patterns agree (0.5 when none are). */
-function agreement(a: ReadonlyArray<boolean | null>, b: ReadonlyArray<boolean | null>): number {
+function agreement(a: Int8Array, b: Int8Array): number {
   let same = 0;
   let both = 0;
   const n = Math.min(a.length, b.length);
   for (let c = 0; c < n; c += 1) {
-    if (a[c] === null || b[c] === null) continue;
+    if (a[c] === NOT_A_HIT || b[c] === NOT_A_HIT) continue;
     both += 1;
     if (a[c] === b[c]) same += 1;
   }
   return both === 0 ? 0.5 : same / both;
 }
 
-/** The majority pattern of a group, chunk by chunk (null where none of it classified the chunk). */
-function consensus(members: readonly SmSplit[], chunks: number): Array<boolean | null> {
+/** The majority pattern of a group, chunk by chunk (NOT_A_HIT where none of it classified the chunk). */
+function consensus(members: readonly SmSplit[], chunks: number): Int8Array {
   const far = new Uint32Array(chunks);
   const seen = new Uint32Array(chunks);
   for (const m of members) {
     const n = Math.min(chunks, m.far.length);
     for (let c = 0; c < n; c += 1) {
-      const v = m.far[c];
-      if (v === null || v === undefined) continue;
+      const v = m.far[c]!;
+      if (v === NOT_A_HIT) continue;
       seen[c]! += 1;
-      if (v) far[c]! += 1;
+      if (v === FAR) far[c]! += 1;
     }
   }
-  const pattern: Array<boolean | null> = [];
-  for (let c = 0; c < chunks; c += 1) pattern.push(seen[c] === 0 ? null : far[c]! * 2 > seen[c]!);
+  const pattern = new Int8Array(chunks);
+  for (let c = 0; c < chunks; c += 1) pattern[c] = seen[c] === 0 ? NOT_A_HIT : far[c]! * 2 > seen[c]! ? FAR : NEAR;
   return pattern;
+}
+
+/** An SM's latencies of the chunks whose class is `kind` (NEAR or FAR), or of every hit (NOT_A_HIT: any but that). */
+function latenciesOf(s: SmSplit, kind: number): number[] {
+  const out: number[] = [];
+  for (let c = 0; c < s.far.length; c += 1) {
+    const v = s.far[c];
+    if (kind === NOT_A_HIT ? v !== NOT_A_HIT : v === kind) out.push(s.latencies[c]!);
+  }
+  return out;
 }
 
 /** `runs`: one entry per launch, every SM's series of that launch (joinRuns). */
@@ -217,9 +236,8 @@ export function analyseL2Partitions(runs: ReadonlyArray<readonly PartitionSeries
   if (merged.length === 0) return { found: false, reason: `no SM timed ${MIN_CHUNKS} or more chunks` };
   const sms = merged.map(classify);
   const splitSms = sms.filter((s) => s.split);
-  const hitsOf = (s: SmSplit, far: boolean) => s.latencies.filter((_, c) => s.far[c] === far);
   const unimodal = (): L2PartitionAnalysis => {
-    const nearSamples = concatSamples(sms.map((s) => s.latencies.filter((_, c) => s.far[c] !== null)));
+    const nearSamples = concatSamples(sms.map((s) => latenciesOf(s, NOT_A_HIT)));
     const dips = sms.map((s) => Math.min(1, s.dip / (2 * MAX_DIP)));
     return { found: true, count: 1, smGroups: [sms.map((s) => s.smId)], nearSamples, farSamples: [], nearP50: median(nearSamples), farP50: null, confidence: round3(mean(dips)), unsplitSmIds: sms.map((s) => s.smId) };
   };
@@ -244,8 +262,8 @@ export function analyseL2Partitions(runs: ReadonlyArray<readonly PartitionSeries
   const consistent = mean(fits) >= MIN_FIT && antiAgreement >= MIN_FIT;
   // Two classes per SM, or noisy classes that SMs still agree on chunk by chunk: partitions. Neither: one class split at random.
   if (!clean && !consistent) return unimodal();
-  const nearSamples = concatSamples(splitSms.map((s) => hitsOf(s, false)));
-  const farSamples = concatSamples(splitSms.map((s) => hitsOf(s, true)));
+  const nearSamples = concatSamples(splitSms.map((s) => latenciesOf(s, NEAR)));
+  const farSamples = concatSamples(splitSms.map((s) => latenciesOf(s, FAR)));
   const smGroups = groups.map((g) => g.map((s) => s.smId).sort((a, b) => a - b)).sort((a, b) => a[0]! - b[0]!);
   const separation = mean(splitSms.map((s) => Math.max(0, 1 - s.dip)));
   return {

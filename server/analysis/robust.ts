@@ -29,6 +29,18 @@ export function dropOutliersIqr(values: readonly number[], k = 3, minIqr = 1): n
   return values.filter((value) => value >= fences.low && value <= fences.high);
 }
 
+/** The first index in [from, to) whose value satisfies a predicate that holds from some index on (`to` when none does). */
+function firstIndex(sorted: Float64Array, from: number, to: number, holds: (value: number) => boolean): number {
+  let low = from;
+  let high = to;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (holds(sorted[mid]!)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
 function iqrFences(sorted: Float64Array, k: number, minIqr: number): { low: number; high: number } {
   const q1 = percentileOfSorted(sorted, 25);
   const q3 = percentileOfSorted(sorted, 75);
@@ -61,12 +73,16 @@ export interface LatencySummary {
  */
 export function summarizeLatency(values: readonly number[], offsetCycles = 0): LatencySummary {
   const sortedValues = sortedCopy(values);
-  const fences = iqrFences(sortedValues, 3, 1);
-  const kept = values.filter((value) => value >= fences.low && value <= fences.high).map((value) => value - offsetCycles);
-  // The kept values are a run of the sorted ones (the fences cut off each end); less the offset they stay in order.
-  let from = 0;
-  while (from < sortedValues.length && !(sortedValues[from]! >= fences.low)) from += 1;
-  const sorted = sortedValues.subarray(from, from + kept.length).map((value) => value - offsetCycles);
+  const { low, high } = iqrFences(sortedValues, 3, 1);
+  // The kept values are a run of the sorted ones (the fences cut off each end; NaN, last, is above any fence); less the offset they stay in order.
+  const to = firstIndex(sortedValues, 0, sortedValues.length, (value) => !(value <= high));
+  const from = firstIndex(sortedValues, 0, to, (value) => value >= low);
+  const sorted = new Float64Array(to - from);
+  for (let i = 0; i < sorted.length; i += 1) sorted[i] = sortedValues[from + i]! - offsetCycles;
+  // The mean and stdev sum in recorded order, as they always did.
+  const kept = new Float64Array(sorted.length);
+  let count = 0;
+  for (const value of values) if (value >= low && value <= high) kept[count++] = value - offsetCycles;
   return {
     mean: mean(kept),
     p50: percentileOfSorted(sorted, 50),
