@@ -21,6 +21,7 @@ import type { Config } from './config.js';
 import adminAuth from './plugins/admin-auth.js';
 import openapi from './plugins/openapi.js';
 import connectionLimits, { TIMEOUT_CHECK_MS, type ConnectionLimits } from './plugins/connection-limits.js';
+import jsonBody from './plugins/json-body.js';
 import problems, { clientErrorHandler, sendProblem } from './plugins/problems.js';
 import requestLog, { quietReadsLogController, requestForLog } from './plugins/request-log.js';
 import strictValidation, { STRICT_SCHEMA_CONTROLLER } from './plugins/strict-validation.js';
@@ -64,7 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     // The problems plugin answers during shutdown instead, as problem+json.
     return503OnClosing: false,
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
     // Errors raised while routing, before any handler exists, take the same problem+json path.
     frameworkErrors: (error, request, reply) => sendProblem(error, request, reply),
     // …and so do errors of the HTTP parser, before any request exists (server/plugins/problems.ts).
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
 
   await app.register(problems);
+  await app.register(jsonBody);
   await app.register(connectionLimits, deps.config);
   await app.register(strictValidation);
   await app.register(requestLog);

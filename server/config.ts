@@ -10,6 +10,7 @@
  * settings from the Config built here, never from the environment.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ERROR_CODES } from './errors.js';
@@ -124,9 +125,21 @@ function tokenValue(raw: string, name: string): string {
 }
 
 const SIM_MODEL_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+const HOST_NAME_PATTERN = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/** An IP address or a host name; `999.1.1.1` is neither (before, it was refused as "no admin token" instead). */
+function hostValue(raw: string, name: string): string {
+  const host = raw.trim();
+  if (host === '') throw new ConfigError(`${name} must not be empty`);
+  if (isIP(host) !== 0) return host;
+  const fix = 'give an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name';
+  if (/^[\d.]+$/.test(host)) throw new ConfigError(`${name} "${raw}" is not an address (an IPv4 address is four numbers from 0 to 255): ${fix}`);
+  if (!HOST_NAME_PATTERN.test(host)) throw new ConfigError(`${name} "${raw}" is not an address: ${fix}`);
+  return host;
+}
 
 const OPTIONS: { [K in keyof Settings]: Option<K> } = {
-  host: { key: 'host', env: 'TOPOD_HOST', flag: '--host', help: 'address to listen on', parse: nonEmpty, fallback: '127.0.0.1' },
+  host: { key: 'host', env: 'TOPOD_HOST', flag: '--host', help: 'address to listen on', parse: hostValue, fallback: '127.0.0.1' },
   port: { key: 'port', env: 'TOPOD_PORT', flag: '--port', help: 'TCP port (0 = any free port)', parse: integerIn(0, 65535), fallback: 8080 },
   dbPath: {
     key: 'dbPath',
@@ -305,6 +318,52 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
 export const TEST_SETTINGS = [
   { env: 'TOPOD_FAKE_NVML_SCENARIO', help: 'test setting: the JSON scenario the fake libnvidia-ml (native/fake-nvml) serves; that library reads it itself' },
 ] as const;
+
+/**
+ * TOPOD_* variables read by something other than the daemon — the CLI, the
+ * build scripts, CI and test tools — which the daemon must not warn about.
+ */
+export const OTHER_READERS_VARIABLES = [
+  'TOPOD_URL',
+  'TOPOD_REQUIRE_NATIVE',
+  'TOPOD_REQUIRE_PROBE',
+  'TOPOD_GPU_PLATFORM',
+  'TOPOD_CUDA_ARCHITECTURES',
+  'TOPOD_AMD_ARCHITECTURES',
+  'TOPOD_NVML_INCLUDE',
+  'TOPOD_CI_EXTRA_NODE',
+  'TOPOD_FUZZ_SEED',
+  'TOPOD_FUZZ_RUNS',
+  'TOPOD_FUZZ_RUNS_PROBE',
+  'TOPOD_REFERENCE',
+  'TOPOD_ROOT',
+] as const;
+
+/** Edits (insert, delete, substitute) between two strings. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * TOPOD_* variables in `env` that nothing reads (a typo like
+ * TOPOD_MAX_CONECTIONS would otherwise be ignored without a word), each with
+ * the setting closest to it. The known names are the settings table's own,
+ * so a setting added there is known here too.
+ */
+export function unknownVariables(env: NodeJS.ProcessEnv): Array<{ name: string; closest: string }> {
+  const settings = [...Object.values(OPTIONS).map((o) => o.env), ...TEST_SETTINGS.map((t) => t.env)];
+  const known = new Set<string>([...settings, ...OTHER_READERS_VARIABLES]);
+  return Object.keys(env)
+    .filter((name) => name.startsWith('TOPOD_') && !known.has(name))
+    .sort()
+    .map((name) => ({ name, closest: settings.reduce((best, candidate) => (editDistance(name, candidate) < editDistance(name, best) ? candidate : best)) }));
+}
 
 /** The rows of `--help` and of the README's configuration table. */
 export const SETTINGS: ReadonlyArray<Pick<Option<keyof Settings>, 'env' | 'flag' | 'help' | 'fallback'>> = Object.values(OPTIONS);

@@ -9,7 +9,7 @@
  * fix, exit status 2; never a stack trace (it goes to the log at debug).
  */
 import pino from 'pino';
-import { checkExposure, ConfigError, loadConfig, usage, type Config } from './config.js';
+import { checkExposure, ConfigError, loadConfig, unknownVariables, usage, type Config } from './config.js';
 import { createDaemon, type Daemon } from './daemon.js';
 import { ERROR_CODES, isErrorCode, StartupError } from './errors.js';
 
@@ -63,6 +63,9 @@ async function main(): Promise<void> {
   const token = adminToken ? 'set' : 'none';
   // The probe environment's names only: its values (PATH, LD_LIBRARY_PATH…) are the host's business.
   logger.info({ config: settings, token, probeEnv: Object.keys(probeEnv) }, `topod starting (token: ${token})`);
+  for (const { name, closest } of unknownVariables(process.env)) {
+    logger.warn({ variable: name, closest }, `${name} is not a topod setting and is ignored; did you mean ${closest}? (npm start -- --help lists them)`);
+  }
   if (config.insecure && token === 'none') {
     logger.warn({ host: config.host }, `--insecure: listening on ${config.host} without an admin token; anyone who can reach it reads the topology (mutating requests stay loopback-only)`);
   }

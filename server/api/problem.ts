@@ -71,12 +71,30 @@ export function instanceOf(path: string): string {
   return path.length <= MAX_INSTANCE_LENGTH ? path : `${path.slice(0, MAX_INSTANCE_LENGTH - 1)}…`;
 }
 
+/** ajv's message, naming what it would accept where ajv only says that something else would do. */
+function issueMessage(issue: NonNullable<FastifyLikeError['validation']>[number]): string {
+  const allowed = issue.params?.['allowedValues'];
+  if (Array.isArray(allowed)) return `must be one of ${allowed.map(String).join(', ')}`;
+  const additional = issue.params?.['additionalProperty'];
+  if (typeof additional === 'string') return `must NOT have additional properties ("${additional}" is not one)`;
+  return issue.message ?? 'is invalid';
+}
+
 function validationErrors(error: FastifyLikeError): Array<{ in: string; pointer: string; message: string }> {
   return (error.validation ?? []).map((issue) => {
     const missing = issue.params?.['missingProperty'];
     const pointer = (issue.instancePath ?? '') + (typeof missing === 'string' ? `/${missing}` : '');
-    return { in: error.validationContext ?? 'request', pointer: pointer === '' ? '/' : pointer, message: issue.message ?? 'is invalid' };
+    return { in: error.validationContext ?? 'request', pointer: pointer === '' ? '/' : pointer, message: issueMessage(issue) };
   });
+}
+
+/** fastify's summary line with ajv's vaguer phrases replaced by the errors' own (`jobs --state bogus` names the states). */
+function validationDetail(message: string, error: FastifyLikeError): string {
+  let detail = message;
+  for (const issue of error.validation ?? []) {
+    if (issue.message && issueMessage(issue) !== issue.message) detail = detail.replace(issue.message, issueMessage(issue));
+  }
+  return detail;
 }
 
 /** Normalises anything thrown into a TopodError; `unexpected` marks 5xx that were not ours. */
@@ -85,7 +103,7 @@ export function asTopodError(thrown: unknown): { error: TopodError; unexpected: 
   const error = (typeof thrown === 'object' && thrown !== null ? thrown : {}) as FastifyLikeError;
   const message = typeof error.message === 'string' ? error.message : 'request failed';
   if (Array.isArray(error.validation)) {
-    return { error: new ValidationError(message, { extensions: { errors: validationErrors(error) } }), unexpected: false };
+    return { error: new ValidationError(validationDetail(message, error), { extensions: { errors: validationErrors(error) } }), unexpected: false };
   }
   const mapped = typeof error.code === 'string' ? FASTIFY_CODES[error.code] : undefined;
   if (mapped) return { error: new mapped(FASTIFY_DETAILS[error.code as string] ?? message), unexpected: false };

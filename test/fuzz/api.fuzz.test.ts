@@ -74,7 +74,9 @@ const pathParam = fc.oneof(
   fc.constantFrom('0', '1', '7', 'GPU-00000000-aaaa-bbbb-cccc-dddddddddddd', 'MIG-x', 'job-x', '-1', '%00', '%ZZ', '..', 'a'.repeat(200)),
   fc.string({ maxLength: 40 }).map(encodeURIComponent),
 );
-const queryValue = fc.oneof(fc.constantFrom('', '0', '1', '-5', 'queued', 'failed', 'true', '1e9', '99999999999999999999'), fc.string({ maxLength: 20 }));
+/** Numbers as JavaScript reads them but an integer parameter must refuse (issue 22: `limit=Infinity` reached SQLite). */
+const NOT_DECIMAL_INTEGERS = ['Infinity', '-Infinity', '1e400', '1e1', '0x10', '0b11', '0o7', '10.0', '1.5', ' 10', '10 ', '+5', 'NaN'];
+const queryValue = fc.oneof(fc.constantFrom('', '0', '1', '-5', 'queued', 'failed', 'true', '1e9', '99999999999999999999', ...NOT_DECIMAL_INTEGERS), fc.string({ maxLength: 20 }));
 const body = fc.oneof(
   fc.constant(undefined),
   fc.record({ only: fc.oneof(fc.constant(['l1']), fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }), fc.string()), force: fc.oneof(fc.boolean(), fc.constant('true'), fc.integer()) }, { requiredKeys: [] }),
@@ -132,4 +134,17 @@ describe('API fuzz (seed printed on failure; TOPOD_FUZZ_SEED replays)', () => {
     expect(validated, JSON.stringify([...statuses])).toBeGreaterThan(RUNS / 100);
     expect([...statuses.keys()].filter((s) => s >= 400).length, JSON.stringify([...statuses])).toBeGreaterThan(3);
   }, 60_000);
+
+  it('refuses every integer parameter written other than in decimal digits with a 400 problem naming it', async () => {
+    const integerParameters = operations.flatMap((op) => op.parameters.filter((p) => p.in === 'query' && p.schema?.['type'] === 'integer').map((p) => ({ op, name: p.name })));
+    expect(integerParameters.map((p) => p.name)).toEqual(expect.arrayContaining(['limit', 'workingSetBytes']));
+    for (const { op, name } of integerParameters) {
+      for (const shape of NOT_DECIMAL_INTEGERS) {
+        const url = `${op.path.replace(/\{[^}]+\}/g, '0')}?${name}=${encodeURIComponent(shape)}`;
+        const res = await app.inject({ method: op.method as 'GET', url });
+        expect(res.statusCode, `${op.method} ${url}`).toBe(400);
+        expect(res.json(), url).toMatchObject({ code: 'TOPOD_ERR_VALIDATION', errors: [expect.objectContaining({ pointer: `/${name}` })] });
+      }
+    }
+  });
 });

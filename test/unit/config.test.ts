@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, probeEnvironment, SETTINGS, TEST_SETTINGS, usage } from '../../server/config.js';
+import { checkExposure, ConfigError, loadConfig, probeEnvironment, SETTINGS, TEST_SETTINGS, unknownVariables, usage } from '../../server/config.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -114,5 +114,32 @@ describe('loadConfig', () => {
     }
     for (const test of TEST_SETTINGS) expect(rows.find((row) => row.startsWith(`| \`${test.env}\` |`)), test.env).toBeDefined();
     expect(rows).toHaveLength(SETTINGS.length + TEST_SETTINGS.length);
+  });
+});
+
+describe('TOPOD_HOST', () => {
+  it.each(['999.1.1.1', '1.2.3', '256.0.0.1', 'bad host', '-lead.example', '[::1]'])('%s is "not an address", before any token check', (host) => {
+    expect(() => loadConfig({ TOPOD_HOST: host })).toThrow(/TOPOD_HOST ".*" is not an address/);
+  });
+
+  it.each(['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', 'gpu-node-7.cluster.local'])('%s is accepted', (host) => {
+    const config = loadConfig({ TOPOD_HOST: host, TOPOD_INSECURE: '1' });
+    expect(config.host).toBe(host);
+    expect(() => checkExposure(config)).not.toThrow();
+  });
+});
+
+describe('unknown TOPOD_* variables', () => {
+  it('are reported once each with the closest setting; settings and other tools\' variables are not', () => {
+    const env = { TOPOD_MAX_CONECTIONS: '9', TOPOD_PORTT: '1', TOPOD_PORT: '1', TOPOD_URL: 'http://x', TOPOD_FAKE_NVML_SCENARIO: 'x', TOPOD_CUDA_ARCHITECTURES: '90', PATH: '/bin' };
+    expect(unknownVariables(env)).toEqual([
+      { name: 'TOPOD_MAX_CONECTIONS', closest: 'TOPOD_MAX_CONNECTIONS' },
+      { name: 'TOPOD_PORTT', closest: 'TOPOD_PORT' },
+    ]);
+  });
+
+  it('knows every variable of the settings table, so a new setting needs no second list', () => {
+    const env = Object.fromEntries([...SETTINGS, ...TEST_SETTINGS].map((s) => [s.env, 'x']));
+    expect(unknownVariables(env)).toEqual([]);
   });
 });
