@@ -14,8 +14,8 @@ export function unknownGpu(id: string): InstanceType<typeof NotFoundError> {
   return new NotFoundError(`No GPU "${id}": use an index, a GPU UUID or a MIG device UUID listed by GET /v1/gpus.`);
 }
 
-/** fastify validates an absent body as null; the probe body is optional, so absent means {}. */
-async function defaultEmptyBody(request: FastifyRequest): Promise<void> {
+/** fastify validates an absent body as null; the probe (and re-analysis) body is optional, so absent means {}. */
+export async function defaultEmptyBody(request: FastifyRequest): Promise<void> {
   if (request.body === undefined) request.body = {};
 }
 
