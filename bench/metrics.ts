@@ -15,7 +15,7 @@ import { inertTopology } from '../server/api/inert-topology.js';
 import { ANALYSIS_VERSION, reanalyse } from '../server/discovery/index.js';
 import type { MigInstanceInfo, MigProfileInfo, NvmlDeviceState } from '../server/dynamic/types.js';
 import { TopodMetrics } from '../server/faces/metrics.js';
-import { buildResultDocument } from '../server/jobs/result-document.js';
+import { buildResultDocument } from '../server/results/result-document.js';
 import type { RawSeries, ResultDocument } from '../server/model/document.js';
 import type { GpuSummary } from '../server/model/gpu.js';
 import type { TopologyLookup } from '../server/model/topology-api.js';

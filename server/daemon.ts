@@ -2,16 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { ANALYSIS_VERSION, carryOverRaw, discover, reanalyse } from './discovery/index.js';
+import type { Discovery } from './discovery/contract.js';
+import { DISCOVERY } from './discovery/index.js';
 import { createDynamicSource } from './dynamic/source.js';
 import { DynamicPoller } from './dynamic/poller.js';
 import type { DynamicSnapshot, DynamicSource } from './dynamic/types.js';
 import type { MeasurementBackend } from './gpu/backend.js';
 import type { GpuIdentity } from './model/gpu.js';
 import { selectBackend } from './gpu/select-backend.js';
-import type { Analysis } from './jobs/analysis.js';
-import { ResultReanalyser } from './jobs/reanalyser.js';
+import type { GpuWatchOptions } from './jobs/gpu-watch.js';
 import { ProbeScheduler } from './jobs/scheduler.js';
+import { createAnalysisExecutor } from './results/analysis-executor.js';
+import { ResultLifecycle } from './results/lifecycle.js';
 import type { Db } from './store/database.js';
 import { GpuStore } from './store/gpus.js';
 import { JobStore } from './store/jobs.js';
@@ -54,7 +56,18 @@ export interface DaemonOptions {
   kernelDriverVersion?: () => string | null;
   /** Whether probes take the per-GPU file lock (default: only a backend that measures a real GPU, i.e. not simulated). */
   lockGpus?: boolean;
+  /** What measures and analyses (default: server/discovery, analysed in worker threads). */
+  discovery?: Discovery;
+  /** Tests shorten the busy GPU's retry and watch intervals. */
+  gpuWatch?: Partial<Pick<GpuWatchOptions, 'firstRetryMs' | 'maxRetryMs' | 'watchIntervalMs' | 'windowMs'>>;
 }
+
+/** A busy GPU is looked at again after 5 s, then twice as late each time, at most every 5 min. */
+const BUSY_FIRST_RETRY_MS = 5_000;
+const BUSY_MAX_RETRY_MS = 5 * 60_000;
+/** NVML is read this often during a probe (clocks, tenants); utilization is averaged over a second before one. */
+const WATCH_INTERVAL_MS = 1_000;
+const BUSY_WINDOW_MS = 1_000;
 
 /** How often retention runs besides after each stored result. */
 const RETENTION_INTERVAL_MS = 60 * 60_000;
@@ -67,9 +80,6 @@ function bootSummary(opened: OpenedStore): string {
   const kept = salvage ? `${salvage.results} results, ${salvage.rawSeries} raw series and ${salvage.gpus} GPUs recovered, ${salvage.skipped} unreadable rows skipped` : 'nothing could be recovered';
   return `${check}; the damaged file was moved to ${file}; fresh database, ${kept}`;
 }
-
-/** The analysis the jobs and the re-analyser use: server/discovery's, at its current version. */
-export const DISCOVERY_ANALYSIS: Analysis = { version: ANALYSIS_VERSION, reanalyse: (raw) => reanalyse(raw), carryOverRaw };
 
 /** NVML is the authority for which GPUs exist when it answers; otherwise the backend's own list. */
 function identitiesFromSnapshot(snapshot: DynamicSnapshot): GpuIdentity[] {
@@ -137,7 +147,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   if (backend) logger.info({ backend: backend.kind, probeVersion: backend.probeVersion }, `measurement backend: ${selection.reason}`);
   else logger.warn({ reason: selection.reason }, 'no measurement backend: GPUs are listed but not probed');
 
-  const analysis = DISCOVERY_ANALYSIS;
+  const discovery = options.discovery ?? DISCOVERY;
   const store = new StoreHealth(db, config.dbPath, 1000, { boot: bootSummary(opened) });
   const lockDir = config.lockDir ?? null;
   const lockGpus = (options.lockGpus ?? (backend !== null && !backend.simulated)) && lockDir !== null;
@@ -151,31 +161,46 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
     if (!waited.acquired) throw new Error(`the GPU lock ${file} could not be taken`);
     return waited.lock;
   };
-  const scheduler = backend
-    ? new ProbeScheduler({
-        db,
-        jobs,
-        results,
-        backend,
-        discover,
-        analysis,
-        concurrency: config.probeConcurrency,
-        logger,
-        storeHealth: store,
-        afterStore: (gpuUuid) => prune(gpuUuid),
-        ...(lockGpus ? { lockGpu } : {}),
-      })
-    : null;
-  const reanalyser = backend ? new ResultReanalyser({ db, results, analysis, logger }) : null;
-  const policy = new ProbePolicy({ results, probeVersion: backend?.probeVersion ?? null, reanalyser, logger });
-  const topology = new TopologyService({ jobs, scheduler, policy, store, noBackendReason: backend ? null : selection.reason, logger });
-  const kernelDriverVersion = options.kernelDriverVersion ?? (() => readKernelModuleVersion());
   const dynamicSource = options.dynamicSource ?? createDynamicSource({ libraryPath: config.nvmlLib, addonPath: config.nvmlAddon, logger });
+  const watch: GpuWatchOptions = {
+    readActivity: (uuid, read) => dynamicSource.readActivity(uuid, read),
+    when: config.probeWhen,
+    maxWaitMs: config.probeMaxWaitMs,
+    firstRetryMs: BUSY_FIRST_RETRY_MS,
+    maxRetryMs: BUSY_MAX_RETRY_MS,
+    watchIntervalMs: WATCH_INTERVAL_MS,
+    windowMs: BUSY_WINDOW_MS,
+    ownPids: () => [process.pid],
+    ...options.gpuWatch,
+  };
+  // Without a backend nothing is measured, and nothing re-analysed: no worker threads are started.
+  const analysis = backend ? createAnalysisExecutor(discovery) : null;
+  const lifecycle = analysis
+    ? new ResultLifecycle({ db, results, jobs, analysis, analysisVersion: discovery.version, logger, storeHealth: store, afterStore: (gpuUuid) => prune(gpuUuid) })
+    : null;
+  const scheduler =
+    backend && lifecycle
+      ? new ProbeScheduler({
+          jobs,
+          backend,
+          discover: discovery.discover,
+          lifecycle,
+          concurrency: config.probeConcurrency,
+          logger,
+          storeHealth: store,
+          watch,
+          ...(lockGpus ? { lockGpu } : {}),
+        })
+      : null;
+  const policy = new ProbePolicy({ results, probeVersion: backend?.probeVersion ?? null, isOutdated: lifecycle ? (result) => lifecycle.isOutdated(result) : null });
+  const topology = new TopologyService({ jobs, scheduler, policy, lifecycle, store, noBackendReason: backend ? null : selection.reason, logger });
+  const kernelDriverVersion = options.kernelDriverVersion ?? (() => readKernelModuleVersion());
   const poller = new DynamicPoller({ source: dynamicSource, pollMs: config.pollMs, logger });
   let app: FastifyInstance;
   try {
     app = await buildApp({ config, topology, logger, version: TOPOD_VERSION, nvmlPoller: poller });
   } catch (error) {
+    await analysis?.close();
     await releaseStore();
     throw error;
   }
@@ -266,13 +291,18 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
       });
       poller.start(snapshot);
     },
-    whenIdle: () => scheduler?.whenIdle() ?? Promise.resolve(),
+    whenIdle: async () => {
+      await topology.whenReanalysed();
+      await scheduler?.whenIdle();
+    },
     async close() {
       if (retentionTimer) clearInterval(retentionTimer);
       fleet?.close();
       poller.stop();
       await app.close();
       await scheduler?.close();
+      await topology.whenReanalysed();
+      await analysis?.close();
       await dynamicSource.close();
       db.close();
       await dbLock?.release();

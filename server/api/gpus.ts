@@ -89,6 +89,7 @@ const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const outcome = app.topology.requestProbe(id, {
         only: request.body.only ?? null,
         force: request.body.force ?? false,
+        evenIfBusy: request.body.evenIfBusy ?? false,
         requestedBy: `api:${request.ip}`,
       });
       switch (outcome.kind) {

@@ -41,7 +41,7 @@ const reanalysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { id } = request.params;
-      const outcome = app.topology.reanalyse(id);
+      const outcome = await app.topology.reanalyse(id);
       switch (outcome.kind) {
         case 'reanalysed': {
           const { kind: _kind, ...rest } = outcome;

@@ -1,25 +1,22 @@
 import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
 import { supportedOps, type CalibrateResult, type DeviceProperties, type HelloResult } from '../gpu/protocol.js';
 import type { DiscoveryOutcome, ElementName, RawSeries } from '../model/document.js';
-import { ProbeSession, type DiscoveryLogger } from './probe-session.js';
+import type { Discovery, Measurement, MeasureOptions } from './contract.js';
+import { ProbeSession } from './probe-session.js';
 import { withMissPenalties } from './miss-penalty.js';
 import { withPlausibility } from './plausibility.js';
-import { MEASURABLE_ELEMENTS, missingOps, strategiesFor, type Strategy } from './registry.js';
+import { MEASURABLE_ELEMENTS, carryOverRaw, missingOps, strategiesFor, type Strategy } from './registry.js';
 
 export { L1_SEARCH_PLAN } from './l1.js';
 export { l2SearchPlan } from './l2.js';
 export type { DiscoveryLogger } from './probe-session.js';
+export type { Discovery, Measurement, MeasureOptions } from './contract.js';
 export { MEASURABLE_ELEMENTS, STRATEGIES, carryOverRaw, missingOps, strategiesFor, strategyOwning, type Strategy, type StrategyBuild } from './registry.js';
 
 /** Bumped whenever the analysis of the same raw series may give a different document. */
 export const ANALYSIS_VERSION = 'cpd-ks-6';
 
-export interface DiscoverOptions {
-  only?: ElementName[] | null;
-  signal?: AbortSignal;
-  onProgress?: (phase: string, fraction: number) => void;
-  logger?: DiscoveryLogger;
-}
+export type DiscoverOptions = MeasureOptions;
 
 /** Errors that stop one benchmark, not the discovery: the device cannot do it, or refused the request. */
 const SKIPPABLE_CODES = new Set(['unsupported', 'bad_request', 'out_of_memory']);
@@ -33,12 +30,11 @@ const ANALYSIS_AT = 0.97;
 
 /**
  * Measures one GPU through its channel (DESIGN.md: backend → strategy →
- * change-point analysis → document). Each strategy of the registry that
- * `only` asks for and the probe's ops allow measures and records raw series;
- * the document is then built from those series alone, exactly as `reanalyse`
- * would build it from stored data.
+ * raw series). Each strategy of the registry that `only` asks for and the
+ * probe's ops allow measures and records raw series. The document is built
+ * from those series alone, later and elsewhere (`reanalyse`, in a worker).
  */
-export async function discover(channel: ProbeChannel, options: DiscoverOptions = {}): Promise<DiscoveryOutcome> {
+export async function measure(channel: ProbeChannel, options: MeasureOptions = {}): Promise<Measurement> {
   const session = new ProbeSession(channel, options.signal, options.logger);
   const progress = options.onProgress ?? (() => undefined);
   const only = options.only ?? null;
@@ -86,12 +82,21 @@ export async function discover(channel: ProbeChannel, options: DiscoverOptions =
     from += span;
   }
 
-  progress('analysis', ANALYSIS_AT);
-  await new Promise((resolve) => setImmediate(resolve));
-  const outcome = reanalyse(session.raw, only);
-  outcome.warnings.unshift(...warnings);
-  options.logger?.info({ elements: Object.keys(outcome.elements), rawSeries: outcome.raw.length, warnings: outcome.warnings.length }, 'discovery finished');
-  progress('done', 1);
+  options.logger?.info({ rawSeries: session.raw.length, warnings: warnings.length }, 'measurements finished');
+  return { raw: session.raw, warnings };
+}
+
+/**
+ * Measures and analyses in one call, on the caller's thread: for benches,
+ * scripts and tests. The daemon measures with `measure` and analyses in a
+ * worker (server/results), so the event loop never runs the analysis.
+ */
+export async function discover(channel: ProbeChannel, options: DiscoverOptions = {}): Promise<DiscoveryOutcome> {
+  const measured = await measure(channel, options);
+  options.onProgress?.('analysis', ANALYSIS_AT);
+  const outcome = reanalyse(measured.raw, options.only ?? null);
+  outcome.warnings.unshift(...measured.warnings);
+  options.onProgress?.('done', 1);
   return outcome;
 }
 
@@ -126,6 +131,15 @@ export function reanalyse(raw: RawSeries[], only: ElementName[] | null = null): 
   outcome.elements = withMissPenalties(outcome.elements);
   return withPlausibility(outcome);
 }
+
+/** server/discovery as the daemon injects it; its analysis runs in workers that import this module. */
+export const DISCOVERY: Discovery = {
+  version: ANALYSIS_VERSION,
+  discover: measure,
+  reanalyse,
+  carryOverRaw,
+  analysedInWorkers: true,
+};
 
 function firstDevice(hello: HelloResult): DeviceProperties {
   const device = hello.devices[0];

@@ -17,7 +17,7 @@ export const NodeGpuSchema = Type.Object(
     pciBusId: Nullable(Type.String()),
     numaNode: Nullable(Count()),
     simulated: Type.Boolean(),
-    probeStatus: StringEnum(['unprobed', 'queued', 'running', 'probed', 'failed'] as const),
+    probeStatus: StringEnum(['unprobed', 'queued', 'waiting', 'running', 'probed', 'failed'] as const),
     measured: Type.Boolean({ description: 'a topology document with a result is served for this GPU' }),
     resultFinishedAt: Nullable(Type.String({ format: 'date-time', description: 'when the served result’s probe finished' })),
     topologyUrl: Type.String({ description: 'this GPU’s own document: every measured value' }),

@@ -1,23 +1,20 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { ERROR_CODES, jobErrorCode, type ErrorCode } from '../errors.js';
+import type { Discovery } from '../discovery/contract.js';
 import type { MeasurementBackend } from '../gpu/backend.js';
 import type { GpuIdentity } from '../model/gpu.js';
-import type { Db } from '../store/database.js';
 import type { JobStore, NewJob } from '../store/jobs.js';
-import type { ResultStore, StoredResult } from '../store/results.js';
+import type { StoredResult } from '../store/results.js';
 import type { ProbeJob } from '../model/job.js';
-import type { DiscoveryOutcome, ElementName } from '../model/document.js';
-import { completeOutcome, type Analysis } from './analysis.js';
-import { buildResultDocument } from './result-document.js';
+import type { ResultLifecycle } from '../results/lifecycle.js';
+import { ProbeWatch, conditionsFrom, lookAtGpu, retryDelayMs, type GpuWatchOptions, type Look } from './gpu-watch.js';
 
-export type Discover = (
-  channel: Awaited<ReturnType<MeasurementBackend['open']>>,
-  options: { only?: ElementName[] | null; signal?: AbortSignal; onProgress?: (phase: string, fraction: number) => void; logger?: Logger },
-) => Promise<DiscoveryOutcome>;
+export type Discover = Discovery['discover'];
 
 export interface SchedulerEvents {
   queued: [ProbeJob];
+  waiting: [ProbeJob];
   started: [ProbeJob];
   progress: [ProbeJob];
   succeeded: [ProbeJob, StoredResult];
@@ -26,12 +23,11 @@ export interface SchedulerEvents {
 }
 
 export interface SchedulerOptions {
-  db: Db;
   jobs: JobStore;
-  results: ResultStore;
   backend: MeasurementBackend;
   discover: Discover;
-  analysis: Analysis;
+  /** Analyses and stores what a probe measured (server/results). */
+  lifecycle: ResultLifecycle;
   concurrency: number;
   logger: Logger;
   /** A whole probe may take at most this long before it is aborted. */
@@ -43,15 +39,17 @@ export interface SchedulerOptions {
    * resolves with a release once held, waiting while another process measures the GPU.
    */
   lockGpu?: (gpu: GpuIdentity, signal: AbortSignal, onWait: (owner: string) => void) => Promise<{ release(): Promise<void> }>;
-  /** Told of every write that failed or succeeded, so readiness reflects the store (server/store/health.ts). */
-  storeHealth?: { recordWriteFailure(error: unknown): void; recordWriteSuccess(): void };
-  /** Called after each stored result (retention prunes that GPU's history). */
-  afterStore?: (gpuUuid: string) => void;
+  /** Told of every write that failed, so readiness reflects the store (server/store/health.ts). */
+  storeHealth?: { recordWriteFailure(error: unknown): void };
+  /** Looks at the GPU (NVML) before and during each probe; absent: never looks (no NVML to ask). */
+  watch?: GpuWatchOptions;
 }
 
 interface Pending {
   job: ProbeJob;
   gpu: GpuIdentity;
+  /** How often the job found its GPU busy (its next look waits twice as long). */
+  busyLooks: number;
 }
 
 export class EnqueueConflict extends Error {
@@ -61,6 +59,8 @@ export class EnqueueConflict extends Error {
 }
 
 const DEFAULT_JOB_TIMEOUT_MS = 30 * 60_000;
+/** Where a job's progress stands while its measurements are analysed (the strategies end at 0.95). */
+const ANALYSIS_PROGRESS = 0.97;
 
 /**
  * Runs probe jobs: one per GPU at a time, up to `concurrency` GPUs in
@@ -72,6 +72,8 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
   private readonly running = new Map<string, { job: ProbeJob; abort: AbortController }>();
   /** Each GPU's queued or running job as last written, so readers need not ask SQLite. */
   private readonly active = new Map<string, ProbeJob>();
+  /** Jobs waiting for their busy GPU: they hold no slot, and come back to the queue when their timer fires. */
+  private readonly parked = new Map<string, { pending: Pending; timer: NodeJS.Timeout }>();
   private idleWaiters: Array<() => void> = [];
   private closed = false;
 
@@ -89,13 +91,13 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
   }
 
   /** Emits a job event after recording the job's latest state. */
-  private publish(type: 'queued' | 'started' | 'progress' | 'failed' | 'cancelled', job: ProbeJob): void {
+  private publish(type: 'queued' | 'waiting' | 'started' | 'progress' | 'failed' | 'cancelled', job: ProbeJob): void {
     this.track(job);
     this.emit(type, job);
   }
 
   private track(job: ProbeJob): void {
-    if (job.state === 'queued' || job.state === 'running') this.active.set(job.gpuUuid, job);
+    if (job.state === 'queued' || job.state === 'waiting' || job.state === 'running') this.active.set(job.gpuUuid, job);
     else if (this.active.get(job.gpuUuid)?.id === job.id) this.active.delete(job.gpuUuid);
   }
 
@@ -104,7 +106,7 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     const active = this.activeFor(gpu.uuid) ?? this.options.jobs.activeFor(gpu.uuid);
     if (active) throw new EnqueueConflict(active);
     const job = this.options.jobs.create({ ...request, gpuUuid: gpu.uuid });
-    this.queue.push({ job, gpu });
+    this.queue.push({ job, gpu, busyLooks: 0 });
     this.options.logger.info({ jobId: job.id, gpu: gpu.uuid, reason: job.reason, requestedBy: job.requestedBy, only: job.only }, 'probe job queued');
     this.publish('queued', job);
     queueMicrotask(() => this.pump());
@@ -123,6 +125,14 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       this.finishCancelled(jobId, why);
       return true;
     }
+    const parked = this.parked.get(jobId);
+    if (parked) {
+      clearTimeout(parked.timer);
+      this.parked.delete(jobId);
+      this.finishCancelled(jobId, why);
+      this.settleIfIdle();
+      return true;
+    }
     const entry = [...this.running.values()].find((r) => r.job.id === jobId);
     if (!entry || entry.abort.signal.aborted) return false;
     this.finishCancelled(jobId, why);
@@ -131,7 +141,7 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
   }
 
   isIdle(): boolean {
-    return this.queue.length === 0 && this.running.size === 0;
+    return this.queue.length === 0 && this.running.size === 0 && this.parked.size === 0;
   }
 
   whenIdle(): Promise<void> {
@@ -143,6 +153,7 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
   async close(): Promise<void> {
     this.closed = true;
     for (const pending of [...this.queue]) this.cancel(pending.job.id, 'the daemon is shutting down');
+    for (const jobId of [...this.parked.keys()]) this.cancel(jobId, 'the daemon is shutting down');
     for (const entry of [...this.running.values()]) this.cancel(entry.job.id, 'the daemon is shutting down');
     await this.whenIdle();
     await this.options.backend.close();
@@ -158,21 +169,65 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       void this.run(next, abort).finally(() => {
         this.running.delete(next.gpu.uuid);
         this.pump();
-        if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+        this.settleIfIdle();
       });
     }
   }
 
-  private async run({ job, gpu }: Pending, abort: AbortController): Promise<void> {
-    const { jobs, logger, backend } = this.options;
+  private settleIfIdle(): void {
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /**
+   * A busy GPU's job waits (state waiting, the reason in its phase) without
+   * holding a slot, and looks again later, each time twice as late; past the
+   * longest wait it fails with TOPOD_ERR_GPU_BUSY. The served result stays.
+   */
+  private park(pending: Pending, why: string): void {
+    const watch = this.options.watch as GpuWatchOptions;
+    const { logger, jobs } = this.options;
+    const job = this.safeWrite(() => jobs.wait(pending.job.id, why));
+    if (!job) return;
+    const waitedMs = Date.now() - Date.parse(job.waitingSince ?? new Date().toISOString());
+    if (waitedMs >= watch.maxWaitMs) {
+      const error = { code: ERROR_CODES.GPU_BUSY, message: `the GPU stayed busy for ${Math.round(waitedMs / 1000)} s (longest wait ${Math.round(watch.maxWaitMs / 1000)} s): ${why}` };
+      const failed = this.safeWrite(() => jobs.finish(job.id, { state: 'failed', error }));
+      logger.warn({ jobId: job.id, gpu: job.gpuUuid, why }, 'probe job failed: the GPU stayed busy past the longest wait; the previous result stays served');
+      this.publish('failed', failed ?? { ...job, state: 'failed', error });
+      return;
+    }
+    const delayMs = Math.min(retryDelayMs(pending.busyLooks, watch.firstRetryMs, watch.maxRetryMs), Math.max(0, watch.maxWaitMs - waitedMs));
+    pending.busyLooks += 1;
+    pending.job = job;
+    logger.info({ jobId: job.id, gpu: job.gpuUuid, why, retryInMs: delayMs }, 'the GPU is in use by other processes: the probe waits');
+    const timer = setTimeout(() => {
+      this.parked.delete(job.id);
+      if (this.closed) return;
+      this.queue.push(pending);
+      this.pump();
+    }, delayMs);
+    this.parked.set(job.id, { pending, timer });
+    this.publish('waiting', job);
+  }
+
+  private async run(pending: Pending, abort: AbortController): Promise<void> {
+    const { job, gpu } = pending;
+    const { jobs, logger, backend, watch } = this.options;
+    const first = watch ? await this.lookBeforeProbing(gpu.uuid, watch) : null;
+    const allowedBusy = job.evenIfBusy || watch?.when === 'always';
+    if (first?.busy && !allowedBusy) {
+      this.park(pending, first.reason);
+      return;
+    }
+    if (first?.busy) logger.warn({ jobId: job.id, gpu: gpu.uuid, why: first.reason }, 'measuring a GPU other processes use, as asked: the result says so');
     const startedAt = new Date();
-    jobs.start(job.id, startedAt.toISOString());
-    this.publish('started', jobs.get(job.id) as ProbeJob);
+    this.publish('started', jobs.start(job.id, startedAt.toISOString()) ?? { ...job, state: 'running', startedAt: startedAt.toISOString() });
     logger.info({ jobId: job.id, gpu: gpu.uuid, backend: backend.kind }, 'probe job started');
     const timeoutMs = this.options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
     const timeout = setTimeout(() => abort.abort(new JobTimeoutError(timeoutMs)), timeoutMs);
     let channel: Awaited<ReturnType<MeasurementBackend['open']>> | null = null;
     let gpuLock: { release(): Promise<void> } | null = null;
+    let probeWatch: ProbeWatch | null = null;
     try {
       if (this.options.lockGpu) {
         gpuLock = await this.options.lockGpu(gpu, abort.signal, (owner) => {
@@ -182,45 +237,76 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
         if (abort.signal.aborted) throw abort.signal.reason;
       }
       channel = await backend.open(gpu);
-      const outcome = await this.options.discover(channel, {
+      if (watch && first) {
+        const probeChannel = channel as { pid?: number };
+        // A simulated GPU runs no process on the GPU; a real probe holds one context there.
+        probeWatch = new ProbeWatch(
+          { ...watch, ownPids: () => [...watch.ownPids(), ...(probeChannel.pid ? [probeChannel.pid] : [])] },
+          gpu.uuid,
+          backend.simulated ? 0 : 1,
+          (look) => {
+            if (!allowedBusy) abort.abort(new InterferenceError(look.reason));
+          },
+          (error) => logger.warn({ err: error, gpu: gpu.uuid }, 'reading the GPU\'s activity during the probe failed'),
+        );
+        probeWatch.start(first);
+      }
+      const onProgress = this.progressReporter(job.id);
+      const measurement = await this.options.discover(channel, {
         only: job.only,
         signal: abort.signal,
-        onProgress: this.progressReporter(job.id),
+        onProgress,
         logger: logger.child({ jobId: job.id }),
       });
+      const looks = await probeWatch?.stop();
+      probeWatch = null;
       if (abort.signal.aborted) throw abort.signal.reason;
-      const stored = this.store(job, gpu, outcome, startedAt);
-      this.options.storeHealth?.recordWriteSuccess();
-      try {
-        this.options.afterStore?.(gpu.uuid);
-      } catch (error) {
-        logger.warn({ err: error, gpu: gpu.uuid }, 'pruning old results failed; they are kept');
-      }
-      logger.info({ jobId: job.id, gpu: gpu.uuid, resultId: stored.id, durationMs: stored.durationMs }, 'probe job succeeded');
-      const succeeded = jobs.get(job.id) as ProbeJob;
+      onProgress('analysis', ANALYSIS_PROGRESS);
+      const { result, job: succeeded } = await this.options.lifecycle.record(job, {
+        gpu,
+        measurement,
+        measuredBy: { kind: backend.kind, simulated: backend.simulated, probeVersion: backend.probeVersion },
+        startedAt,
+        finishedAt: new Date(),
+        signal: abort.signal,
+        ...(looks ? { conditions: conditionsFrom(looks, allowedBusy) } : {}),
+      });
+      logger.info({ jobId: job.id, gpu: gpu.uuid, resultId: result.id, durationMs: result.durationMs }, 'probe job succeeded');
       this.track(succeeded);
-      this.emit('succeeded', succeeded, stored);
+      this.emit('succeeded', succeeded, result);
     } catch (error) {
       const cause = abort.signal.aborted ? abort.signal.reason : error;
       if (cause instanceof CancelledError) {
         logger.info({ jobId: job.id, gpu: gpu.uuid }, 'cancelled probe stopped');
+      } else if (cause instanceof InterferenceError) {
+        // Nothing measured under interference is stored: the job waits and measures again once the GPU is idle.
+        logger.warn({ jobId: job.id, gpu: gpu.uuid, why: cause.message }, 'another process started using the GPU during the probe: the measurements are dropped');
+        this.park(pending, `interfered: ${cause.message}`);
       } else {
         const storeFailed = isStoreWriteError(cause);
         const code = storeFailed ? ERROR_CODES.STORE_WRITE : errorCode(cause);
         const message = (storeFailed ? 'the result could not be stored: ' : '') + (cause instanceof Error ? cause.message : String(cause));
         const error = { code, message };
         // With the disk full or the file read-only, even this write may fail: the job's end is then known from memory.
-        const written = this.safeWrite(() => {
-          jobs.finish(job.id, { state: 'failed', error });
-          return jobs.get(job.id);
-        });
+        const written = this.safeWrite(() => jobs.finish(job.id, { state: 'failed', error }));
         logger.warn({ jobId: job.id, gpu: gpu.uuid, code, err: cause }, 'probe job failed; the previous result stays served');
         this.publish('failed', written ?? { ...job, state: 'failed', error, finishedAt: new Date().toISOString() });
       }
     } finally {
+      await probeWatch?.stop();
       clearTimeout(timeout);
       await channel?.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the probe channel failed'));
       await gpuLock?.release().catch((error: unknown) => logger.warn({ err: error }, 'releasing the GPU lock failed'));
+    }
+  }
+
+  /** The look before a probe; a failed NVML read is no reason to stop measuring (nothing is known either way). */
+  private async lookBeforeProbing(gpuUuid: string, watch: GpuWatchOptions): Promise<Look> {
+    try {
+      return await lookAtGpu(watch, gpuUuid, 0, watch.windowMs);
+    } catch (error) {
+      this.options.logger.warn({ err: error, gpu: gpuUuid }, 'reading the GPU\'s activity before the probe failed; measuring without knowing');
+      return { busy: false, reason: `activity unknown: ${error instanceof Error ? error.message : String(error)}`, activity: null, tenants: [] };
     }
   }
 
@@ -235,42 +321,6 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     }
   }
 
-  private store(job: ProbeJob, gpu: GpuIdentity, fresh: DiscoveryOutcome, startedAt: Date): StoredResult {
-    const { db, jobs, results, backend, analysis } = this.options;
-    const analysisVersion = analysis.version;
-    const key = { gpuUuid: gpu.uuid, driverVersion: gpu.driverVersion, probeVersion: backend.probeVersion };
-    const previous = results.latestFor(key);
-    const outcome = completeOutcome(analysis, fresh, job.only, job.only && previous ? results.rawSeries(previous.id) : null);
-    const finishedAt = new Date();
-    const document = buildResultDocument(
-      outcome,
-      { gpu, simulated: backend.simulated, probeVersion: backend.probeVersion, analysisVersion, jobId: job.id, only: job.only, startedAt, finishedAt },
-      previous?.document ?? null,
-    );
-    let resultId: number;
-    try {
-      resultId = db.transaction(() => {
-        const id = results.insert({
-          ...key,
-          analysisVersion,
-          configuration: { backend: backend.kind, only: job.only, force: job.force, reason: job.reason },
-          createdAt: finishedAt.toISOString(),
-          durationMs: document.probe.durationMs,
-          simulated: backend.simulated,
-          jobId: job.id,
-          document,
-          raw: outcome.raw,
-        });
-        jobs.finish(job.id, { state: 'succeeded', resultId: id }, finishedAt.toISOString());
-        return id;
-      })();
-    } catch (error) {
-      this.options.storeHealth?.recordWriteFailure(error);
-      throw error;
-    }
-    return results.get(resultId) as StoredResult;
-  }
-
   private progressReporter(jobId: string): (phase: string, fraction: number) => void {
     const interval = this.options.progressWriteMs ?? 250;
     let lastWrite = 0;
@@ -278,15 +328,15 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       const now = Date.now();
       if (now - lastWrite < interval && fraction < 1) return;
       lastWrite = now;
-      this.options.jobs.progress(jobId, phase, fraction);
-      this.publish('progress', this.options.jobs.get(jobId) as ProbeJob);
+      const job = this.options.jobs.progress(jobId, phase, fraction);
+      if (job) this.publish('progress', job);
     };
   }
 
   private finishCancelled(jobId: string, why: string): void {
-    this.options.jobs.finish(jobId, { state: 'cancelled', error: { code: CANCELLED_CODE, message: why } });
+    const job = this.options.jobs.finish(jobId, { state: 'cancelled', error: { code: CANCELLED_CODE, message: why } });
     this.options.logger.info({ jobId, why }, 'probe job cancelled');
-    this.publish('cancelled', this.options.jobs.get(jobId) as ProbeJob);
+    if (job) this.publish('cancelled', job);
   }
 }
 
@@ -294,6 +344,11 @@ const CANCELLED_CODE = ERROR_CODES.PROBE_CANCELLED;
 
 export class CancelledError extends Error {
   readonly code = CANCELLED_CODE;
+}
+
+/** Another process started using the GPU during the probe: what was measured cannot be trusted. */
+export class InterferenceError extends Error {
+  readonly code = ERROR_CODES.GPU_INTERFERED;
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { COMPUTE_PARTS, ComputeTopologySchema } from './compute-schema.js';
+import { ProbeConditionsSchema } from './conditions-schema.js';
 import { ClockSchema, DocumentDeviceSchema, DynamicDeviceSchema, DynamicStateSchema } from './device-schema.js';
 import { MIG_PARTS, MigComputeInstanceSchema, MigInstanceSchema, MigViewSchema } from './mig-schema.js';
 import { Count, Nullable, StringEnum, Timestamp, partRef } from './schema-helpers.js';
@@ -30,7 +31,7 @@ export type ValueUnit = (typeof VALUE_UNITS)[number];
 export const ELEMENT_NAMES = ['l1', 'l2', 'texture', 'readOnly', 'constantL1', 'constantL15', 'shared', 'deviceMemory', 'vL1', 'sL1d', 'l3', 'lds'] as const;
 export type ElementName = (typeof ELEMENT_NAMES)[number];
 
-const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'running', 'probed', 'failed'] as const;
+const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'waiting', 'running', 'probed', 'failed'] as const;
 
 const Confidence = () => Type.Number({ minimum: 0, maximum: 1, description: '0..1; present for microbenchmark and derived values' });
 
@@ -219,6 +220,7 @@ const resultDocumentProperties = {
   carveout: Nullable(partRef(CarveoutSchema), { description: 'null when no per-SM cache was measured, or the raw series predate the record' }),
   elements: partRef(ElementsSchema),
   compute: Type.Optional(Nullable(partRef(ComputeTopologySchema), { description: 'SMs, GPCs and thread block clusters; null when not measured, absent in documents before schema 4' })),
+  conditions: Type.Optional(partRef(ProbeConditionsSchema)),
   warnings: Type.Array(Type.String(), { description: 'what the analysis could not do, one sentence each' }),
 };
 
@@ -248,6 +250,7 @@ const PARTS: TSchema[] = [
   ProbeRunSchema,
   DocumentDeviceSchema,
   ClockSchema,
+  ProbeConditionsSchema,
   TopologyStatusSchema,
   DynamicDeviceSchema,
   DynamicStateSchema,

@@ -23,7 +23,7 @@ export interface GpuIdentity {
   driverSource?: DriverSource;
 }
 
-export type GpuProbeStatus = 'unprobed' | 'queued' | 'running' | 'probed' | 'failed';
+export type GpuProbeStatus = 'unprobed' | 'queued' | 'waiting' | 'running' | 'probed' | 'failed';
 
 /** A GPU as the API lists it: its identity (driver version included) plus what topod knows of it. */
 export interface GpuSummary extends GpuIdentity {

@@ -1,7 +1,13 @@
 /** Probe jobs as the store keeps them and the API shows them. */
 import type { ElementName } from './document.js';
 
-export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export const JOB_STATES = ['queued', 'waiting', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+/** A GPU's job that has not ended: at most one per GPU. `waiting`: the GPU is busy with other processes (phase says why). */
+/** idle: a busy GPU's probe waits for it; always: measure whoever else is there (the result says so). */
+export const PROBE_WHEN = ['idle', 'always'] as const;
+export type ProbeWhen = (typeof PROBE_WHEN)[number];
+
+export const ACTIVE_JOB_STATES = ['queued', 'waiting', 'running'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
 export interface ProbeJob {
@@ -15,6 +21,10 @@ export interface ProbeJob {
   requestedBy: string; // "boot", "nvml-change" (a GPU appeared or its driver changed), "api:<client address>"
   only: ElementName[] | null;
   force: boolean;
+  /** Measure even while other processes use the GPU (the result then says it was measured on a busy GPU). */
+  evenIfBusy: boolean;
+  /** When the job first found its GPU busy; null when it never waited. */
+  waitingSince: string | null;
   resultId: number | null;
   createdAt: string;
   startedAt: string | null;

@@ -21,6 +21,8 @@ export type TopologyLookup =
 export interface ProbeRequestOptions {
   only: ElementName[] | null;
   force: boolean;
+  /** Measure even while other processes use the GPU. */
+  evenIfBusy?: boolean;
   requestedBy: string;
 }
 
@@ -30,7 +32,7 @@ export type TopodEvent =
   | { type: 'gpu.added' | 'gpu.removed'; gpuUuid: string; at: string }
   | { type: 'mig.changed'; gpuUuid: string; at: string }
   | { type: 'topology.changed'; gpuUuid: string; etag: string; at: string }
-  | { type: 'probe.queued' | 'probe.started' | 'probe.progress' | 'probe.succeeded' | 'probe.failed' | 'probe.cancelled'; gpuUuid: string; job: ProbeJob; at: string };
+  | { type: 'probe.queued' | 'probe.waiting' | 'probe.started' | 'probe.progress' | 'probe.succeeded' | 'probe.failed' | 'probe.cancelled'; gpuUuid: string; job: ProbeJob; at: string };
 
 export type ReanalyseOutcome =
   | { kind: 'reanalysed'; gpuUuid: string; resultId: number; analysisVersion: string; reanalysedFrom: { resultId: number; analysisVersion: string } }
@@ -59,7 +61,7 @@ export interface TopologyApi {
   listJobPage(query: JobQuery, after: JobPosition | null): JobPage;
   /** Subscribe to events; returns the unsubscribe function. */
   subscribe(listener: (event: TopodEvent) => void): () => void;
-  /** Rebuilds the served result from its stored raw series with the current analysis (no GPU). */
-  reanalyse(id: string): ReanalyseOutcome;
+  /** Rebuilds the served result in a worker; resolves once the rebuilt one is stored and served. */
+  reanalyse(id: string): Promise<ReanalyseOutcome>;
   health(): HealthReport;
 }

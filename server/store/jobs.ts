@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ERROR_CODES } from '../errors.js';
 import type { ElementName } from '../model/document.js';
-import type { JobPage, JobPosition, JobQuery, JobState, ProbeJob } from '../model/job.js';
+import { ACTIVE_JOB_STATES, type JobPage, type JobPosition, type JobQuery, type JobState, type ProbeJob } from '../model/job.js';
 import type { Db } from './database.js';
 
 interface JobRow {
@@ -16,6 +16,8 @@ interface JobRow {
   requested_by: string;
   only_elements: string | null;
   force: number;
+  even_if_busy: number;
+  waiting_since: string | null;
   result_id: number | null;
   created_at: string;
   started_at: string | null;
@@ -34,6 +36,8 @@ function fromRow(row: JobRow): ProbeJob {
     requestedBy: row.requested_by,
     only: parseOnly(row.only_elements),
     force: row.force === 1,
+    evenIfBusy: row.even_if_busy === 1,
+    waitingSince: row.waiting_since,
     resultId: row.result_id,
     createdAt: row.created_at,
     startedAt: row.started_at,
@@ -58,7 +62,11 @@ export interface NewJob {
   requestedBy: string;
   only: ElementName[] | null;
   force: boolean;
+  evenIfBusy?: boolean;
 }
+
+/** The active states as an SQL list. */
+const ACTIVE = `(${ACTIVE_JOB_STATES.map((state) => `'${state}'`).join(', ')})`;
 
 export const INTERRUPTED_CODE = ERROR_CODES.PROBE_INTERRUPTED;
 
@@ -69,34 +77,39 @@ export class JobStore {
   private readonly selectActive;
   private readonly markStarted;
   private readonly markProgress;
+  private readonly markWaiting;
   private readonly markFinished;
   private readonly selectInterrupted;
 
   constructor(private readonly db: Db) {
-    this.insertJob = db.prepare(`INSERT INTO probe_jobs (id, gpu_uuid, state, reason, requested_by, only_elements, force, created_at)
-      VALUES (@id, @gpuUuid, 'queued', @reason, @requestedBy, @only, @force, @createdAt)`);
+    this.insertJob = db.prepare(`INSERT INTO probe_jobs (id, gpu_uuid, state, reason, requested_by, only_elements, force, even_if_busy, created_at)
+      VALUES (@id, @gpuUuid, 'queued', @reason, @requestedBy, @only, @force, @evenIfBusy, @createdAt) RETURNING *`);
     this.selectById = db.prepare('SELECT * FROM probe_jobs WHERE id = ?');
-    this.selectActive = db.prepare("SELECT * FROM probe_jobs WHERE gpu_uuid = ? AND state IN ('queued', 'running')");
-    this.markStarted = db.prepare("UPDATE probe_jobs SET state = 'running', started_at = ?, phase = 'starting' WHERE id = ? AND state = 'queued'");
-    this.markProgress = db.prepare("UPDATE probe_jobs SET phase = ?, progress = ? WHERE id = ? AND state = 'running'");
+    this.selectActive = db.prepare(`SELECT * FROM probe_jobs WHERE gpu_uuid = ? AND state IN ${ACTIVE}`);
+    // RETURNING *: each write hands back the job as it now is, so no caller reads it again.
+    this.markStarted = db.prepare("UPDATE probe_jobs SET state = 'running', started_at = ?, phase = 'starting' WHERE id = ? AND state IN ('queued', 'waiting') RETURNING *");
+    this.markWaiting = db.prepare(`UPDATE probe_jobs SET state = 'waiting', phase = @why, waiting_since = COALESCE(waiting_since, @now)
+      WHERE id = @id AND state IN ('queued', 'waiting', 'running') RETURNING *`);
+    this.markProgress = db.prepare("UPDATE probe_jobs SET phase = ?, progress = ? WHERE id = ? AND state = 'running' RETURNING *");
     this.markFinished = db.prepare(`UPDATE probe_jobs SET state = @state, finished_at = @finishedAt, error_code = @errorCode,
       error_message = @errorMessage, result_id = @resultId, progress = CASE WHEN @state = 'succeeded' THEN 1 ELSE progress END
-      WHERE id = @id AND state IN ('queued', 'running')`);
-    this.selectInterrupted = db.prepare("SELECT * FROM probe_jobs WHERE state IN ('queued', 'running')");
+      WHERE id = @id AND state IN ${ACTIVE} RETURNING *`);
+    this.selectInterrupted = db.prepare(`SELECT * FROM probe_jobs WHERE state IN ${ACTIVE}`);
   }
 
   create(job: NewJob, now = new Date().toISOString()): ProbeJob {
     const id = randomUUID();
-    this.insertJob.run({
+    const row = this.insertJob.get({
       id,
       gpuUuid: job.gpuUuid,
       reason: job.reason,
       requestedBy: job.requestedBy,
       only: job.only ? JSON.stringify(job.only) : null,
       force: job.force ? 1 : 0,
+      evenIfBusy: job.evenIfBusy ? 1 : 0,
       createdAt: now,
-    });
-    return this.get(id) as ProbeJob;
+    }) as JobRow;
+    return fromRow(row);
   }
 
   get(id: string): ProbeJob | null {
@@ -109,39 +122,48 @@ export class JobStore {
     return row ? fromRow(row) : null;
   }
 
-  start(id: string, now = new Date().toISOString()): void {
-    this.markStarted.run(now, id);
+  /** The job as started; null when it was no longer queued (cancelled meanwhile). */
+  start(id: string, now = new Date().toISOString()): ProbeJob | null {
+    return this.returned(this.markStarted.get(now, id));
   }
 
-  progress(id: string, phase: string, fraction: number): void {
-    this.markProgress.run(phase, Math.min(1, Math.max(0, fraction)), id);
+  /** The job waiting for its busy GPU, `why` in its phase; null when it has ended meanwhile. */
+  wait(id: string, why: string, now = new Date().toISOString()): ProbeJob | null {
+    return this.returned(this.markWaiting.get({ id, why, now }));
+  }
+
+  /** The job with its new phase; null when it is no longer running. */
+  progress(id: string, phase: string, fraction: number): ProbeJob | null {
+    return this.returned(this.markProgress.get(phase, Math.min(1, Math.max(0, fraction)), id));
   }
 
   finish(
     id: string,
     outcome: { state: 'succeeded'; resultId: number } | { state: 'failed' | 'cancelled'; error: { code: string; message: string } },
     now = new Date().toISOString(),
-  ): void {
-    this.markFinished.run({
+  ): ProbeJob | null {
+    return this.returned(this.markFinished.get({
       id,
       state: outcome.state,
       finishedAt: now,
       errorCode: outcome.state === 'succeeded' ? null : outcome.error.code,
       errorMessage: outcome.state === 'succeeded' ? null : outcome.error.message,
       resultId: outcome.state === 'succeeded' ? outcome.resultId : null,
-    });
+    }));
+  }
+
+  /** A write's RETURNING row as a job; null when the write matched nothing (the job had moved on). */
+  private returned(row: unknown): ProbeJob | null {
+    return row ? fromRow(row as JobRow) : null;
   }
 
   /** Jobs a previous process left queued or running (a crash or kill -9): mark them failed. */
   failInterrupted(now = new Date().toISOString()): ProbeJob[] {
     const rows = this.selectInterrupted.all() as JobRow[];
-    const tx = this.db.transaction(() => {
-      for (const row of rows) {
-        this.finish(row.id, { state: 'failed', error: { code: INTERRUPTED_CODE, message: `the daemon stopped while this job was ${row.state}` } }, now);
-      }
-    });
-    tx();
-    return rows.map((row) => this.get(row.id) as ProbeJob);
+    const failed = this.db.transaction(() =>
+      rows.map((row) => this.finish(row.id, { state: 'failed', error: { code: INTERRUPTED_CODE, message: `the daemon stopped while this job was ${row.state}` } }, now)),
+    )();
+    return failed.filter((job): job is ProbeJob => job !== null);
   }
 
   list(query: JobQuery): ProbeJob[] {

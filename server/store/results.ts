@@ -1,6 +1,6 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
 import type { RawSeries, ResultDocument } from '../model/document.js';
 import type { Db } from './database.js';
+import { decodeRawSeries, encodeRawSeries, type EncodedRawSeries } from './raw-codec.js';
 
 /** A row that cannot be served: its JSON does not parse, or the document lacks what every reader needs. */
 export class UnreadableRowError extends Error {
@@ -40,7 +40,10 @@ export interface StoredResult extends ResultKey {
 }
 
 export interface NewResult extends Omit<StoredResult, 'id' | 'reanalysedFrom'> {
-  raw: RawSeries[];
+  /** Decoded series are encoded here; the analysis worker hands them over encoded already. */
+  raw: Array<RawSeries | EncodedRawSeries>;
+  /** The document as JSON, when the caller serialised it already (off the event loop). */
+  documentJson?: string;
   /** Re-analysis: the result this one was rebuilt from; its raw series are copied as they are stored. */
   reanalysedFrom?: number;
 }
@@ -61,14 +64,12 @@ interface ResultRow {
   quarantined?: string | null;
 }
 
-const RAW_ENCODING = 'json+gzip';
-
 /**
  * Documents stored before schemaVersion 2 say `schemaVersion: 1`; apart from
  * that number their shape is the same (2 only typed every field and added the
  * optional probe.reanalysedFrom), so they are read, merged and served as they
  * are, not converted: nothing branches on the version. A re-analysis of their
- * raw series (server/jobs/reanalyser.ts) writes a version 2 document.
+ * raw series (server/results/lifecycle.ts) writes a version 2 document.
  */
 function fromRow(row: ResultRow): StoredResult {
   const document = parseObject(row, row.document, 'document');
@@ -152,18 +153,21 @@ export class ResultStore {
    * then `raw`). Callers wrap it in their own transaction with the job update.
    */
   insert(result: NewResult): number {
+    const { raw, documentJson, ...row } = result;
     const info = this.insertResult.run({
-      ...result,
+      ...row,
       configuration: JSON.stringify(result.configuration),
-      document: JSON.stringify(result.document),
+      document: documentJson ?? JSON.stringify(result.document),
       simulated: result.simulated ? 1 : 0,
       reanalysedFrom: result.reanalysedFrom ?? null,
     });
     const id = Number(info.lastInsertRowid);
     if (result.reanalysedFrom !== undefined) this.copyRaw.run(id, result.reanalysedFrom);
-    for (const series of result.raw) {
-      const data = gzipSync(JSON.stringify({ args: series.args, result: series.result }));
-      this.insertRaw.run(id, series.name, series.op, RAW_ENCODING, data);
+    for (const series of raw) {
+      const encoded = 'encoding' in series ? series : encodeRawSeries(series);
+      // A worker's Buffer arrives as a plain Uint8Array, which SQLite's binding does not take.
+      const data = Buffer.isBuffer(encoded.data) ? encoded.data : Buffer.from(encoded.data.buffer, encoded.data.byteOffset, encoded.data.byteLength);
+      this.insertRaw.run(id, encoded.name, encoded.op, encoded.encoding, data);
     }
     return id;
   }
@@ -208,12 +212,12 @@ export class ResultStore {
   }
 
   rawSeries(resultId: number): RawSeries[] {
-    const rows = this.rawByResult.all(resultId) as Array<{ name: string; op: string; encoding: string; data: Buffer }>;
-    return rows.map((row) => {
-      if (row.encoding !== RAW_ENCODING) throw new Error(`raw series "${row.name}" has unknown encoding ${row.encoding}`);
-      const { args, result } = JSON.parse(gunzipSync(row.data).toString('utf8')) as { args: unknown; result: unknown };
-      return { name: row.name, op: row.op, args, result };
-    });
+    return this.encodedRawSeries(resultId).map(decodeRawSeries);
+  }
+
+  /** The stored series as they are, for the analysis worker to decode (gunzip and parse stay off the event loop). */
+  encodedRawSeries(resultId: number): EncodedRawSeries[] {
+    return this.rawByResult.all(resultId) as EncodedRawSeries[];
   }
 
   history(gpuUuid: string, limit = 50): Array<Omit<StoredResult, 'document' | 'configuration' | 'gpuUuid'>> {

@@ -1,5 +1,3 @@
-import type { Logger } from 'pino';
-import type { ResultReanalyser } from '../jobs/reanalyser.js';
 import type { GpuIdentity } from '../model/gpu.js';
 import type { ResultStore, StoredResult } from '../store/results.js';
 
@@ -8,6 +6,8 @@ export interface ServedResult {
   result: StoredResult | null;
   /** Why the served result is not for the current key; null when it is current (or there is none). */
   staleReason: string | null;
+  /** Built by an older analysis (or document schema): served as it is while start-up re-analyses it. */
+  outdated: boolean;
 }
 
 export type ProbeReason = 'first-probe' | 'driver-changed' | 'probe-version-changed';
@@ -16,30 +16,33 @@ export interface ProbePolicyOptions {
   results: ResultStore;
   /** null without a measurement backend: nothing is current, nothing is queued. */
   probeVersion: string | null;
-  /** null without a backend too; re-analysis needs no GPU but belongs with the analysis the backend's jobs use. */
-  reanalyser: ResultReanalyser | null;
-  logger: Logger;
+  /** Whether a result was built by an older analysis; null without a backend (no analysis to rebuild it with). */
+  isOutdated: ((result: StoredResult) => boolean) | null;
 }
 
 /**
  * Probe once per (GPU UUID, canonical driver version, probe version), and
- * re-analyse — never re-measure — when only the analysis is newer.
+ * re-analyse — never re-measure — when only the analysis is newer. Reads
+ * only: the re-analysis itself is start-up's (TopologyService.reanalyseOutdated).
  */
 export class ProbePolicy {
   constructor(private readonly options: ProbePolicyOptions) {}
 
-  /** The result to serve: the newest for the current key, else the newest of any key (stale); re-analysed first when outdated. */
+  /** The result to serve: the newest for the current key, else the newest of any key (stale). */
   select(identity: GpuIdentity): ServedResult {
     const { results, probeVersion } = this.options;
     const fresh = probeVersion ? results.latestFor({ gpuUuid: identity.uuid, driverVersion: identity.driverVersion, probeVersion }) : null;
-    const found = fresh ?? results.latestForGpu(identity.uuid);
-    const result = found ? this.upToDateAnalysis(found) : null;
-    return { result, staleReason: fresh || !result ? null : staleness(result, identity, probeVersion) };
+    const result = fresh ?? results.latestForGpu(identity.uuid);
+    return this.served(result, fresh || !result ? null : staleness(result, identity, probeVersion));
   }
 
-  /** After a probe succeeded: the new result is current unless the driver changed while it ran. */
+  /** After a probe succeeded or a re-analysis: the new result is current unless the driver changed meanwhile. */
   afterProbe(identity: GpuIdentity, result: StoredResult): ServedResult {
-    return { result, staleReason: identity.driverVersion === result.driverVersion ? null : staleness(result, identity, result.probeVersion) };
+    return this.served(result, identity.driverVersion === result.driverVersion ? null : staleness(result, identity, result.probeVersion));
+  }
+
+  private served(result: StoredResult | null, staleReason: string | null): ServedResult {
+    return { result, staleReason, outdated: result !== null && (this.options.isOutdated?.(result) ?? false) };
   }
 
   /** Why a probe must be queued for this GPU, or null when its served result is current. */
@@ -48,28 +51,6 @@ export class ProbePolicy {
     if (!served.result) return 'first-probe';
     if (served.staleReason === null) return null;
     return served.result.driverVersion !== identity.driverVersion ? 'driver-changed' : 'probe-version-changed';
-  }
-
-  /** An admin's re-analysis: rebuild the served result with the current analysis, whatever its version. */
-  reanalyse(result: StoredResult): StoredResult {
-    const reanalyser = this.options.reanalyser;
-    if (!reanalyser) throw new Error('no analysis is configured');
-    return reanalyser.rebuild(result);
-  }
-
-  get canReanalyse(): boolean {
-    return this.options.reanalyser !== null;
-  }
-
-  private upToDateAnalysis(result: StoredResult): StoredResult {
-    const reanalyser = this.options.reanalyser;
-    if (!reanalyser?.isOutdated(result)) return result;
-    try {
-      return reanalyser.rebuild(result);
-    } catch (error) {
-      this.options.logger.warn({ err: error, resultId: result.id, gpu: result.gpuUuid }, 're-analysing a stored result failed; serving it as stored');
-      return result;
-    }
   }
 }
 

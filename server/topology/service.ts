@@ -13,6 +13,7 @@ import type {
   TopologyApi,
   TopologyLookup,
 } from '../model/topology-api.js';
+import type { ResultLifecycle } from '../results/lifecycle.js';
 import type { CheckResult } from '../store/health.js';
 import type { JobStore } from '../store/jobs.js';
 import type { StoredResult } from '../store/results.js';
@@ -31,6 +32,8 @@ export interface TopologyServiceOptions {
   /** null when there is no measurement backend (no GPU, or none configured). */
   scheduler: ProbeScheduler | null;
   policy: ProbePolicy;
+  /** Re-analyses stored results (at start-up and on request); null without a backend, like the scheduler. */
+  lifecycle: ResultLifecycle | null;
   noBackendReason: string | null;
   store: { check(): CheckResult };
   logger: Logger;
@@ -49,6 +52,8 @@ export class TopologyService implements TopologyApi {
   private readonly registry = new GpuRegistry();
   private readonly documents = new DocumentCache();
   private readonly probes = new Map<string, ProbeState>();
+  /** Re-analyses running off the event loop, per GPU: the served result is swapped when one ends. */
+  private readonly reanalyses = new Map<string, Promise<void>>();
   private readonly events = new EventEmitter<{ event: [TopodEvent] }>();
   private snapshot: DynamicSnapshot | null = null;
   private nvmlEverAvailable = false;
@@ -58,6 +63,7 @@ export class TopologyService implements TopologyApi {
     const scheduler = options.scheduler;
     if (scheduler) {
       scheduler.on('queued', (job) => this.onJob('probe.queued', job));
+      scheduler.on('waiting', (job) => this.onJob('probe.waiting', job));
       scheduler.on('started', (job) => this.onJob('probe.started', job));
       scheduler.on('progress', (job) => this.emit({ type: 'probe.progress', gpuUuid: job.gpuUuid, job, at: now() }));
       scheduler.on('failed', (job) => this.onJob('probe.failed', job));
@@ -151,7 +157,7 @@ export class TopologyService implements TopologyApi {
       scheduler.cancel(active.id, `superseded by a forced probe requested by ${options.requestedBy}`);
     }
     try {
-      const job = scheduler.enqueue(identity, { reason: 'requested', requestedBy: options.requestedBy, only: options.only, force: options.force });
+      const job = scheduler.enqueue(identity, { reason: 'requested', requestedBy: options.requestedBy, only: options.only, force: options.force, evenIfBusy: options.evenIfBusy ?? false });
       return { kind: 'queued', job };
     } catch (error) {
       if (error instanceof EnqueueConflict) return { kind: 'conflict', job: error.job };
@@ -159,18 +165,17 @@ export class TopologyService implements TopologyApi {
     }
   }
 
-  reanalyse(id: string): ReanalyseOutcome {
+  async reanalyse(id: string): Promise<ReanalyseOutcome> {
     const found = this.registry.resolve(id);
     if (!found) return { kind: 'unknown' };
     const uuid = found.gpu.identity.uuid;
     const state = this.probes.get(uuid);
     if (!state?.result) return { kind: 'no-result', reason: 'this GPU has no stored result to re-analyse' };
-    const { policy } = this.options;
-    if (!policy.canReanalyse) return { kind: 'no-backend', reason: this.options.noBackendReason ?? 'no analysis configured' };
+    const lifecycle = this.options.lifecycle;
+    if (!lifecycle) return { kind: 'no-backend', reason: this.options.noBackendReason ?? 'no analysis configured' };
     const source = state.result;
-    const rebuilt = policy.reanalyse(source);
-    state.result = rebuilt;
-    this.refresh(uuid);
+    const rebuilt = await lifecycle.reanalyse(source);
+    this.serveRebuilt(uuid, source, rebuilt);
     return {
       kind: 'reanalysed',
       gpuUuid: uuid,
@@ -178,6 +183,35 @@ export class TopologyService implements TopologyApi {
       analysisVersion: rebuilt.analysisVersion,
       reanalysedFrom: { resultId: source.id, analysisVersion: source.analysisVersion },
     };
+  }
+
+  /** Resolves when the re-analyses start-up began (outdated results) have ended. */
+  async whenReanalysed(): Promise<void> {
+    while (this.reanalyses.size > 0) await Promise.all(this.reanalyses.values());
+  }
+
+  /**
+   * Start-up's re-analysis (DESIGN.md: never on a read): a result built by an older analysis is
+   * rebuilt from its raw series in a worker while it is served as stored; the rebuilt one replaces it.
+   */
+  private reanalyseInBackground(uuid: string, source: StoredResult): void {
+    const lifecycle = this.options.lifecycle;
+    if (!lifecycle || this.reanalyses.has(uuid)) return;
+    const running = lifecycle
+      .reanalyse(source)
+      .then((rebuilt) => this.serveRebuilt(uuid, source, rebuilt))
+      .catch((error: unknown) => this.options.logger.warn({ err: error, resultId: source.id, gpu: uuid }, 're-analysing a stored result failed; serving it as stored'))
+      .finally(() => this.reanalyses.delete(uuid));
+    this.reanalyses.set(uuid, running);
+  }
+
+  /** Serves a rebuilt result in its source's place, unless a probe stored a newer one meanwhile. */
+  private serveRebuilt(uuid: string, source: StoredResult, rebuilt: StoredResult): void {
+    const state = this.probes.get(uuid);
+    if (state?.result?.id !== source.id) return;
+    state.result = rebuilt;
+    state.outdated = false;
+    this.refresh(uuid);
   }
 
   getJob(jobId: string): ProbeJob | null {
@@ -237,6 +271,7 @@ export class TopologyService implements TopologyApi {
   private loadProbeState(identity: GpuIdentity): void {
     const served = this.options.policy.select(identity);
     this.probes.set(identity.uuid, { ...served, lastFinishedJob: this.options.jobs.list({ gpu: identity.uuid, limit: 1 })[0] ?? null });
+    if (served.result && served.outdated) this.reanalyseInBackground(identity.uuid, served.result);
   }
 
   /** Probe once: queue a job only when the served result is not current and nothing is active. */
@@ -254,7 +289,7 @@ export class TopologyService implements TopologyApi {
     }
   }
 
-  private onJob(type: 'probe.queued' | 'probe.started' | 'probe.failed' | 'probe.cancelled', job: ProbeJob): void {
+  private onJob(type: 'probe.queued' | 'probe.waiting' | 'probe.started' | 'probe.failed' | 'probe.cancelled', job: ProbeJob): void {
     const state = this.probes.get(job.gpuUuid);
     if (state && (type === 'probe.failed' || type === 'probe.cancelled')) state.lastFinishedJob = job;
     this.emit({ type, gpuUuid: job.gpuUuid, job, at: now() });
@@ -300,7 +335,7 @@ export class TopologyService implements TopologyApi {
     const state = this.probes.get(gpu.identity.uuid);
     const result = state?.result ?? null;
     const last = state?.lastFinishedJob ?? null;
-    const status = active ? (active.state === 'running' ? 'running' : 'queued') : result ? 'probed' : last?.state === 'failed' ? 'failed' : 'unprobed';
+    const status = active ? (active.state === 'queued' || active.state === 'waiting' || active.state === 'running' ? active.state : 'queued') : result ? 'probed' : last?.state === 'failed' ? 'failed' : 'unprobed';
     return {
       ...gpu.identity,
       simulated: result?.simulated ?? this.options.scheduler?.backend.simulated ?? false,

@@ -7,10 +7,9 @@
  *   discovery measures today.
  */
 import { readFileSync } from 'node:fs';
-import { ANALYSIS_VERSION, discover, reanalyse } from '../../server/discovery/index.js';
+import { ANALYSIS_VERSION, reanalyse } from '../../server/discovery/index.js';
 import type { NvmlDeviceState } from '../../server/dynamic/types.js';
-import { SimulatedBackend } from '../../server/gpu/sim/index.js';
-import { buildResultDocument } from '../../server/jobs/result-document.js';
+import { buildResultDocument } from '../../server/results/result-document.js';
 import type { RawSeries, ResultDocument } from '../../server/model/document.js';
 import type { GpuSummary } from '../../server/model/gpu.js';
 import type { TopologyLookup } from '../../server/model/topology-api.js';
@@ -18,6 +17,7 @@ import { mergeMigInstance, mergeTopology, type MergedTopology } from '../../serv
 import { prepareDocument } from '../../server/topology/prepare.js';
 import { FakeTopology, makeGpu } from '../integration/api/fake-topology.js';
 import { deviceState, firstDevice, type DeviceOptions } from '../unit/dynamic/scenario-device.js';
+import { SHARED_H100_SEED, simulatedDiscovery } from './simulated-discovery.js';
 
 interface RecordedRun {
   metadata: { gpu: string; uuid: string; driverVersion: string; probeVersion: string; recordedAt: string; durationMs: number };
@@ -50,26 +50,10 @@ export function recordedH100Result(): ResultDocument {
   );
 }
 
-let simulated: Promise<ResultDocument> | null = null;
-
-/** A simulated H100's full discovery (cached per test process: it takes seconds). */
-export function simulatedH100Result(): Promise<ResultDocument> {
-  simulated ??= (async () => {
-    const backend = new SimulatedBackend({ models: ['h100-sxm5-80gb'], seed: 3 });
-    const [gpu] = await backend.listDevices();
-    if (!gpu) throw new Error('the simulator listed no GPU');
-    const channel = await backend.open(gpu);
-    const startedAt = new Date();
-    const outcome = await discover(channel);
-    await channel.close();
-    await backend.close();
-    return buildResultDocument(
-      outcome,
-      { gpu, simulated: true, probeVersion: backend.probeVersion, analysisVersion: ANALYSIS_VERSION, jobId: 'job-sim', only: null, startedAt, finishedAt: new Date() },
-      null,
-    );
-  })();
-  return simulated;
+/** A simulated H100's full discovery (run once per test run and shared by every file: it takes seconds). */
+export async function simulatedH100Result(): Promise<ResultDocument> {
+  const { outcome, gpu, probeVersion, startedAt, finishedAt } = await simulatedDiscovery({ model: 'h100-sxm5-80gb', seed: SHARED_H100_SEED });
+  return buildResultDocument(outcome, { gpu, simulated: true, probeVersion, analysisVersion: ANALYSIS_VERSION, jobId: 'job-sim', only: null, startedAt, finishedAt }, null);
 }
 
 /** A fake-NVML scenario's first device, renamed to the result's GPU (its MIG layout is what matters). */

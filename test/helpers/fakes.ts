@@ -1,8 +1,13 @@
 import pino from 'pino';
 import type { MeasurementBackend, ProbeChannel } from '../../server/gpu/backend.js';
 import type { GpuIdentity } from '../../server/model/gpu.js';
-import type { Analysis } from '../../server/jobs/analysis.js';
+import type { Discovery, Measurement } from '../../server/discovery/contract.js';
 import type { Discover } from '../../server/jobs/scheduler.js';
+import { createAnalysisExecutor } from '../../server/results/analysis-executor.js';
+import { ResultLifecycle } from '../../server/results/lifecycle.js';
+import type { Db } from '../../server/store/database.js';
+import type { JobStore } from '../../server/store/jobs.js';
+import type { ResultStore } from '../../server/store/results.js';
 import type { DiscoveryOutcome, ElementName, ElementTopology, RawSeries } from '../../server/model/document.js';
 
 export const silentLogger = pino({ level: 'silent' });
@@ -63,7 +68,9 @@ export function outcome(l1SizeBytes = 1000, more: Partial<Record<ElementName, nu
  * series and multiplies it by `scale`: a "newer analysis" is another scale.
  * Series belong to the element their name starts with.
  */
-export function fakeAnalysis(version = 'a1', scale = 1): Analysis & { reanalysed: number } {
+export type FakeAnalysis = Pick<Discovery, 'version' | 'reanalyse' | 'carryOverRaw'> & { reanalysed: number };
+
+export function fakeAnalysis(version = 'a1', scale = 1): FakeAnalysis {
   const analysis = {
     version,
     reanalysed: 0,
@@ -87,10 +94,10 @@ export function fakeAnalysis(version = 'a1', scale = 1): Analysis & { reanalysed
 }
 
 /** A discover whose calls the test resolves or rejects by hand. */
-export function controlledDiscover(): Discover & { calls: Array<{ resolve: (o: DiscoveryOutcome) => void; reject: (e: unknown) => void; signal?: AbortSignal }> } {
-  const calls: Array<{ resolve: (o: DiscoveryOutcome) => void; reject: (e: unknown) => void; signal?: AbortSignal }> = [];
+export function controlledDiscover(): Discover & { calls: Array<{ resolve: (o: Measurement) => void; reject: (e: unknown) => void; signal?: AbortSignal }> } {
+  const calls: Array<{ resolve: (o: Measurement) => void; reject: (e: unknown) => void; signal?: AbortSignal }> = [];
   const fn = ((_channel, options) =>
-    new Promise<DiscoveryOutcome>((resolve, reject) => {
+    new Promise<Measurement>((resolve, reject) => {
       const call = { resolve, reject, ...(options.signal ? { signal: options.signal } : {}) };
       options.signal?.addEventListener('abort', () => reject(options.signal?.reason));
       calls.push(call);
@@ -115,4 +122,9 @@ export function analysedElements(elements: Partial<Record<string, object>> | und
       return [name, rest];
     }),
   );
+}
+
+/** The result lifecycle over a test's stores, analysing in-process with a fake analysis. */
+export function fakeLifecycle(stores: { db: Db; results: ResultStore; jobs: JobStore }, analysis: FakeAnalysis = fakeAnalysis()): ResultLifecycle {
+  return new ResultLifecycle({ ...stores, analysis: createAnalysisExecutor(analysis), analysisVersion: analysis.version, logger: silentLogger });
 }

@@ -7,7 +7,7 @@ import { ELEMENT_NAMES } from '../../model/document.js';
 import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, sharedRef } from './common.js';
 import type { Equivalent } from './equivalent.js';
 
-export const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'running', 'probed', 'failed'] as const;
+export const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'waiting', 'running', 'probed', 'failed'] as const;
 
 export const ElementNameSchema = StringEnum(ELEMENT_NAMES, { description: 'a memory element of the topology document' });
 
@@ -84,7 +84,13 @@ export const ProbeRequestBodySchema = Type.Object(
         description: `probe only these elements (and keep the others from the previous result); measurable: ${MEASURABLE_ELEMENTS.join(', ')}`,
       }),
     ),
-    force: Type.Optional(Type.Boolean({ description: 're-probe even when a current result exists (default false)' })),
+    force: Type.Optional(Type.Boolean({ description: 'cancel the GPU\'s queued, waiting or running probe and start this one (default false)' })),
+    evenIfBusy: Type.Optional(
+      Type.Boolean({
+        description:
+          'measure even while other processes use the GPU (default false: the job waits for the GPU to be idle under TOPOD_PROBE_WHEN=idle); the result then says it was measured on a busy GPU',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'optional; an absent body probes every element' },
 );

@@ -8,7 +8,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { MigComputeInstanceInfo, MigInstanceInfo, MigProfileInfo } from '../../dynamic/types.js';
-import type { buildResultDocument } from '../../jobs/result-document.js';
+import type { buildResultDocument } from '../../results/result-document.js';
 import type { GpuProbeStatus } from '../../model/gpu.js';
 import { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema, ResultDocumentSchema, TopologyStatusSchema } from '../../model/document-schema.js';
 import type { MigComputeInstanceView, MigInstanceView, MigProfileView, MigView } from '../../model/document.js';

@@ -38,6 +38,8 @@ export function makeJob(overrides: Partial<ProbeJob> = {}): ProbeJob {
     requestedBy: 'api:127.0.0.1',
     only: null,
     force: false,
+    evenIfBusy: false,
+    waitingSince: null,
     resultId: null,
     createdAt: '2025-01-01T00:00:00.000Z',
     startedAt: null,
@@ -84,7 +86,7 @@ export class FakeTopology implements TopologyApi {
     const gpu = this.getGpu(id);
     if (this.probeOutcome) return this.probeOutcome(gpu, options);
     if (gpu === null) return { kind: 'unknown' };
-    const job = makeJob({ gpuUuid: gpu.uuid, only: options.only, force: options.force, requestedBy: options.requestedBy });
+    const job = makeJob({ gpuUuid: gpu.uuid, only: options.only, force: options.force, evenIfBusy: options.evenIfBusy ?? false, requestedBy: options.requestedBy });
     this.jobs.push(job);
     return { kind: 'queued', job };
   }
@@ -93,7 +95,7 @@ export class FakeTopology implements TopologyApi {
   reanalyseOutcome: ((gpu: GpuSummary) => ReanalyseOutcome) | null = null;
   reanalyseRequests: string[] = [];
 
-  reanalyse(id: string): ReanalyseOutcome {
+  async reanalyse(id: string): Promise<ReanalyseOutcome> {
     this.reanalyseRequests.push(id);
     const gpu = this.getGpu(id);
     if (gpu === null) return { kind: 'unknown' };

@@ -117,8 +117,8 @@ describe('jobs, paged past 500 on the daemon\'s own service and store', () => {
         jobs.finish(job.id, { state: 'failed', error: { code: 'C', message: 'c' } });
       }
     })();
-    const policy = new ProbePolicy({ results: new ResultStore(db), probeVersion: null, reanalyser: null, logger: silentLogger });
-    const service = new TopologyService({ jobs, scheduler: null, policy, store: { check: () => ({ ok: true, detail: 'fake' }) }, noBackendReason: 'none', logger: silentLogger });
+    const policy = new ProbePolicy({ results: new ResultStore(db), probeVersion: null, isOutdated: null });
+    const service = new TopologyService({ jobs, scheduler: null, policy, lifecycle: null, store: { check: () => ({ ok: true, detail: 'fake' }) }, noBackendReason: 'none', logger: silentLogger });
     service.syncGpus([gpu], 'boot');
     app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024 }, topology: service, logger: false, version: '0.0.0-test' });
 

@@ -33,8 +33,8 @@ const validMigDevice = new Ajv({ strict: true, allErrors: true }).compile(MigDev
 async function serve(): Promise<{ app: FastifyInstance; gpuUuid: string }> {
   const db = openDatabase(':memory:');
   const jobs = new JobStore(db);
-  const policy = new ProbePolicy({ results: new ResultStore(db), probeVersion: null, reanalyser: null, logger: silentLogger });
-  const service = new TopologyService({ jobs, scheduler: null, policy, store: { check: () => ({ ok: true, detail: 'fake' }) }, noBackendReason: 'no GPU here', logger: silentLogger });
+  const policy = new ProbePolicy({ results: new ResultStore(db), probeVersion: null, isOutdated: null });
+  const service = new TopologyService({ jobs, scheduler: null, policy, lifecycle: null, store: { check: () => ({ ok: true, detail: 'fake' }) }, noBackendReason: 'no GPU here', logger: silentLogger });
   const device = deviceState(firstDevice(SCENARIO));
   const gi = device.mig.instances.find((i) => i.migDeviceUuid === GI_3G)!;
   gi.computeInstances = [

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANALYSIS_VERSION, discover } from '../../../server/discovery/index.js';
 import { SimulatedBackend } from '../../../server/gpu/sim/index.js';
-import { buildResultDocument } from '../../../server/jobs/result-document.js';
+import { buildResultDocument } from '../../../server/results/result-document.js';
 import type { TopologyLookup } from '../../../server/model/topology-api.js';
 import { mergeMigInstance, mergeTopology } from '../../../server/topology/merge.js';
 import { prepareDocument } from '../../../server/topology/prepare.js';

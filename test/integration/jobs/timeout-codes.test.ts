@@ -16,7 +16,7 @@ import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
 import { JobStore } from '../../../server/store/jobs.js';
 import { ResultStore } from '../../../server/store/results.js';
-import { controlledDiscover, fakeAnalysis, gpuIdentity, inertBackend, silentLogger } from '../../helpers/fakes.js';
+import { controlledDiscover, fakeLifecycle, gpuIdentity, inertBackend, silentLogger } from '../../helpers/fakes.js';
 
 const STUB = path.join(path.dirname(fileURLToPath(import.meta.url)), '../probe/stub-probe.mjs');
 /** The first device the stub probe lists. */
@@ -39,7 +39,7 @@ async function runOneJob(backend: MeasurementBackend, discover: Discover, gpu: G
   new GpuStore(db).seen(gpu);
   const jobs = new JobStore(db);
   const scheduler = new ProbeScheduler({
-    db, jobs, results: new ResultStore(db), backend, discover, analysis: fakeAnalysis(), concurrency: 1, logger: silentLogger, jobTimeoutMs,
+    jobs, backend, discover, lifecycle: fakeLifecycle({ db, results: new ResultStore(db), jobs }), concurrency: 1, logger: silentLogger, jobTimeoutMs,
   });
   cleanups.push(async () => {
     await scheduler.close();

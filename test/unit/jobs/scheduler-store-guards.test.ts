@@ -15,6 +15,8 @@ import { StoreHealth } from '../../../server/store/health.js';
 import { JobStore } from '../../../server/store/jobs.js';
 import { acquireLock, gpuLockFile } from '../../../server/store/lock.js';
 import { ResultStore } from '../../../server/store/results.js';
+import { createAnalysisExecutor } from '../../../server/results/analysis-executor.js';
+import { ResultLifecycle } from '../../../server/results/lifecycle.js';
 import type { GpuIdentity } from '../../../server/model/gpu.js';
 import { controlledDiscover, fakeAnalysis, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
@@ -22,25 +24,35 @@ import { useTempDir } from '../../helpers/temp-dir.js';
 const gpu = gpuIdentity();
 const request = { reason: 'test', requestedBy: 'test', only: null, force: false };
 
-function setup(file: string, extra: Partial<ConstructorParameters<typeof ProbeScheduler>[0]> = {}) {
+function setup(file: string, extra: Partial<ConstructorParameters<typeof ProbeScheduler>[0]> & { afterStore?: (gpuUuid: string) => void } = {}) {
   const db = openDatabase(file);
   new GpuStore(db).seen(gpu);
   const jobs = new JobStore(db);
   const results = new ResultStore(db);
   const health = new StoreHealth(db, file, 0);
   const discover = controlledDiscover();
-  const scheduler = new ProbeScheduler({
+  const { afterStore, ...schedulerExtra } = extra;
+  const analysis = fakeAnalysis('a1');
+  const lifecycle = new ResultLifecycle({
     db,
-    jobs,
     results,
+    jobs,
+    analysis: createAnalysisExecutor(analysis),
+    analysisVersion: analysis.version,
+    logger: silentLogger,
+    storeHealth: health,
+    ...(afterStore ? { afterStore } : {}),
+  });
+  const scheduler = new ProbeScheduler({
+    jobs,
     backend: inertBackend(),
     discover,
-    analysis: fakeAnalysis('a1'),
+    lifecycle,
     concurrency: 1,
     logger: silentLogger,
     progressWriteMs: 0,
     storeHealth: health,
-    ...extra,
+    ...schedulerExtra,
   });
   return { db, jobs, results, health, discover, scheduler };
 }

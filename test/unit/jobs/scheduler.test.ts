@@ -5,7 +5,7 @@ import { GpuStore } from '../../../server/store/gpus.js';
 import { JobStore } from '../../../server/store/jobs.js';
 import { ResultStore } from '../../../server/store/results.js';
 import type { ProbeJob } from '../../../server/model/job.js';
-import { analysedElements, controlledDiscover, fakeAnalysis, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
+import { analysedElements, controlledDiscover, fakeAnalysis, fakeLifecycle, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
 
 const gpuA = gpuIdentity();
 const gpuB = gpuIdentity({ uuid: 'GPU-bbbbbbbb-2222-3333-4444-555555555555', index: 1 });
@@ -19,7 +19,7 @@ function setup(concurrency = 1) {
   const results = new ResultStore(db);
   const backend = inertBackend();
   const discover = controlledDiscover();
-  const scheduler = new ProbeScheduler({ db, jobs, results, backend, discover, analysis: fakeAnalysis('a1'), concurrency, logger: silentLogger, progressWriteMs: 0 });
+  const scheduler = new ProbeScheduler({ jobs, backend, discover, lifecycle: fakeLifecycle({ db, results, jobs }, fakeAnalysis('a1')), concurrency, logger: silentLogger, progressWriteMs: 0 });
   const events: string[] = [];
   for (const type of ['queued', 'started', 'succeeded', 'failed', 'cancelled'] as const) {
     scheduler.on(type, (job: ProbeJob) => events.push(`${type}:${job.gpuUuid.slice(4, 8)}`));
@@ -145,7 +145,7 @@ describe('ProbeScheduler', () => {
     const jobs = new JobStore(db);
     const discover = controlledDiscover();
     const scheduler = new ProbeScheduler({
-      db, jobs, results: new ResultStore(db), backend: inertBackend(), discover, analysis: fakeAnalysis('a1'), concurrency: 1, logger: silentLogger, jobTimeoutMs: 20,
+      jobs, backend: inertBackend(), discover, lifecycle: fakeLifecycle({ db, results: new ResultStore(db), jobs }, fakeAnalysis('a1')), concurrency: 1, logger: silentLogger, jobTimeoutMs: 20,
     });
     const job = scheduler.enqueue(gpuA, request);
     await scheduler.whenIdle();

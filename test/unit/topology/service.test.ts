@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { GpuIdentity } from '../../../server/model/gpu.js';
-import { ResultReanalyser } from '../../../server/jobs/reanalyser.js';
 import { ProbeScheduler } from '../../../server/jobs/scheduler.js';
 import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
@@ -9,7 +8,7 @@ import { ResultStore } from '../../../server/store/results.js';
 import type { TopodEvent } from '../../../server/model/topology-api.js';
 import { ProbePolicy } from '../../../server/topology/probe-policy.js';
 import { TopologyService } from '../../../server/topology/service.js';
-import { controlledDiscover, fakeAnalysis, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
+import { controlledDiscover, fakeAnalysis, fakeLifecycle, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
 import { DOCUMENT_SCHEMA_VERSION } from '../../../server/model/document.js';
 
 interface SetupOptions {
@@ -28,11 +27,11 @@ function setup(options: SetupOptions = {}) {
   const backend = inertBackend(options.probeVersion ?? 'p1');
   const analysis = options.analysis ?? fakeAnalysis('a1');
   const withBackend = options.withBackend !== false;
-  const scheduler = withBackend ? new ProbeScheduler({ db, jobs, results, backend, discover, analysis, concurrency: 1, logger: silentLogger }) : null;
-  const reanalyser = withBackend ? new ResultReanalyser({ db, results, analysis, logger: silentLogger }) : null;
-  const policy = new ProbePolicy({ results, probeVersion: withBackend ? backend.probeVersion : null, reanalyser, logger: silentLogger });
+  const lifecycle = withBackend ? fakeLifecycle({ db, results, jobs }, analysis) : null;
+  const scheduler = lifecycle ? new ProbeScheduler({ jobs, backend, discover, lifecycle, concurrency: 1, logger: silentLogger }) : null;
+  const policy = new ProbePolicy({ results, probeVersion: withBackend ? backend.probeVersion : null, isOutdated: lifecycle ? (r) => lifecycle.isOutdated(r) : null });
   const store = options.store ?? { check: () => ({ ok: true, detail: 'fake store' }) };
-  const service = new TopologyService({ jobs, scheduler, policy, store, noBackendReason: scheduler ? null : 'no GPU here', logger: silentLogger });
+  const service = new TopologyService({ jobs, scheduler, policy, lifecycle, store, noBackendReason: scheduler ? null : 'no GPU here', logger: silentLogger });
   const events: TopodEvent[] = [];
   service.subscribe((e) => events.push(e));
   const sync = (gpus: GpuIdentity[], by = 'boot') => {
@@ -165,6 +164,7 @@ describe('TopologyService', () => {
     const newer = fakeAnalysis('a2', 2);
     const second = setup({ db: first.db, analysis: newer });
     second.sync([gpuIdentity()]);
+    await second.service.whenReanalysed();
     expect(second.discover.calls).toHaveLength(0);
     expect(second.jobs.list({}).filter((j) => j.state === 'queued' || j.state === 'running')).toHaveLength(0);
     const ready = second.service.getTopology('0');
@@ -180,6 +180,7 @@ describe('TopologyService', () => {
     // Same analysis again: nothing to do.
     const third = setup({ db: first.db, analysis: fakeAnalysis('a2', 2) });
     third.sync([gpuIdentity()]);
+    await third.service.whenReanalysed();
     expect(third.analysis.reanalysed).toBe(0);
     expect(third.results.history(gpuIdentity().uuid)).toHaveLength(2);
   });
@@ -191,6 +192,7 @@ describe('TopologyService', () => {
     first.db.prepare("UPDATE probe_results SET document = json_set(document, '$.schemaVersion', 1)").run();
     const second = setup({ db: first.db, analysis: fakeAnalysis('a1') });
     second.sync([gpuIdentity()]);
+    await second.service.whenReanalysed();
     const ready = second.service.getTopology('0');
     const doc = ready.kind === 'ready' ? JSON.parse(ready.document.body) : null;
     expect(doc).toMatchObject({ schemaVersion: DOCUMENT_SCHEMA_VERSION, probe: { reanalysedFrom: { resultId: 1, analysisVersion: 'a1' } } });
@@ -200,18 +202,18 @@ describe('TopologyService', () => {
   it('re-analyses on request: a new result that says where it came from; unknown and unprobed GPUs are told apart', async () => {
     const s = setup({ analysis: fakeAnalysis('a1') });
     s.sync([gpuIdentity()]);
-    expect(s.service.reanalyse('0')).toMatchObject({ kind: 'no-result' });
+    expect(await s.service.reanalyse('0')).toMatchObject({ kind: 'no-result' });
     await probeOnce(s, 10);
     const before = s.service.getTopology('0');
-    const outcomeOfRequest = s.service.reanalyse(gpuIdentity().uuid);
+    const outcomeOfRequest = await s.service.reanalyse(gpuIdentity().uuid);
     expect(outcomeOfRequest).toMatchObject({ kind: 'reanalysed', gpuUuid: gpuIdentity().uuid, analysisVersion: 'a1', reanalysedFrom: { resultId: 1, analysisVersion: 'a1' } });
     const after = s.service.getTopology('0');
     expect(after.kind === 'ready' && JSON.parse(after.document.body).probe.reanalysedFrom).toEqual({ resultId: 1, analysisVersion: 'a1' });
     expect(before.kind === 'ready' && after.kind === 'ready' && before.document.etag !== after.document.etag).toBe(true);
-    expect(s.service.reanalyse('GPU-nope')).toEqual({ kind: 'unknown' });
+    expect(await s.service.reanalyse('GPU-nope')).toEqual({ kind: 'unknown' });
     const none = setup({ withBackend: false, db: s.db });
     none.sync([gpuIdentity()]);
-    expect(none.service.reanalyse('0')).toMatchObject({ kind: 'no-backend' });
+    expect(await none.service.reanalyse('0')).toMatchObject({ kind: 'no-backend' });
   });
 
   it('reads active jobs from the scheduler, not SQLite, when serving', async () => {

@@ -1,4 +1,6 @@
+import type { ProbeConditions } from '../model/conditions-schema.js';
 import type { GpuIdentity } from '../model/gpu.js';
+import { busyWarning, capBusyConfidence } from './busy-confidence.js';
 import { DOCUMENT_SCHEMA_VERSION, type DiscoveryOutcome, type ElementName, type ElementTopology, type ResultDocument } from '../model/document.js';
 
 export interface ResultMeta {
@@ -10,6 +12,8 @@ export interface ResultMeta {
   only: ElementName[] | null;
   startedAt: Date;
   finishedAt: Date;
+  /** What NVML saw before and during the probe (a re-analysis keeps the source's). */
+  conditions?: ProbeConditions;
   /** Set when a newer analysis rebuilt the result from a stored one's raw series. */
   reanalysedFrom?: { resultId: number; analysisVersion: string };
 }
@@ -23,8 +27,13 @@ export interface ResultMeta {
 export function buildResultDocument(outcome: DiscoveryOutcome, meta: ResultMeta, previous: ResultDocument | null): ResultDocument {
   const carried = meta.only && previous ? previous.elements : {};
   const elements: Partial<Record<ElementName, ElementTopology>> = { ...carried, ...outcome.elements };
+  // A re-analysis keeps the conditions its source was measured under.
+  const conditions: ProbeConditions | undefined = meta.conditions ?? (meta.reanalysedFrom ? previous?.conditions : undefined);
+  const busyProbeStart = conditions?.probedWhileBusy ? (meta.reanalysedFrom ? previous?.probe.startedAt : meta.startedAt.toISOString()) : undefined;
   for (const [name, element] of Object.entries(elements) as Array<[ElementName, ElementTopology]>) {
-    elements[name] = { ...element, measuredAt: measuredAt(name, meta, previous) };
+    const at = measuredAt(name, meta, previous);
+    // Only what the busy probe itself measured: a partial probe's carried-over elements were measured before it.
+    elements[name] = { ...(at === busyProbeStart ? capBusyConfidence(element) : element), measuredAt: at };
   }
   return {
     schemaVersion: DOCUMENT_SCHEMA_VERSION,
@@ -46,7 +55,8 @@ export function buildResultDocument(outcome: DiscoveryOutcome, meta: ResultMeta,
     carveout: outcome.carveout ?? (meta.only ? (previous?.carveout ?? null) : null),
     compute: outcome.compute ?? (meta.only ? (previous?.compute ?? null) : null),
     elements,
-    warnings: outcome.warnings,
+    ...(conditions ? { conditions } : {}),
+    warnings: conditions?.probedWhileBusy ? [...outcome.warnings, busyWarning(conditions)] : outcome.warnings,
   };
 }
 
