@@ -9,6 +9,7 @@
  * it). The poller, the NVML addon loader and the probe processes get their
  * settings from the Config built here, never from the environment.
  */
+import { PROBE_WHEN, type ProbeWhen } from './model/job.js';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -40,6 +41,10 @@ export interface Settings {
   logLevel: LogLevel;
   adminToken: string | null;
   probeConcurrency: number;
+  /** idle: a probe of a GPU other processes use waits for it; always: measure anyway (the result says so). */
+  probeWhen: ProbeWhen;
+  /** A probe waiting for its busy GPU fails (TOPOD_ERR_GPU_BUSY) after this many ms. */
+  probeMaxWaitMs: number;
   /** The L1/shared-memory split the per-SM benchmarks ask for (0: as much L1 as possible); another split is another cache key. */
   carveoutPercent: number;
   pollMs: number;
@@ -272,6 +277,22 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     help: 'GPUs probed in parallel',
     parse: integerIn(1, 64),
     fallback: 1,
+  },
+  probeWhen: {
+    key: 'probeWhen',
+    env: 'TOPOD_PROBE_WHEN',
+    flag: '--probe-when',
+    help: 'idle: a probe of a GPU other processes use (compute or graphics processes, utilization) waits until it is idle, and one they start using mid-probe is measured again later; always: measure anyway, the result says it was measured on a busy GPU',
+    parse: oneOf(PROBE_WHEN),
+    fallback: 'idle',
+  },
+  probeMaxWaitMs: {
+    key: 'probeMaxWaitMs',
+    env: 'TOPOD_PROBE_MAX_WAIT_MS',
+    flag: '--probe-max-wait-ms',
+    help: 'a probe waiting for its busy GPU (looked at again after 5 s, then twice as late each time, at most every 5 min) fails with TOPOD_ERR_GPU_BUSY after this many ms',
+    parse: integerIn(1000, 30 * 86_400_000),
+    fallback: 24 * 3_600_000,
   },
   carveoutPercent: {
     key: 'carveoutPercent',

@@ -49,6 +49,8 @@ const ERROR_CODE_TABLE = {
   JOB_TIMEOUT: ['TOPOD_ERR_JOB_TIMEOUT', 'the whole probe job ran past the job timeout and was aborted'],
   PROBE_REQUEST_TIMEOUT: ['TOPOD_ERR_PROBE_REQUEST_TIMEOUT', 'one probe request overran its deadline: the probe said so, or did not answer in time and was killed'],
   PROBE_CANCELLED: ['TOPOD_ERR_PROBE_CANCELLED', 'the job was cancelled (a forced re-probe, or shutdown)'],
+  GPU_BUSY: ['TOPOD_ERR_GPU_BUSY', 'other processes kept using the GPU past the longest wait (TOPOD_PROBE_MAX_WAIT_MS); probe with evenIfBusy to measure anyway'],
+  GPU_INTERFERED: ['TOPOD_ERR_GPU_INTERFERED', 'another process started using the GPU during the probe: its measurements were dropped and the job waits to measure again'],
   PROBE_INTERRUPTED: ['TOPOD_ERR_PROBE_INTERRUPTED', 'the daemon stopped while the job was queued or running (marked at the next boot)'],
   PROBE_BAD_REQUEST: ['TOPOD_ERR_PROBE_BAD_REQUEST', 'the probe rejected a request\'s arguments'],
   PROBE_UNKNOWN_OP: ['TOPOD_ERR_PROBE_UNKNOWN_OP', 'the probe does not know a requested operation'],

@@ -110,7 +110,7 @@ function listen() {
     logEvent(event);
     handler(event);
   });
-  for (const type of ['probe.queued', 'probe.started', 'probe.progress', 'probe.succeeded', 'probe.failed', 'probe.cancelled']) on(type, (event) => showProbe(event.job));
+  for (const type of ['probe.queued', 'probe.waiting', 'probe.started', 'probe.progress', 'probe.succeeded', 'probe.failed', 'probe.cancelled']) on(type, (event) => showProbe(event.job));
   on('mig.changed', (event) => event.gpuUuid === state.selected && loadTopology());
   on('topology.changed', (event) => event.gpuUuid === state.selected && loadTopology());
   for (const type of ['gpu.added', 'gpu.removed']) on(type, () => loadGpus());

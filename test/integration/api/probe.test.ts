@@ -23,7 +23,7 @@ describe('POST /v1/gpus/{id}/probe', () => {
       const job = res.json();
       expect(res.headers.location).toBe(`/v1/jobs/${job.id}`);
       expect(job).toEqual(topology.jobs[0]);
-      expect(topology.probeRequests[0]).toEqual({ id: '0', options: { only: null, force: false, requestedBy: `api:${REMOTE}` } });
+      expect(topology.probeRequests[0]).toEqual({ id: '0', options: { only: null, force: false, evenIfBusy: false, requestedBy: `api:${REMOTE}` } });
     });
 
     it.each([
@@ -73,9 +73,9 @@ describe('POST /v1/gpus/{id}/probe', () => {
     };
 
     it('passes only and force to the service', async () => {
-      const res = await post(JSON.stringify({ only: ['l2', 'deviceMemory'], force: true }));
+      const res = await post(JSON.stringify({ only: ['l2', 'deviceMemory'], force: true, evenIfBusy: true }));
       expect(res.statusCode).toBe(202);
-      expect(t?.topology.probeRequests[0]?.options).toMatchObject({ only: ['l2', 'deviceMemory'], force: true });
+      expect(t?.topology.probeRequests[0]?.options).toMatchObject({ only: ['l2', 'deviceMemory'], force: true, evenIfBusy: true });
     });
 
     it.each([
