@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,8 +6,15 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Native addons (NVML, the fake library's scenario) keep per-process state: one process per file.
     pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // vitest's default is one worker fewer than the cores: on a 2-core machine the files ran one at a time.
+    // The main process only collects results, so every core runs a file.
+    maxWorkers: availableParallelism(),
+    // A folder the run's files share: whole simulated discoveries are computed once (test/helpers/run-cache.ts).
+    globalSetup: ['test/helpers/global-setup.ts'],
+    // Generous, so no test fails by timeout on two busy cores; a test that runs whole simulated discoveries
+    // or daemon probes sets its own (WHOLE_DISCOVERY_TIMEOUT_MS). A hang still fails, later.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     // CI prints every test, so each skipped GPU test shows the reason in its title.
     reporters: process.env.CI ? ['verbose'] : ['default'],
     coverage: {

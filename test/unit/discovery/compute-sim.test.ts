@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { clustersTheMapHolds, gpcLayout, groupsFromPlacements, migClusterShare, tpcsFromPairs } from '../../../server/discovery/compute-gpc.js';
-import { discover, reanalyse } from '../../../server/discovery/index.js';
+import { reanalyse } from '../../../server/discovery/index.js';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
 import { GPU_MODELS, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { measureCompute, openSimulated } from '../../helpers/sim-channel.js';
+import { SHARED_H100_SEED, simulatedDiscovery, WHOLE_DISCOVERY_TIMEOUT_MS } from '../../helpers/simulated-discovery.js';
 
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;
 const A100 = GPU_MODELS['a100-40gb']!;
@@ -104,7 +105,7 @@ describe('compute topology on the simulated H100 (thread block clusters)', () =>
   });
 
   it('puts the section in a full discovery, and a probe refusing a cluster op leaves the census and says why', async () => {
-    const outcome = await discover(await open(H100, 11));
+    const { outcome } = await simulatedDiscovery({ model: H100.id, seed: SHARED_H100_SEED });
     expect(outcome.compute?.gpcs?.count.value).toBe(truthGpcs(H100).length);
     expect(outcome.compute?.coresPerSm).toEqual({ value: 128, unit: 'count', source: 'table' });
 
@@ -121,7 +122,7 @@ describe('compute topology on the simulated H100 (thread block clusters)', () =>
     expect(compute.gpcs).toBeNull();
     expect(compute.smIds).toHaveLength(H100.device.multiprocessorCount);
     expect(session.raw.map((s) => s.name).filter((n) => n.startsWith('compute.'))).toEqual(['compute.smid.census', 'compute.cluster.refused']);
-  });
+  }, WHOLE_DISCOVERY_TIMEOUT_MS);
 });
 
 describe('compute topology on the simulated A100 (no clusters)', () => {

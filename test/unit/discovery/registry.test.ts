@@ -7,10 +7,16 @@ import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
 import type { HelloResult } from '../../../server/gpu/protocol.js';
 import { SimulatedBackend } from '../../../server/gpu/sim/index.js';
 import { ELEMENT_NAMES, type DiscoveryOutcome, type RawSeries } from '../../../server/model/document.js';
+import { SHARED_H100_SEED, simulatedDiscovery, WHOLE_DISCOVERY_TIMEOUT_MS, type SimulatedDiscoveryRequest } from '../../helpers/simulated-discovery.js';
 
 const H100 = 'h100-sxm5-80gb';
 /** An element of the document no strategy measures yet (texture, today). */
 const UNMEASURED = ELEMENT_NAMES.find((element) => !MEASURABLE_ELEMENTS.includes(element))!;
+/** Discoveries run once per test run and shared (test/helpers/simulated-discovery.ts). */
+const FULL: SimulatedDiscoveryRequest = { model: H100, seed: SHARED_H100_SEED };
+const L1_ONLY: SimulatedDiscoveryRequest = { model: H100, seed: 32, only: ['l1'] };
+/** A probe whose hello does not list pchase.batch: the per-SM strategies are skipped. */
+const WITHOUT_BATCH: SimulatedDiscoveryRequest = { model: H100, seed: 33, hiddenOps: ['pchase.batch'] };
 
 async function simChannel(seed: number): Promise<ProbeChannel> {
   const backend = new SimulatedBackend({ models: [H100], seed });
@@ -18,13 +24,10 @@ async function simChannel(seed: number): Promise<ProbeChannel> {
   return backend.open(gpu!);
 }
 
-/** The sim, with its hello rewritten (an older probe, or one lacking ops) and every op it is sent counted. */
-function rewritingHello(channel: ProbeChannel, rewrite: (hello: HelloResult) => HelloResult): ProbeChannel & { sent: string[] } {
-  const sent: string[] = [];
+/** The sim, with its hello rewritten (an older probe). */
+function rewritingHello(channel: ProbeChannel, rewrite: (hello: HelloResult) => HelloResult): ProbeChannel {
   return {
-    sent,
     request: async (op, args, options) => {
-      sent.push(op);
       const result = await channel.request(op, args, options);
       return (op === 'hello' ? rewrite(result as HelloResult) : result) as never;
     },
@@ -110,8 +113,8 @@ describe('carryOverRaw', () => {
   });
 
   it('lets a partial probe’s result be rebuilt from its own raw data', async () => {
-    const full = await discover(await simChannel(31));
-    const partial = await discover(await simChannel(32), { only: ['l1'] });
+    const { outcome: full } = await simulatedDiscovery(FULL);
+    const { outcome: partial } = await simulatedDiscovery(L1_ONLY);
     const raw = carryOverRaw(full.raw, partial.raw, ['l1']);
     const rebuilt = reanalyse(raw);
     expect(rebuilt.clock).toEqual(partial.clock);
@@ -139,20 +142,19 @@ describe('carryOverRaw', () => {
     expect(cyclesOnly(withoutSharing({ ...rebuilt.elements, l1 }))).toEqual(cyclesOnly(withoutSharing({ ...full.elements, l1: partialL1 })));
     const hz = rebuilt.clock!.smClockHz!;
     expect(rebuilt.elements.l2!.latency!.meanNs).toBeCloseTo((rebuilt.elements.l2!.latency!.mean / hz) * 1e9, 1);
-  });
+  }, WHOLE_DISCOVERY_TIMEOUT_MS);
 });
 
 describe('discovery from the registry', () => {
   it('skips a strategy whose ops the probe does not list, naming them, and never sends them', async () => {
-    const channel = rewritingHello(await simChannel(33), (hello) => ({ ...hello, ops: hello.ops.filter((op) => op !== 'pchase.batch') }));
-    const outcome = await discover(channel);
-    expect(channel.sent).not.toContain('pchase.batch');
+    const { outcome, sentOps } = await simulatedDiscovery(WITHOUT_BATCH);
+    expect(sentOps).not.toContain('pchase.batch');
     const [skipped, measured] = [STRATEGIES.filter((s) => s.requiredOps.includes('pchase.batch')), STRATEGIES.filter((s) => !s.requiredOps.includes('pchase.batch'))];
     expect(skipped.map((s) => s.name)).toContain('l1');
     expect(elementNames(outcome)).toEqual(elementsOf(measured));
     expect(outcome.warnings).toEqual(skipped.map((s) => expect.stringMatching(new RegExp(`^${s.name}: skipped, the probe does not support pchase\\.batch`))));
     expect(outcome.raw.some((series) => skipped.some((s) => s.ownsSeries(series.name)))).toBe(false);
-  });
+  }, WHOLE_DISCOVERY_TIMEOUT_MS);
 
   it('treats a hello without an ops list (an older probe) as supporting every op', async () => {
     const channel = rewritingHello(await simChannel(34), ({ ops: _ops, ...hello }) => hello as HelloResult);
@@ -162,19 +164,15 @@ describe('discovery from the registry', () => {
   });
 
   it('reports monotonic progress that reaches 1, also with a strategy skipped', async () => {
-    for (const [seed, rewrite] of [
-      [35, (hello: HelloResult) => hello],
-      [36, (hello: HelloResult) => ({ ...hello, ops: hello.ops.filter((op) => op !== 'pchase') })],
-    ] as const) {
-      const steps: Array<[string, number]> = [];
-      await discover(rewritingHello(await simChannel(seed), rewrite), { onProgress: (phase, fraction) => steps.push([phase, fraction]) });
+    for (const request of [FULL, WITHOUT_BATCH]) {
+      const { progress: steps } = await simulatedDiscovery(request);
       const fractions = steps.map(([, fraction]) => fraction);
       for (let i = 1; i < fractions.length; i += 1) expect(fractions[i]).toBeGreaterThanOrEqual(fractions[i - 1]!);
       expect(fractions.every((f) => f >= 0 && f <= 1)).toBe(true);
       expect(steps.at(-1)).toEqual(['done', 1]);
       expect(steps.map(([phase]) => phase)).toEqual(expect.arrayContaining(['hello', 'analysis']));
     }
-  });
+  }, WHOLE_DISCOVERY_TIMEOUT_MS);
 
   it('warns about an element in `only` that no strategy measures and measures the rest', async () => {
     const outcome = await discover(await simChannel(37), { only: [UNMEASURED, 'l1'] });
@@ -198,12 +196,12 @@ describe('discovery from the registry', () => {
   });
 
   it('re-analyses only the strategies whose series are present, and only the elements asked for', async () => {
-    const l1Only = await discover(await simChannel(39), { only: ['l1'] });
+    const { outcome: l1Only } = await simulatedDiscovery(L1_ONLY);
     expect(elementNames(reanalyse(l1Only.raw))).toEqual(['l1']);
     expect(reanalyse(l1Only.raw).warnings).toEqual([]);
-    const full = await discover(await simChannel(40));
+    const { outcome: full } = await simulatedDiscovery(FULL);
     expect(reanalyse(full.raw, ['deviceMemory']).elements).toEqual({ deviceMemory: full.elements.deviceMemory });
-  });
+  }, WHOLE_DISCOVERY_TIMEOUT_MS);
 });
 
 describe('optional strategies', () => {
@@ -235,7 +233,7 @@ describe('optional strategies', () => {
     expect(elementNames(outcome)).toEqual(elementsOf(STRATEGIES.filter((s) => !s.optional)));
     expect(outcome.warnings).toContainEqual(expect.stringMatching(new RegExp(`^${optional.name}: skipped, the probe answered kernel_fault`)));
     expect(outcome.raw.some((series) => optional.ownsSeries(series.name))).toBe(false);
-  }, 60_000);
+  }, WHOLE_DISCOVERY_TIMEOUT_MS);
 
   it('never cover a fault in a required strategy: that fails the discovery, and the previous result stays served', async () => {
     await expect(discover(faultingOn(await simChannel(36), 'pchase.batch'))).rejects.toMatchObject({ code: 'kernel_fault' });
