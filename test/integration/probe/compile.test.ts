@@ -1,15 +1,13 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { KERNEL_ARCHITECTURES, kernelBuild, PROBE_SOURCES as SRC } from './kernel-build.js';
 import { checkAllConsumed, checkConsumers, l2KernelsOf, PCHASE_KERNELS, PTX_LOAD_KINDS, report, timedWindows } from './timed-loads.js';
 
 const exec = promisify(execFile);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const SRC = path.join(ROOT, 'native/probe/src');
 const KERNELS = readdirSync(SRC).filter((f) => f.endsWith('.cu'));
 const HOST = readdirSync(SRC).filter((f) => f.endsWith('.cpp'));
 
@@ -24,13 +22,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const COMPILE_TIMEOUT_MS = 600_000;
 
-/** pchase.cu as PTX for sm_90, compiled once for the tests that read it. */
-let pchasePtx: Promise<string> | undefined;
-function ptxOfPchase(): Promise<string> {
-  const out = path.join(dir, 'pchase.ptx');
-  pchasePtx ??= exec(NVCC!, ['-std=c++17', '-arch=sm_90', '-ptx', path.join(SRC, 'pchase.cu'), '-o', out]).then(() => readFileSync(out, 'utf8'));
-  return pchasePtx;
+/** A kernel's PTX for one architecture, from the one build of every kernel (./kernel-build.ts). */
+async function ptxOf(kernel: string, arch: 'sm_80' | 'sm_90'): Promise<string> {
+  return readFileSync((await kernelBuild(NVCC!)).ptx(kernel, arch), 'utf8');
 }
+const ptxOfPchase = () => ptxOf('pchase.cu', 'sm_90');
 
 describe('probe sources', () => {
   it('keep inline assembly in device-ops.h only (one helper per load flavour and clock read)', () => {
@@ -41,14 +37,17 @@ describe('probe sources', () => {
 });
 
 describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc not found on PATH or in /usr/local/cuda/bin'})`, () => {
-  for (const arch of ['sm_80', 'sm_90']) {
+  // Both architectures come from one nvcc run per kernel, as CMake builds the probe: each test checks its own.
+  for (const arch of KERNEL_ARCHITECTURES) {
     it(
       `compile for ${arch}`,
       async () => {
-        await Promise.all(
-          KERNELS.map((f) => exec(NVCC!, ['-std=c++17', `-arch=${arch}`, '-c', path.join(SRC, f), '-o', path.join(dir, `${arch}-${f}.o`)])),
-        );
-        for (const f of KERNELS) expect(existsSync(path.join(dir, `${arch}-${f}.o`)), f).toBe(true);
+        const build = await kernelBuild(NVCC!);
+        expect(build.kernels).toEqual([...KERNELS].sort());
+        for (const f of KERNELS) {
+          expect(existsSync(build.object(f)), f).toBe(true);
+          expect(statSync(build.cubin(f, arch)).size, `${f} ${arch} cubin`).toBeGreaterThan(0);
+        }
       },
       COMPILE_TIMEOUT_MS,
     );
@@ -82,9 +81,7 @@ describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc
     'make the L2-structure kernels’ timed .cg loads feed their stop clocks (PTX, sm_90; l2-partition, l2-farnear, l2-persist)',
     async () => {
       for (const source of ['l2-partition', 'l2-farnear', 'l2-persist']) {
-        const out = path.join(dir, `${source}.ptx`);
-        await exec(NVCC!, ['-std=c++17', '-arch=sm_90', '-ptx', path.join(SRC, `${source}.cu`), '-o', out]);
-        const windows = timedWindows(readFileSync(out, 'utf8'), 'ptx');
+        const windows = timedWindows(await ptxOf(`${source}.cu`, 'sm_90'), 'ptx');
         expect(checkAllConsumed(windows, 'ptx', l2KernelsOf(`${source}.ptx`)), report(windows, 'ptx')).toEqual([]);
         for (const w of windows.filter((w) => l2KernelsOf(source)[0]!.test(w.kernel))) expect(report([w], 'ptx')).toContain('ld.global.cg');
       }
@@ -94,12 +91,7 @@ describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc
   it(
     'emit the thread block cluster instructions for sm_90 only (cluster.cu, compute-smid.cu)',
     async () => {
-      const ptx = async (file: string, arch: string) => {
-        const out = path.join(dir, `${arch}-${file}.ptx`);
-        await exec(NVCC!, ['-std=c++17', `-arch=${arch}`, '-ptx', path.join(SRC, file), '-o', out]);
-        return readFileSync(out, 'utf8');
-      };
-      const [cluster90, smid90, cluster80] = await Promise.all([ptx('cluster.cu', 'sm_90'), ptx('compute-smid.cu', 'sm_90'), ptx('cluster.cu', 'sm_80')]);
+      const [cluster90, smid90, cluster80] = await Promise.all([ptxOf('cluster.cu', 'sm_90'), ptxOf('compute-smid.cu', 'sm_90'), ptxOf('cluster.cu', 'sm_80')]);
       for (const instruction of ['barrier.cluster.arrive', 'barrier.cluster.wait', 'mapa.shared::cluster.u32', 'ld.shared::cluster.u32', 'ld.shared::cluster.u64', 'st.shared::cluster.u64', '%cluster_ctarank', 'ld.global.cg.u64']) {
         expect(cluster90, instruction).toContain(instruction);
         expect(cluster80, `${instruction} on sm_80`).not.toContain(instruction);

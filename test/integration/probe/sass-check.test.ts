@@ -1,9 +1,9 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { kernelBuild } from './kernel-build.js';
 import { REPO_ROOT } from './raw-probe.js';
 import { checkAllConsumed, checkConsumers, l2KernelsOf, PCHASE_KERNELS, report, SASS_LOAD_CLASSES, timedWindows } from './timed-loads.js';
 
@@ -24,16 +24,13 @@ const NVDISASM = findTool('nvdisasm');
 const DISASM = CUOBJDUMP ? { tool: CUOBJDUMP, args: ['-sass'] } : NVDISASM ? { tool: NVDISASM, args: [] } : null;
 const skipReason = !NVCC ? 'nvcc not found' : !DISASM ? 'neither cuobjdump nor nvdisasm found on PATH or in /usr/local/cuda/bin (the full CUDA toolkit has them)' : null;
 
-const dir = mkdtempSync(path.join(tmpdir(), 'topod-sass-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 describe.skipIf(skipReason !== null)(`timed loads in SASS (${skipReason ? `skipped: ${skipReason}` : `${NVCC} + ${DISASM!.tool}`})`, () => {
-  for (const arch of ['sm_90', 'sm_80']) {
+  for (const arch of ['sm_90', 'sm_80'] as const) {
     it(
       `${arch}: every timed load's register is read before the stop clock; the self-test's unconsumed loads are not`,
       async () => {
-        const cubin = path.join(dir, `pchase-${arch}.cubin`);
-        await exec(NVCC!, ['-std=c++17', '-cubin', `-arch=${arch}`, path.join(REPO_ROOT, 'native/probe/src/pchase.cu'), '-o', cubin]);
+        // ptxas's output for pchase.cu, from the one build of every kernel that compile.test.ts checks too.
+        const cubin = (await kernelBuild(NVCC!)).cubin('pchase.cu', arch);
         const { stdout } = await exec(DISASM!.tool, [...DISASM!.args, cubin], { maxBuffer: 64 << 20 });
         const windows = timedWindows(stdout, 'sass');
         expect(checkConsumers(windows, { dialect: 'sass', ...PCHASE_KERNELS, expectedKinds: SASS_LOAD_CLASSES }), report(windows, 'sass')).toEqual([]);
