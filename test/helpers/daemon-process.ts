@@ -44,7 +44,8 @@ export async function startDaemon(env: Record<string, string>, args: string[] = 
   createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
-  const waitForLog = (predicate: (l: Record<string, unknown>) => boolean, timeoutMs = 20_000) => {
+  // Generous: the daemon starts through tsx, seconds on a busy 2-core machine.
+  const waitForLog = (predicate: (l: Record<string, unknown>) => boolean, timeoutMs = 60_000) => {
     const seen = logs.find(predicate);
     if (seen) return Promise.resolve(seen);
     return new Promise<Record<string, unknown>>((resolve, reject) => {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DaemonProcess } from '../../helpers/daemon-process.js';
 import { startFakeNvmlDaemon, writeScenario } from '../../helpers/fake-nvml-daemon.js';
 import { eventually, getJson } from '../../helpers/http.js';
+import { DAEMON_PROBE_WAIT_MS } from '../../helpers/probed-database.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 import { assertNativeBuilt } from '../nvml/fake-nvml.js';
 
@@ -72,7 +73,7 @@ describe('daemon with fake NVML and the simulated backend', () => {
       [h100.devices[0].uuid, h100.devices[0].name, a100.driverVersion],
     ]);
 
-    const ready = (id: string) => eventually(() => getJson(`${base}/v1/gpus/${id}/topology`), (r) => r.status === 200, 60_000);
+    const ready = (id: string) => eventually(() => getJson(`${base}/v1/gpus/${id}/topology`), (r) => r.status === 200, DAEMON_PROBE_WAIT_MS);
     const a100Doc = (await ready(a100.devices[0].uuid)).body;
     const h100Doc = (await ready(h100.devices[0].uuid)).body;
     expect(a100Doc.simulated).toBe(true);
@@ -135,5 +136,5 @@ describe('daemon with fake NVML and the simulated backend', () => {
     const jobs = await getJson(`${base}/v1/jobs?gpu=${a100.devices[0].uuid}`);
     expect(jobs.body.jobs[0].reason).toBe('driver-changed');
     stream.stop();
-  }, 120_000);
+  }, 2 * DAEMON_PROBE_WAIT_MS + 60_000);
 });

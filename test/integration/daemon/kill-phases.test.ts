@@ -13,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
 import { eventually, getJson } from '../../helpers/http.js';
+import { copyProbedDatabase, DAEMON_PROBE_WAIT_MS } from '../../helpers/probed-database.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
+import { SIM_PROBED } from './probed.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const running: DaemonProcess[] = [];
@@ -43,13 +45,15 @@ function integrity(db: string): string {
   }
 }
 
-const topology = (base: string) => eventually(() => getJson(`${base}/v1/gpus/0/topology`), (r) => r.status === 200, 60_000, 100);
+const topology = (base: string) => eventually(() => getJson(`${base}/v1/gpus/0/topology`), (r) => r.status === 200, DAEMON_PROBE_WAIT_MS, 100);
 
 describe('kill -9 at every phase of a probe', () => {
   const tempDir = useTempDir();
 
+  // Each starts from a database the simulated GPU was already probed into: the previous result to keep serving.
   it('queued (before spawn) and mid-measurement: the previous result is served and the store is intact', async () => {
     const db = path.join(tempDir(), 'topod.sqlite');
+    await copyProbedDatabase(SIM_PROBED, db);
     const first = await start(db);
     const served = (await topology(first.baseUrl)).body.probe.resultId as number;
 
@@ -59,7 +63,7 @@ describe('kill -9 at every phase of a probe', () => {
       expect(res.status).toBe(202);
       const job = (await res.json()) as { id: string };
       if (phase === 'measuring') {
-        await eventually(() => getJson(`${daemon.baseUrl}/v1/jobs/${job.id}`), (r) => r.body.state === 'running' && r.body.progress > 0, 30_000, 20);
+        await eventually(() => getJson(`${daemon.baseUrl}/v1/jobs/${job.id}`), (r) => r.body.state === 'running' && r.body.progress > 0, DAEMON_PROBE_WAIT_MS, 20);
       }
       await kill(daemon);
       expect(integrity(db), phase).toBe('ok');
@@ -70,10 +74,11 @@ describe('kill -9 at every phase of a probe', () => {
       const interrupted = await getJson(`${next.baseUrl}/v1/jobs/${job.id}`);
       expect(interrupted.body, phase).toMatchObject({ state: 'failed', error: { code: 'TOPOD_ERR_PROBE_INTERRUPTED' } });
     }
-  }, 180_000);
+  }, DAEMON_PROBE_WAIT_MS + 120_000);
 
   it('inside the result transaction: nothing half-written is visible, the previous result is served', async () => {
     const db = path.join(tempDir(), 'topod.sqlite');
+    await copyProbedDatabase(SIM_PROBED, db);
     const first = await start(db);
     const before = await topology(first.baseUrl);
     const uuid = before.body.gpu.uuid as string;
@@ -98,5 +103,5 @@ describe('kill -9 at every phase of a probe', () => {
     const sqlite = new Database(db, { readonly: true });
     expect(sqlite.prepare("SELECT COUNT(*) AS n FROM raw_series WHERE name LIKE 'l1.size.kill%'").get()).toEqual({ n: 0 });
     sqlite.close();
-  }, 120_000);
+  }, DAEMON_PROBE_WAIT_MS + 60_000);
 });

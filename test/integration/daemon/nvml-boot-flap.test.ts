@@ -10,8 +10,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DaemonProcess } from '../../helpers/daemon-process.js';
-import { startFakeNvmlDaemon, writeScenario } from '../../helpers/fake-nvml-daemon.js';
+import { startFakeNvmlDaemon, useFakeNvmlProbedDatabase, writeScenario } from '../../helpers/fake-nvml-daemon.js';
 import { eventually, getJson } from '../../helpers/http.js';
+import { DAEMON_PROBE_WAIT_MS } from '../../helpers/probed-database.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 import { assertNativeBuilt } from '../nvml/fake-nvml.js';
 
@@ -21,6 +22,7 @@ afterEach(async () => {
   for (const d of running.splice(0)) await d.stop('SIGKILL');
 });
 
+// Each starts from a database the GPU was already probed into (by a daemon on the same scenario, once per run).
 describe('NVML failing while the simulator measures its GPUs', () => {
   const tempDir = useTempDir();
 
@@ -31,9 +33,10 @@ describe('NVML failing while the simulator measures its GPUs', () => {
     const scenario = JSON.parse(readFileSync('test/fixtures/nvml/h100-80gb-mig-off.json', 'utf8')) as Record<string, any>;
     const uuid = scenario.devices[0].uuid as string;
     writeScenario(scenarioPath, scenario);
+    await useFakeNvmlProbedDatabase(dir, 'h100-80gb-mig-off.json');
     const first = await startFakeNvmlDaemon(dir, scenarioPath, POLL_MS);
     running.push(first);
-    await eventually(() => getJson(`${first.baseUrl}/v1/gpus/${uuid}/topology`), (r) => r.status === 200, 60_000);
+    await eventually(() => getJson(`${first.baseUrl}/v1/gpus/${uuid}/topology`), (r) => r.status === 200, DAEMON_PROBE_WAIT_MS);
     await first.stop('SIGTERM');
     running.splice(0);
 
@@ -63,7 +66,7 @@ describe('NVML failing while the simulator measures its GPUs', () => {
     expect(jobs.body.jobs.map((j: any) => j.reason)).toEqual(['first-probe']);
     expect(events.filter((e) => e === 'gpu.removed' || e === 'gpu.added')).toEqual([]);
     controller.abort();
-  }, 120_000);
+  }, DAEMON_PROBE_WAIT_MS + 60_000);
 
   it('a MIG change made while NVML was down is seen when it answers again', async () => {
     assertNativeBuilt();
@@ -75,9 +78,10 @@ describe('NVML failing while the simulator measures its GPUs', () => {
     // The same board, partitioned.
     mixed.devices[0].uuid = uuid;
     writeScenario(scenarioPath, off);
+    await useFakeNvmlProbedDatabase(dir, 'h100-80gb-mig-off.json');
     const daemon = await startFakeNvmlDaemon(dir, scenarioPath, POLL_MS);
     running.push(daemon);
-    const before = await eventually(() => getJson(`${daemon.baseUrl}/v1/gpus/${uuid}/topology`), (r) => r.status === 200, 60_000);
+    const before = await eventually(() => getJson(`${daemon.baseUrl}/v1/gpus/${uuid}/topology`), (r) => r.status === 200, DAEMON_PROBE_WAIT_MS);
     writeScenario(scenarioPath, { ...off, failures: { calls: { nvmlDeviceGetCount_v2: 'NVML_ERROR_UNKNOWN' } } });
     await eventually(() => getJson(`${daemon.baseUrl}/readyz`), (r) => r.status === 503, 5000);
     // The partition changes while NVML is away, and NVML comes back already showing it.
@@ -88,5 +92,5 @@ describe('NVML failing while the simulator measures its GPUs', () => {
       10_000,
     );
     expect((await getJson(`${daemon.baseUrl}/v1/gpus/${uuid}`)).body.migDeviceUuids.length).toBeGreaterThan(0);
-  }, 120_000);
+  }, DAEMON_PROBE_WAIT_MS + 60_000);
 });

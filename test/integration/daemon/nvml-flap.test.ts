@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DaemonProcess } from '../../helpers/daemon-process.js';
-import { startFakeNvmlDaemon, writeScenario } from '../../helpers/fake-nvml-daemon.js';
+import { startFakeNvmlDaemon, useFakeNvmlProbedDatabase, writeScenario } from '../../helpers/fake-nvml-daemon.js';
 import { eventually, getJson } from '../../helpers/http.js';
+import { DAEMON_PROBE_WAIT_MS } from '../../helpers/probed-database.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 import { assertNativeBuilt } from '../nvml/fake-nvml.js';
 
@@ -29,11 +30,13 @@ describe('an NVML outage while the daemon runs', () => {
     const scenario = JSON.parse(readFileSync('test/fixtures/nvml/h100-80gb-mig-off.json', 'utf8')) as Record<string, any>;
     const write = (value: unknown) => writeScenario(scenarioPath, value);
     write(scenario);
+    // From a database the GPU was already probed into (by a daemon on the same scenario, once per run).
+    await useFakeNvmlProbedDatabase(dir, 'h100-80gb-mig-off.json');
     const daemon = await startFakeNvmlDaemon(dir, scenarioPath, POLL_MS);
     running.push(daemon);
     const base = daemon.baseUrl;
     const uuid = scenario.devices[0].uuid as string;
-    const first = await eventually(() => getJson(`${base}/v1/gpus/${uuid}/topology`), (r) => r.status === 200, 60_000);
+    const first = await eventually(() => getJson(`${base}/v1/gpus/${uuid}/topology`), (r) => r.status === 200, DAEMON_PROBE_WAIT_MS);
     expect((await getJson(`${base}/readyz`)).status).toBe(200);
 
     for (let flap = 0; flap < 2; flap++) {
@@ -55,5 +58,5 @@ describe('an NVML outage while the daemon runs', () => {
     expect(after.body.probe.resultId).toBe(first.body.probe.resultId);
     expect(after.body.status).toMatchObject({ stale: false });
     expect((await getJson(`${base}/v1/gpus`)).body.gpus).toMatchObject([{ uuid, driverVersion: scenario.driverVersion, driverSource: 'nvml' }]);
-  }, 90_000);
+  }, DAEMON_PROBE_WAIT_MS + 60_000);
 });

@@ -6,7 +6,9 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
+import { copyProbedDatabase, DAEMON_PROBE_WAIT_MS } from '../../helpers/probed-database.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
+import { SIM_PROBED } from './probed.js';
 
 const running: DaemonProcess[] = [];
 afterEach(async () => {
@@ -25,13 +27,13 @@ const getJson = async (url: string) => {
 };
 
 async function waitForTopology(baseUrl: string): Promise<Record<string, any>> {
-  for (let i = 0; i < 600; i++) {
+  for (const deadline = Date.now() + DAEMON_PROBE_WAIT_MS; Date.now() < deadline; ) {
     const r = await getJson(`${baseUrl}/v1/gpus/0/topology`);
     if (r.status === 200) return r.body;
     expect(r.status).toBe(503);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error('topology never became ready');
+  throw new Error(`topology not ready within ${DAEMON_PROBE_WAIT_MS} ms`);
 }
 
 describe('daemon on the simulated GPU', () => {
@@ -70,10 +72,11 @@ describe('daemon on the simulated GPU', () => {
     const jobs = await getJson(`${second.baseUrl}/v1/jobs`);
     expect(jobs.body.jobs).toHaveLength(1);
     expect(second.logs.some((l) => l.msg === 'probe job queued')).toBe(false);
-  });
+  }, DAEMON_PROBE_WAIT_MS + 60_000);
 
   it('after kill -9 during a probe, the next boot marks the job failed and serves the previous result', async () => {
     const db = path.join(tempDir(), 'topod.sqlite');
+    await copyProbedDatabase(SIM_PROBED, db);
     const first = await start({ TOPOD_BACKEND: 'sim', TOPOD_DB: db });
     const original = await waitForTopology(first.baseUrl);
     const posted = await fetch(`${first.baseUrl}/v1/gpus/0/probe`, { method: 'POST' });
@@ -93,7 +96,7 @@ describe('daemon on the simulated GPU', () => {
     const check = new Database(db, { readonly: true });
     expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
     check.close();
-  });
+  }, DAEMON_PROBE_WAIT_MS + 60_000);
 
   it('without a GPU and without TOPOD_BACKEND it starts, serves an empty list and logs why', async () => {
     const daemon = await start({ TOPOD_DB: ':memory:', TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1', TOPOD_PROBE_PATH: '/nonexistent/topod-probe' });

@@ -14,7 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
 import { eventually, getJson } from '../../helpers/http.js';
+import { copyProbedDatabase, DAEMON_PROBE_WAIT_MS } from '../../helpers/probed-database.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
+import { SIM_PROBED } from './probed.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const running: DaemonProcess[] = [];
@@ -33,7 +35,7 @@ async function start(env: Record<string, string>): Promise<DaemonProcess> {
 }
 
 /** Runs the daemon to its exit: status, stderr lines, stdout (log) lines. */
-function runToExit(env: Record<string, string>, args: string[] = ['--port', '0'], timeoutMs = 20_000): Promise<{ code: number | null; stderr: string[]; stdout: string }> {
+function runToExit(env: Record<string, string>, args: string[] = ['--port', '0'], timeoutMs = 60_000): Promise<{ code: number | null; stderr: string[]; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts'), ...args], {
       cwd: ROOT,
@@ -55,7 +57,7 @@ function runToExit(env: Record<string, string>, args: string[] = ['--port', '0']
   });
 }
 
-const topologyReady = (base: string) => eventually(() => getJson(`${base}/v1/gpus/0/topology`), (r) => r.status === 200, 60_000, 100);
+const topologyReady = (base: string) => eventually(() => getJson(`${base}/v1/gpus/0/topology`), (r) => r.status === 200, DAEMON_PROBE_WAIT_MS, 100);
 
 describe('start-up', () => {
   const tempDir = useTempDir();
@@ -72,15 +74,12 @@ describe('start-up', () => {
     const ready = await getJson(`${daemon.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
     expect(ready.body.checks.store.detail).toMatch(/at boot: .*moved to/);
-  }, 90_000);
+  }, DAEMON_PROBE_WAIT_MS + 60_000);
 
   it('an unreadable stored result is skipped and kept, and the GPU is probed again', async () => {
     const dir = tempDir();
     const db = path.join(dir, 'topod.sqlite');
-    const first = await start({ TOPOD_DB: db });
-    await topologyReady(first.baseUrl);
-    await first.stop('SIGTERM');
-    running.splice(running.indexOf(first), 1);
+    await copyProbedDatabase(SIM_PROBED, db);
     const sqlite = new Database(db);
     sqlite.prepare(`UPDATE probe_results SET document = '{"truncated'`).run();
     sqlite.close();
@@ -96,7 +95,7 @@ describe('start-up', () => {
     const check = new Database(db, { readonly: true });
     expect(check.prepare('SELECT COUNT(*) AS n FROM probe_results WHERE quarantined IS NOT NULL').get()).toEqual({ n: 1 });
     check.close();
-  }, 120_000);
+  }, DAEMON_PROBE_WAIT_MS + 60_000);
 
   it('a second daemon on the same database is refused, naming the first one\'s pid', async () => {
     const db = path.join(tempDir(), 'topod.sqlite');
@@ -109,7 +108,7 @@ describe('start-up', () => {
     expect((await getJson(`${first.baseUrl}/healthz`)).status).toBe(200);
     const jobs = await getJson(`${first.baseUrl}/v1/jobs`);
     expect(jobs.body.jobs.filter((j: any) => j.error?.code === 'TOPOD_ERR_PROBE_INTERRUPTED')).toEqual([]);
-  }, 60_000);
+  });
 
   it('after the first is killed with -9, the lock is free again (the kernel released it)', async () => {
     const db = path.join(tempDir(), 'topod.sqlite');
@@ -118,7 +117,7 @@ describe('start-up', () => {
     running.splice(running.indexOf(first), 1);
     const second = await start({ TOPOD_DB: db });
     expect((await getJson(`${second.baseUrl}/healthz`)).status).toBe(200);
-  }, 60_000);
+  });
 
   it('a port in use stops the daemon before any probe, in one line', async () => {
     const server = createServer();
@@ -133,7 +132,7 @@ describe('start-up', () => {
     const sqlite = new Database(db, { readonly: true });
     expect(sqlite.prepare('SELECT COUNT(*) AS n FROM probe_jobs').get()).toEqual({ n: 0 });
     sqlite.close();
-  }, 30_000);
+  });
 
   it.each([
     ['a file where the database folder should be', (dir: string) => (writeFileSync(path.join(dir, 'data'), 'x'), { TOPOD_DB: path.join(dir, 'data', 'topod.sqlite') }), /^topod: cannot start: \[TOPOD_ERR_STORE_OPEN\] cannot create the database folder .*data \((EEXIST|ENOTDIR)\): a file is in the way/],
@@ -148,13 +147,13 @@ describe('start-up', () => {
     expect(run.stderr, run.stderr.join('\n')).toHaveLength(1);
     expect(run.stderr[0]).toMatch(line);
     expect(run.stderr[0]).not.toMatch(/\n|    at /);
-  }, 30_000);
+  });
 
   it('--insecure allows a non-loopback address without a token and says so at start', async () => {
     const daemon = await start({ TOPOD_DB: path.join(tempDir(), 't.sqlite'), TOPOD_HOST: '0.0.0.0', TOPOD_INSECURE: '1' });
     expect(daemon.logs.find((l) => l.level === 40 && /--insecure/.test(String(l.msg)))).toBeDefined();
     expect(daemon.logs.find((l) => l.msg === 'topod starting (token: none)')).toMatchObject({ token: 'none' });
-  }, 30_000);
+  });
 
   it('logs whether a token is set, never the token', async () => {
     const dir = tempDir();
@@ -165,5 +164,5 @@ describe('start-up', () => {
     const probe = await fetch(`${daemon.baseUrl}/v1/gpus/0/probe`, { method: 'POST', headers: { authorization: 'Bearer file-secret-123' } });
     expect([202, 409]).toContain(probe.status);
     expect(existsSync(path.join(dir, 't.sqlite.lock'))).toBe(true);
-  }, 30_000);
+  });
 });
