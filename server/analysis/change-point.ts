@@ -1,6 +1,6 @@
 import { changePointConfidence } from './confidence.js';
 import { mean, percentileOfSorted, sortedCopy } from './descriptive.js';
-import { ksTest, ksTestOfSorted, type KsTest } from './kolmogorov-smirnov.js';
+import { ksCriticalValue, ksGapAt, ksTest, ksTestOfSorted, type KsTest } from './kolmogorov-smirnov.js';
 
 /**
  * Where in a size sweep does the latency distribution shift? (thesis §3.3,
@@ -91,7 +91,7 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
     // Both: K-S alone flags the slow drift of hit latency with size (TLB reach) at these sample counts.
     const risesBy = slowShares[index - 1]! - mean(slowShares.slice(0, index - 1));
     if (risesBy < minOnsetShare) break;
-    if (!ksTestOfSorted(sortedCopy(pooled(points, 0, index - 1)), sortedSamples[index - 1]!, alpha).differs) break;
+    if (!poolDiffers(points, index - 1, sortedSamples[index - 1]!, threshold, alpha)) break;
     index -= 1;
   }
 
@@ -152,7 +152,7 @@ function pooled(points: readonly SweepPoint[], from: number, to: number): Float6
   const end = Math.min(to, points.length);
   let total = 0;
   for (let i = from; i < end; i += 1) total += points[i]!.samples.length;
-  const step = Math.max(1, total / MAX_POOL_SAMPLES);
+  const step = poolStep(points, from, end);
   // One more than total / step, and a little room: `next` is summed step by step, as it always was (the samples chosen stay the same).
   let out: Float64Array = new Float64Array(Math.min(total, Math.ceil(total / step) + 2));
   let count = 0;
@@ -170,6 +170,13 @@ function pooled(points: readonly SweepPoint[], from: number, to: number): Float6
   return out.subarray(0, count);
 }
 
+/** Every step-th sample (fractional steps, summed) of points [from, end): at most MAX_POOL_SAMPLES. */
+function poolStep(points: readonly SweepPoint[], from: number, end: number): number {
+  let total = 0;
+  for (let i = from; i < end; i += 1) total += points[i]!.samples.length;
+  return Math.max(1, total / MAX_POOL_SAMPLES);
+}
+
 function grown(values: Float64Array): Float64Array {
   const bigger = new Float64Array(values.length * 2 + 16);
   bigger.set(values);
@@ -180,6 +187,41 @@ function countAbove(values: readonly number[], threshold: number): number {
   let above = 0;
   for (const value of values) if (value > threshold) above += 1;
   return above;
+}
+
+/**
+ * ksTest(pooled(points, 0, to), size, alpha).differs, exactly. A size past
+ * the capacity has more loads above the slow threshold than the sizes
+ * before it: the gap of the two CDFs there alone is often past the critical
+ * value (D is at least it), read from a count over the pool without building
+ * or sorting it; otherwise the full test decides.
+ */
+function poolDiffers(points: readonly SweepPoint[], to: number, sortedSize: Float64Array, threshold: number, alpha: number): boolean {
+  const pool = pooledCountAtMost(points, to, threshold);
+  if (pool.count > 0 && pool.atMost >= 0 && ksGapAt(pool.atMost, pool.count, sortedSize, threshold) > ksCriticalValue(pool.count, sortedSize.length, alpha)) return true;
+  return ksTestOfSorted(sortedCopy(pooled(points, 0, to)), sortedSize, alpha).differs;
+}
+
+/** How many samples pooled(points, 0, to) holds, and how many of them are at or below t (atMost −1: a NaN among them); pooled's walk, counting. */
+function pooledCountAtMost(points: readonly SweepPoint[], to: number, t: number): { count: number; atMost: number } {
+  const end = Math.min(to, points.length);
+  const step = poolStep(points, 0, end);
+  let count = 0;
+  let atMost = 0;
+  let next = 0;
+  let offset = 0;
+  for (let i = 0; i < end; i += 1) {
+    const samples = points[i]!.samples;
+    const pointEnd = offset + samples.length;
+    for (; next < pointEnd; next += step) {
+      const value = samples[Math.floor(next) - offset]!;
+      count += 1;
+      if (value <= t) atMost += 1;
+      else if (!(value > t)) return { count, atMost: -1 };
+    }
+    offset = pointEnd;
+  }
+  return { count, atMost };
 }
 
 /** argmin over t of the squared error of a two-level step with the jump before index t. */

@@ -29,19 +29,27 @@ export function sortedAscending(values: readonly number[]): number[] {
 
 export function mean(values: ArrayLike<number>): number {
   requireValues(values, 'mean');
+  return sumOf(values) / values.length;
+}
+
+/** In order, first to last. (The loops sit in functions of their own: V8 compiles a long loop while it runs, before the code after it has run once.) */
+function sumOf(values: ArrayLike<number>): number {
   let sum = 0;
   for (let i = 0; i < values.length; i += 1) sum += values[i]!;
-  return sum / values.length;
+  return sum;
 }
 
 /** Sample standard deviation (n − 1); 0 for a single value. */
 export function stdev(values: ArrayLike<number>): number {
   requireValues(values, 'stdev');
   if (values.length === 1) return 0;
-  const centre = mean(values);
+  return Math.sqrt(squaresAbout(values, mean(values)) / (values.length - 1));
+}
+
+function squaresAbout(values: ArrayLike<number>, centre: number): number {
   let squares = 0;
   for (let i = 0; i < values.length; i += 1) squares += (values[i]! - centre) ** 2;
-  return Math.sqrt(squares / (values.length - 1));
+  return squares;
 }
 
 /**

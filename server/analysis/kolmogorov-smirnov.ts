@@ -26,6 +26,27 @@ function ksStatisticOfSorted(x: ArrayLike<number>, y: ArrayLike<number>): number
   return d;
 }
 
+/**
+ * A lower bound on ksStatistic(a, b) read at one value t, given how many of
+ * a's values lie at or below t: |F_a(t) − F_b(t)| when that is one of the
+ * gaps D is the largest of (some sample value at or below t, and values
+ * above t in both samples), else 0. Computed exactly as ksStatistic computes
+ * that gap, so a bound above the critical value answers `differs` as ksTest
+ * would, without sorting `a`. `sortedB` ascending.
+ */
+export function ksGapAt(aAtMostT: number, aLength: number, sortedB: ArrayLike<number>, t: number): number {
+  const i = aAtMostT;
+  let j = 0;
+  let above = sortedB.length;
+  while (j < above) {
+    const mid = (j + above) >>> 1;
+    if (sortedB[mid]! <= t) j = mid + 1;
+    else above = mid;
+  }
+  if (i + j === 0 || i >= aLength || j >= sortedB.length) return 0;
+  return Math.abs(i / aLength - j / sortedB.length);
+}
+
 /** The D above which H0 (same distribution) is rejected at level alpha (large-sample approximation). */
 export function ksCriticalValue(n: number, m: number, alpha = 0.001): number {
   if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);

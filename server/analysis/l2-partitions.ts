@@ -1,5 +1,5 @@
 import { median, percentileOfSorted, sortedCopy } from './descriptive.js';
-import { concatSamples } from './samples.js';
+import { concatSamples, float64Copy } from './samples.js';
 
 /**
  * The L2's partitions from per-chunk hit latencies seen by every SM
@@ -99,7 +99,7 @@ export function joinRuns(runs: ReadonlyArray<readonly PartitionSeries[]>): Parti
 export function splitHits(latencies: readonly number[]): HitSplit | null {
   const timed = latencies.filter(Number.isFinite);
   if (timed.length === 0) return null;
-  return splitTimedHits(timed, sortedCopy(timed));
+  return splitTimedHits(float64Copy(timed), sortedCopy(timed));
 }
 
 export interface HitSplit {
@@ -116,7 +116,7 @@ export interface HitSplit {
  * while the class means sum the hits in recorded order, as a mean of each
  * class's values would.
  */
-function splitTimedHits(timed: readonly number[], sorted: Float64Array): HitSplit | null {
+function splitTimedHits(timed: Float64Array, sorted: Float64Array): HitSplit | null {
   const hitLimit = percentileOfSorted(sorted, 5) * HIT_SPAN;
   const hits = sorted.subarray(0, countAtMost(sorted, hitLimit));
   if (hits.length < MIN_CHUNKS) return null;
@@ -125,20 +125,11 @@ function splitTimedHits(timed: readonly number[], sorted: Float64Array): HitSpli
   if (highMean <= lowMean) return { threshold: highMean, nearMedian: lowMean, farMedian: highMean, dip: Infinity, nearShare: 1 };
   let threshold = (lowMean + highMean) / 2;
   for (let round = 0; round < 50; round += 1) {
-    let lowSum = 0;
-    let highSum = 0;
-    let lowCount = 0;
-    for (const x of timed) {
-      if (!(x <= hitLimit)) continue;
-      if (x <= threshold) {
-        lowSum += x;
-        lowCount += 1;
-      } else highSum += x;
-    }
-    const highCount = hits.length - lowCount;
-    if (lowCount === 0 || highCount === 0) break;
-    lowMean = lowSum / lowCount;
-    highMean = highSum / highCount;
+    const sums = classSums(timed, hitLimit, threshold);
+    const highCount = hits.length - sums.lowCount;
+    if (sums.lowCount === 0 || highCount === 0) break;
+    lowMean = sums.lowSum / sums.lowCount;
+    highMean = sums.highSum / highCount;
     const next = (lowMean + highMean) / 2;
     if (next === threshold) break;
     threshold = next;
@@ -150,6 +141,22 @@ function splitTimedHits(timed: readonly number[], sorted: Float64Array): HitSpli
   const half = Math.max(0.5, (farMedian - nearMedian) / 4);
   const dip = countWithin(hits, threshold, half) / Math.max(1, Math.min(countWithin(hits, nearMedian, half), countWithin(hits, farMedian, half)));
   return { threshold, nearMedian, farMedian, dip, nearShare: nearCount / hits.length };
+}
+
+/** The hits' (values at most hitLimit) sums at or below the threshold and above it, in recorded order, and the count below. */
+function classSums(timed: Float64Array, hitLimit: number, threshold: number): { lowSum: number; highSum: number; lowCount: number } {
+  let lowSum = 0;
+  let highSum = 0;
+  let lowCount = 0;
+  for (let i = 0; i < timed.length; i += 1) {
+    const x = timed[i]!;
+    if (!(x <= hitLimit)) continue;
+    if (x <= threshold) {
+      lowSum += x;
+      lowCount += 1;
+    } else highSum += x;
+  }
+  return { lowSum, highSum, lowCount };
 }
 
 /** How many of the sorted values are at most `limit`. */
@@ -175,18 +182,32 @@ function firstIndex(sorted: Float64Array, holds: (value: number) => boolean): nu
 }
 
 function classify(series: PartitionSeries): SmSplit {
-  const latencies = series.latenciesCycles;
-  const timed = latencies.filter(Number.isFinite);
+  const latencies = float64Copy(series.latenciesCycles);
+  const timed = finiteOnly(latencies);
   const sorted = sortedCopy(timed);
   const split = timed.length > 0 ? splitTimedHits(timed, sorted) : null;
   const floor = timed.length > 0 ? percentileOfSorted(sorted, 5) : 0;
   const two = split !== null && split.nearShare >= MIN_CLASS_SHARE && split.nearShare <= 1 - MIN_CLASS_SHARE;
+  return { smId: series.smId, latencies: series.latenciesCycles, far: pattern(latencies, floor * HIT_SPAN, two ? split.threshold : Infinity), split: two, dip: split?.dip ?? Infinity };
+}
+
+function finiteOnly(values: Float64Array): Float64Array {
+  let count = 0;
+  for (let i = 0; i < values.length; i += 1) if (Number.isFinite(values[i])) count += 1;
+  const out = new Float64Array(count);
+  let at = 0;
+  for (let i = 0; i < values.length; i += 1) if (Number.isFinite(values[i])) out[at++] = values[i]!;
+  return out;
+}
+
+/** Per chunk: NOT_A_HIT above the hit limit (or untimed), FAR above the threshold, NEAR otherwise. */
+function pattern(latencies: Float64Array, hitLimit: number, farAbove: number): Int8Array {
   const far = new Int8Array(latencies.length);
   for (let c = 0; c < latencies.length; c += 1) {
     const x = latencies[c]!;
-    far[c] = !Number.isFinite(x) || x > floor * HIT_SPAN ? NOT_A_HIT : two && x > split.threshold ? FAR : NEAR;
+    far[c] = !Number.isFinite(x) || x > hitLimit ? NOT_A_HIT : x > farAbove ? FAR : NEAR;
   }
-  return { smId: series.smId, latencies, far, split: two, dip: split?.dip ?? Infinity };
+  return far;
 }
 
 /** Share of chunks classified by both where the two patterns agree (0.5 when none are). */
@@ -206,17 +227,23 @@ function agreement(a: Int8Array, b: Int8Array): number {
 function consensus(members: readonly SmSplit[], chunks: number): Int8Array {
   const far = new Uint32Array(chunks);
   const seen = new Uint32Array(chunks);
-  for (const m of members) {
-    const n = Math.min(chunks, m.far.length);
-    for (let c = 0; c < n; c += 1) {
-      const v = m.far[c]!;
-      if (v === NOT_A_HIT) continue;
-      seen[c]! += 1;
-      if (v === FAR) far[c]! += 1;
-    }
+  for (const m of members) tally(m.far, far, seen);
+  return majority(far, seen);
+}
+
+function tally(pattern: Int8Array, far: Uint32Array, seen: Uint32Array): void {
+  const n = Math.min(seen.length, pattern.length);
+  for (let c = 0; c < n; c += 1) {
+    const v = pattern[c]!;
+    if (v === NOT_A_HIT) continue;
+    seen[c]! += 1;
+    if (v === FAR) far[c]! += 1;
   }
-  const pattern = new Int8Array(chunks);
-  for (let c = 0; c < chunks; c += 1) pattern[c] = seen[c] === 0 ? NOT_A_HIT : far[c]! * 2 > seen[c]! ? FAR : NEAR;
+}
+
+function majority(far: Uint32Array, seen: Uint32Array): Int8Array {
+  const pattern = new Int8Array(seen.length);
+  for (let c = 0; c < seen.length; c += 1) pattern[c] = seen[c] === 0 ? NOT_A_HIT : far[c]! * 2 > seen[c]! ? FAR : NEAR;
   return pattern;
 }
 

@@ -1,4 +1,5 @@
 import { mean, median, percentileOfSorted, sortedAscending, sortedCopy, stdev } from './descriptive.js';
+import { float64Copy } from './samples.js';
 
 /**
  * Outlier-robust reductions. Latency samples carry rare, large disturbances
@@ -77,12 +78,9 @@ export function summarizeLatency(values: readonly number[], offsetCycles = 0): L
   // The kept values are a run of the sorted ones (the fences cut off each end; NaN, last, is above any fence); less the offset they stay in order.
   const to = firstIndex(sortedValues, 0, sortedValues.length, (value) => !(value <= high));
   const from = firstIndex(sortedValues, 0, to, (value) => value >= low);
-  const sorted = new Float64Array(to - from);
-  for (let i = 0; i < sorted.length; i += 1) sorted[i] = sortedValues[from + i]! - offsetCycles;
+  const sorted = shifted(sortedValues.subarray(from, to), offsetCycles);
   // The mean and stdev sum in recorded order, as they always did.
-  const kept = new Float64Array(sorted.length);
-  let count = 0;
-  for (const value of values) if (value >= low && value <= high) kept[count++] = value - offsetCycles;
+  const kept = keptShifted(float64Copy(values), low, high, offsetCycles, sorted.length);
   return {
     mean: mean(kept),
     p50: percentileOfSorted(sorted, 50),
@@ -91,4 +89,22 @@ export function summarizeLatency(values: readonly number[], offsetCycles = 0): L
     sampleCount: kept.length,
     droppedCount: values.length - kept.length,
   };
+}
+
+/** The values less the offset. */
+function shifted(values: Float64Array, offset: number): Float64Array {
+  const out = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i += 1) out[i] = values[i]! - offset;
+  return out;
+}
+
+/** The `count` values within [low, high], in order, less the offset. */
+function keptShifted(values: Float64Array, low: number, high: number, offset: number, count: number): Float64Array {
+  const out = new Float64Array(count);
+  let at = 0;
+  for (let i = 0; i < values.length; i += 1) {
+    const value = values[i]!;
+    if (value >= low && value <= high) out[at++] = value - offset;
+  }
+  return out;
 }

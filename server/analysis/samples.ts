@@ -7,3 +7,15 @@
 export function concatSamples(lists: ReadonlyArray<readonly number[]>): number[] {
   return ([] as number[]).concat(...lists);
 }
+
+/**
+ * A Float64Array copy (TypedArray#set copies a number array natively). Hot
+ * loops read the copy: they then see one kind of array, where the callers'
+ * arrays come in several (small integers, doubles, typed), and V8 compiles a
+ * loop again for each kind it meets.
+ */
+export function float64Copy(values: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(values.length);
+  out.set(values);
+  return out;
+}

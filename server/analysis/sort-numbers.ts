@@ -1,12 +1,17 @@
 /**
  * Numeric ascending sort into a new Float64Array. Latency samples are
  * integer cycle counts within a few tens of thousands of each other: int32
- * values are sorted by counting (two 11-bit LSD radix passes over value − min), an
- * order of magnitude faster than Float64Array#sort (a comparison sort in V8,
- * about 70 ns per value). Anything else (fractions, NaN, −0, huge ranges,
- * short arrays) falls back to Float64Array#sort. Both give the same values
- * in the same order: for integers the sorted sequence is unique.
+ * values are sorted by counting (one pass for a range below 2^11, two 11-bit
+ * LSD radix passes over value − min below 2^22), an order of magnitude
+ * faster than Float64Array#sort (a comparison sort in V8, about 70 ns per
+ * value). Anything else (fractions, NaN, −0, wider ranges, short arrays)
+ * falls back to Float64Array#sort. Both give the same values in the same
+ * order: for integers the sorted sequence is unique.
+ *
+ * The input is first copied into the output array (samples.ts, float64Copy),
+ * which is then sorted in place.
  */
+import { float64Copy } from './samples.js';
 
 const DIGIT_BITS = 11;
 const DIGIT_VALUES = 1 << DIGIT_BITS;
@@ -17,70 +22,73 @@ const MAX_COUNTED_RANGE = DIGIT_VALUES * DIGIT_VALUES;
 const MIN_COUNTED_LENGTH = 64;
 
 export function sortedNumbers(values: ArrayLike<number>): Float64Array {
-  const n = values.length;
-  let min = Infinity;
-  let max = -Infinity;
-  let integral = n >= MIN_COUNTED_LENGTH;
-  for (let i = 0; integral && i < n; i += 1) {
-    const value = values[i]!;
-    // Integers of the int32 range only (NaN, ±Infinity and fractions fail the first test); −0 must keep its place before +0 (Float64Array#sort's order): compared, not counted.
-    if ((value | 0) !== value || (value === 0 && 1 / value < 0)) integral = false;
-    else {
-      if (value < min) min = value;
-      if (value > max) max = value;
-    }
-  }
-  if (!integral || max - min >= MAX_COUNTED_RANGE) return Float64Array.from(values).sort();
-  return max - min < DIGIT_VALUES ? countingSorted(values, min, max - min + 1) : radixSorted(values, min);
+  const out = float64Copy(values);
+  const range = out.length >= MIN_COUNTED_LENGTH ? integerRange(out) : null;
+  if (range === null || range.max - range.min >= MAX_COUNTED_RANGE) return out.sort();
+  if (range.max - range.min < DIGIT_VALUES) countingSort(out, range.min, range.max - range.min + 1);
+  else radixSort(out, range.min);
+  return out;
 }
 
-/** One pass: how many of each value, written out in order. */
-function countingSorted(values: ArrayLike<number>, min: number, range: number): Float64Array {
+/** The smallest and largest value when every value is an int32 other than −0 (its place before +0 is Float64Array#sort's to keep); null otherwise. */
+function integerRange(values: Float64Array): { min: number; max: number } | null {
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < values.length; i += 1) {
+    const value = values[i]!;
+    // NaN, ±Infinity, fractions and values past the int32 range fail the first test.
+    if ((value | 0) !== value || (value === 0 && 1 / value < 0)) return null;
+    if (value < min) min = value;
+    if (value > max) max = value;
+  }
+  return { min, max };
+}
+
+/** In place, one pass: how many of each value, written back in order. */
+function countingSort(values: Float64Array, min: number, range: number): void {
   const counts = new Uint32Array(range);
   for (let i = 0; i < values.length; i += 1) counts[values[i]! - min]! += 1;
-  const out = new Float64Array(values.length);
   let at = 0;
   for (let key = 0; key < range; key += 1) {
     const end = at + counts[key]!;
-    if (end > at) out.fill(key + min, at, end);
+    if (end > at) values.fill(key + min, at, end);
     at = end;
   }
-  return out;
 }
 
-/** Two stable counting passes, low digit then high digit, over the keys value − min (< 2^22). */
-function radixSorted(values: ArrayLike<number>, min: number): Float64Array {
-  const n = values.length;
-  const lowCounts = new Uint32Array(DIGIT_VALUES);
-  const highCounts = new Uint32Array(DIGIT_VALUES);
-  const keys = new Uint32Array(n);
-  for (let i = 0; i < n; i += 1) {
-    const key = values[i]! - min;
-    keys[i] = key;
-    lowCounts[key & DIGIT_MASK]! += 1;
-    highCounts[key >>> DIGIT_BITS]! += 1;
-  }
-  toStarts(lowCounts);
-  toStarts(highCounts);
-  const byLow = new Uint32Array(n);
-  for (let i = 0; i < n; i += 1) {
-    const key = keys[i]!;
-    byLow[lowCounts[key & DIGIT_MASK]!++] = key;
-  }
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i += 1) {
-    const key = byLow[i]!;
-    out[highCounts[key >>> DIGIT_BITS]!++] = key + min;
-  }
-  return out;
+/** In place: two stable counting passes, low digit then high digit, over the keys value − min (< 2^22). */
+function radixSort(values: Float64Array, min: number): void {
+  const keys = keysOf(values, min);
+  const byLow = new Uint32Array(keys.length);
+  scatter(keys, byLow, starts(keys, 0), 0);
+  const byHigh = new Uint32Array(keys.length);
+  scatter(byLow, byHigh, starts(keys, DIGIT_BITS), DIGIT_BITS);
+  for (let i = 0; i < byHigh.length; i += 1) values[i] = byHigh[i]! + min;
 }
 
-/** Counts → each digit's first index in the output (exclusive prefix sums), in place. */
-function toStarts(counts: Uint32Array): void {
+function keysOf(values: Float64Array, min: number): Uint32Array {
+  const keys = new Uint32Array(values.length);
+  for (let i = 0; i < values.length; i += 1) keys[i] = values[i]! - min;
+  return keys;
+}
+
+/** Each digit's first index in the output (exclusive prefix sums of the digit's counts), for the digit at `shift`. */
+function starts(keys: Uint32Array, shift: number): Uint32Array {
+  const counts = new Uint32Array(DIGIT_VALUES);
+  for (let i = 0; i < keys.length; i += 1) counts[(keys[i]! >>> shift) & DIGIT_MASK]! += 1;
   let start = 0;
-  for (let digit = 0; digit < counts.length; digit += 1) {
+  for (let digit = 0; digit < DIGIT_VALUES; digit += 1) {
     const count = counts[digit]!;
     counts[digit] = start;
     start += count;
+  }
+  return counts;
+}
+
+/** Stable: keys in `from` order, to their digit's next place in `to`. */
+function scatter(from: Uint32Array, to: Uint32Array, next: Uint32Array, shift: number): void {
+  for (let i = 0; i < from.length; i += 1) {
+    const key = from[i]!;
+    to[next[(key >>> shift) & DIGIT_MASK]!++] = key;
   }
 }
