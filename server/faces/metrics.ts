@@ -13,8 +13,9 @@
  *
  * Cardinality is bounded by the hardware, never by requests: per GPU at most
  * elements (12) × attributes (≈12) × 2 (value, confidence) element series, 3
- * latency statistics per element, 5 series per MIG instance (≤ 7 per GPU) and
- * 1 per MIG profile (≤ 8); HTTP durations are labelled by route template,
+ * latency statistics per element, 5 series per MIG instance (≤ 7 per GPU),
+ * 1 per MIG profile (≤ 8) and about a dozen for the conditions the result
+ * was measured under (one per clocks event reason NVML names, ≤ 10); HTTP durations are labelled by route template,
  * method and status code (unmatched paths share route="unmatched").
  *
  * promtool's linter flags dcgm-exporter's camelCase label names (`UUID`,
@@ -23,11 +24,13 @@
  * left out: three of its gauges end in `_total`, which the linter rejects.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ProbeConditions } from '../model/conditions-schema.js';
 import type { GpuTopologyDocument, ValueUnit } from '../model/document.js';
 import type { GpuSummary } from '../model/gpu.js';
 import type { TopodEvent, TopologyApi } from '../model/topology-api.js';
 import type { DynamicSnapshot } from '../dynamic/types.js';
 import type { PreparedDocument } from '../model/topology-api.js';
+import { measuredWhileBusy } from './conditions.js';
 import { elementEntries, isMigDocument, latencyAttributes, measuredAttributes, parsedDocument } from './documents.js';
 
 export const GPU_LABELS = ['gpu', 'UUID', 'device', 'pci_bus_id', 'modelName'] as const;
@@ -74,6 +77,47 @@ function absentGpuLabels(gpu: GpuSummary): GpuLabels {
   return { ...gpuLabels(gpu), gpu: '', device: '' };
 }
 
+/** The conditions of the served result (document.conditions), one gauge per quantity, in base units. */
+type ConditionGauges = Record<'busy' | 'otherProcesses' | 'smClock' | 'smClockLimit' | 'clocksEventReason' | 'temperature' | 'power' | 'persistenceMode' | 'eccMode', Gauge<string>>;
+
+function conditionGauges(registers: Registry[]): ConditionGauges {
+  const gauge = (name: string, help: string, extra: string[] = []): Gauge<string> => new Gauge({ name, help, labelNames: [...GPU_LABELS, ...extra], registers });
+  return {
+    busy: gauge('topod_probe_conditions_busy', '1 when the served result was measured while other processes used the GPU (evenIfBusy, TOPOD_PROBE_WHEN=always, or a process seen during the probe); 0 on an idle GPU'),
+    otherProcesses: gauge('topod_probe_other_processes', 'Processes other than topod\'s NVML saw on the GPU before or during the probe of the served result'),
+    smClock: gauge('topod_probe_sm_clock_hertz', 'Lowest and highest SM clock NVML read during the probe of the served result (bound: min, max)', ['bound']),
+    smClockLimit: gauge('topod_probe_sm_clock_limit_hertz', 'The SM clock\'s maximum as NVML reported it when the served result was probed'),
+    clocksEventReason: gauge('topod_probe_clocks_event_reason', 'Always 1: a reason NVML gave for holding the clocks back during the probe of the served result (gpu-idle left out)', ['reason']),
+    temperature: gauge('topod_probe_temperature_celsius', 'GPU temperature when the probe of the served result started and ended (at: start, end)', ['at']),
+    power: gauge('topod_probe_power_watts', 'Board power when the probe of the served result started and ended (at: start, end)', ['at']),
+    persistenceMode: gauge('topod_probe_persistence_mode', '1 when persistence mode was on while the served result was probed'),
+    eccMode: gauge('topod_probe_ecc_mode', '1 when ECC was enabled (current mode) while the served result was probed'),
+  };
+}
+
+type SetSeries = (gauge: Gauge<string>, series: Record<string, string>, value: number) => void;
+
+/** The served result's conditions as series; nothing for a result whose conditions are unknown (no NVML), as for one stored before they were recorded. */
+function conditionSeries(gauges: ConditionGauges, labels: GpuLabels, conditions: ProbeConditions, set: SetSeries): void {
+  if (conditions.source !== 'nvml') return;
+  set(gauges.busy, labels, measuredWhileBusy(conditions) ? 1 : 0);
+  set(gauges.otherProcesses, labels, conditions.otherProcesses.length);
+  if (conditions.smClockMHz) {
+    set(gauges.smClock, { ...labels, bound: 'min' }, conditions.smClockMHz.min * 1e6);
+    set(gauges.smClock, { ...labels, bound: 'max' }, conditions.smClockMHz.max * 1e6);
+  }
+  if (conditions.maxSmClockMHz !== null) set(gauges.smClockLimit, labels, conditions.maxSmClockMHz * 1e6);
+  for (const reason of conditions.clocksEventReasons) set(gauges.clocksEventReason, { ...labels, reason }, 1);
+  for (const at of ['start', 'end'] as const) {
+    const temperature = conditions.temperatureC[at];
+    if (temperature !== null) set(gauges.temperature, { ...labels, at }, temperature);
+    const power = conditions.powerWatts[at];
+    if (power !== null) set(gauges.power, { ...labels, at }, power);
+  }
+  if (conditions.persistenceMode !== null) set(gauges.persistenceMode, labels, conditions.persistenceMode ? 1 : 0);
+  if (conditions.eccMode !== null) set(gauges.eccMode, labels, conditions.eccMode ? 1 : 0);
+}
+
 export interface TopodMetricsOptions {
   topology: TopologyApi;
   poller?: PollSource | null;
@@ -103,6 +147,7 @@ export class TopodMetrics {
   private readonly migSms: Gauge<(typeof MIG_LABELS)[number]>;
   private readonly migMemory: Gauge<(typeof MIG_LABELS)[number]>;
   private readonly profileL2Share: Gauge<(typeof GPU_LABELS)[number] | 'GPU_I_PROFILE'>;
+  private readonly conditions: ConditionGauges;
   private readonly activeJobs: Gauge<'state'>;
   private readonly jobsFinished: Counter<'state'>;
   private readonly jobDuration: Histogram<'state'>;
@@ -148,7 +193,8 @@ export class TopodMetrics {
     this.migSms = new Gauge({ name: 'topod_mig_multiprocessors', help: 'SMs of a MIG GPU instance', labelNames: MIG_LABELS, registers });
     this.migMemory = new Gauge({ name: 'topod_mig_memory_bytes', help: 'Device memory of a MIG GPU instance', labelNames: MIG_LABELS, registers });
     this.profileL2Share = new Gauge({ name: 'topod_mig_profile_l2_share_bytes', help: 'L2 share an instance of this GPU-instance profile would get', labelNames: [...GPU_LABELS, 'GPU_I_PROFILE'], registers });
-    this.activeJobs = new Gauge({ name: 'topod_probe_jobs', help: 'Probe jobs queued or running now', labelNames: ['state'], registers });
+    this.conditions = conditionGauges(registers);
+    this.activeJobs = new Gauge({ name: 'topod_probe_jobs', help: 'Probe jobs queued, waiting for a GPU other processes use, or running now', labelNames: ['state'], registers });
     this.jobsFinished = new Counter({ name: 'topod_probe_jobs_finished_total', help: 'Probe jobs that ended, by end state', labelNames: ['state'], registers });
     this.jobDuration = new Histogram({
       name: 'topod_probe_job_duration_seconds',
@@ -201,7 +247,7 @@ export class TopodMetrics {
    */
   refresh(): void {
     for (const gauge of [this.gpuInfo, this.present, this.resultAge, this.stale]) gauge.reset();
-    const active = { queued: 0, running: 0 };
+    const active = { queued: 0, waiting: 0, running: 0 };
     const seen = new Set<string>();
     for (const gpu of this.topology.listGpus()) {
       seen.add(gpu.uuid);
@@ -215,7 +261,7 @@ export class TopodMetrics {
       this.gpuInfo.set({ ...labels, driver_version: gpu.driverVersion, probe_status: gpu.probe.status, simulated: String(gpu.simulated) }, 1);
       this.present.set(labels, 1);
       this.stale.set(labels, gpu.probe.stale ? 1 : 0);
-      if (gpu.probe.status === 'queued' || gpu.probe.status === 'running') active[gpu.probe.status] += 1;
+      if (gpu.probe.status === 'queued' || gpu.probe.status === 'waiting' || gpu.probe.status === 'running') active[gpu.probe.status] += 1;
       const lookup = this.topology.getTopology(gpu.uuid);
       const prepared = lookup.kind === 'ready' ? lookup.document : null;
       const document = prepared ? parsedDocument(prepared) : null;
@@ -233,8 +279,7 @@ export class TopodMetrics {
       this.written.set(gpu.uuid, { document: prepared, labelsKey: key, series });
     }
     for (const uuid of [...this.written.keys()]) if (!seen.has(uuid)) this.forget(uuid);
-    this.activeJobs.set({ state: 'queued' }, active.queued);
-    this.activeJobs.set({ state: 'running' }, active.running);
+    for (const [state, count] of Object.entries(active)) this.activeJobs.set({ state }, count);
   }
 
   /** Removes every document-derived series written for a GPU. */
@@ -244,7 +289,7 @@ export class TopodMetrics {
   }
 
   private documentSeries(labels: GpuLabels, document: GpuTopologyDocument, written: WrittenSeries[]): void {
-    const set = (gauge: Gauge<string>, series: Record<string, string>, value: number): void => {
+    const set: SetSeries = (gauge, series, value) => {
       gauge.set(series, value);
       written.push([gauge, series]);
     };
@@ -266,6 +311,7 @@ export class TopodMetrics {
         if (latency.confidence !== undefined) set(this.confidence as Gauge<string>, series, latency.confidence);
       }
     }
+    if (document.conditions) conditionSeries(this.conditions, labels, document.conditions, set);
     const mig = document.mig;
     if (!mig) return;
     for (const profile of mig.profiles) {

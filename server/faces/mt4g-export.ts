@@ -14,7 +14,10 @@
  * "larger than 64 KiB, not detected" sentinel ({size: 65537, confidence: 0}).
  * Everything MT4G has no field for — value sources, the L2's segments,
  * fill granularity, the MIG view, elements MT4G does not know — goes under
- * one extension key, `topod`.
+ * one extension key, `topod`. The conditions the result was measured under
+ * (other processes, clocks and their event reasons, temperature, power) sit
+ * beside MT4G's own run record in `meta`, as `meta.topodConditions` (a key
+ * MT4G does not use), and only when the document recorded them.
  */
 import type { ElementTopology, GpuTopologyDocument, LatencyValue, MeasuredValue, MigInstanceTopologyDocument } from '../model/document.js';
 import { elementEntries } from './documents.js';
@@ -24,6 +27,8 @@ export const MT4G_MEDIA_TYPE = 'application/vnd.mt4g+json';
 export const MT4G_EXTENSION_KEY = 'topod';
 /** MT4G's "larger than 64 KiB, not detected" result for the constant L1.5 (enums.hpp). */
 export const MT4G_L15_SENTINEL_BYTES = 65537;
+/** Where `meta` holds the document's `conditions`: MT4G's meta keys are timestamp, compilers, host, driver, runtime, mt4gVersion. */
+export const MT4G_CONDITIONS_KEY = 'topodConditions';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -191,6 +196,7 @@ export function mt4gResult(document: GpuTopologyDocument, options: Mt4gOptions =
   if (Object.keys(main).length > 0) memory['main'] = main;
 
   const meta: JsonObject = { timestamp: mt4gTimestamp(document.probe.finishedAt) };
+  if (document.conditions) meta[MT4G_CONDITIONS_KEY] = JSON.parse(JSON.stringify(document.conditions)) as Json;
 
   const elementExtensions: JsonObject = {};
   const unmapped: JsonObject = {};

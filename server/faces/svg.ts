@@ -5,7 +5,9 @@
  * cycles and ns, line), the L2 with its segments, device memory, and the
  * measured bandwidths on the links between them. With MIG on, each GPU
  * instance is a coloured region: its SMs, its memory slices and the L2 slices
- * in front of them, with its L2 share.
+ * in front of them, with its L2 share. The footer says, in one line, the
+ * conditions the result was measured under (a warning colour on a busy GPU);
+ * a result that recorded none has no footer.
  *
  * Deterministic: the same document gives the same bytes (no clock, no
  * randomness, fixed number formatting), so golden files compare exactly.
@@ -14,6 +16,7 @@
  */
 import type { GpcLayout } from '../model/compute-schema.js';
 import type { ElementTopology, GpuTopologyDocument, MigInstanceView } from '../model/document.js';
+import { conditionsLine } from './conditions.js';
 import { elementEntries, elementLabel, formatBandwidth, formatBytes, formatLatency } from './documents.js';
 
 const WIDTH = 960;
@@ -24,7 +27,7 @@ const GLOBAL_ELEMENTS = new Set(['l2', 'l3', 'deviceMemory']);
 /** Instance colours, distinguishable and legible behind dark text. */
 const PALETTE = ['#8ecae6', '#ffb703', '#90be6d', '#f4978e', '#b8a1e3', '#f9c74f', '#43aa8b', '#e9c46a'];
 
-const COLOURS = { gpu: '#f2f2f2', sm: '#fbe3c8', cache: '#ffffff', l2: '#d9ead3', memory: '#cfe2f3', stroke: '#444444', idle: '#e6e6e6' };
+const COLOURS = { gpu: '#f2f2f2', sm: '#fbe3c8', cache: '#ffffff', l2: '#d9ead3', memory: '#cfe2f3', stroke: '#444444', idle: '#e6e6e6', warning: '#b3261e', quiet: '#555555' };
 
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
@@ -202,6 +205,15 @@ export function topologySvg(document: GpuTopologyDocument): string {
       );
       y += 20;
     });
+  }
+
+  // Footer: how the GPU was when measured.
+  if (document.conditions) {
+    const line = conditionsLine(document.conditions);
+    y += 10;
+    const style = line.busy ? ` font-weight="bold" fill="${COLOURS.warning}"` : ` fill="${COLOURS.quiet}"`;
+    canvas.text(MARGIN, y + 12, line.busy ? `⚠ ${line.text}` : line.text, 12, ` class="conditions${line.busy ? ' busy' : ''}"${style}`);
+    y += 18;
   }
 
   const height = y + MARGIN;
