@@ -6,6 +6,7 @@
 import type { ElementTopology, MeasuredValue } from '../model/document.js';
 import type { GpuSummary } from '../model/gpu.js';
 import type { ProbeJob } from '../model/job.js';
+import { conditionsLine } from '../faces/conditions.js';
 import { elementEntries, elementLabel, formatBandwidth, formatBytes, formatLatency, type AnyTopologyDocument } from '../faces/documents.js';
 
 export function table(header: string[], rows: string[][]): string {
@@ -37,7 +38,7 @@ function confidenceText(element: ElementTopology): string {
   return values.length === 0 ? '' : Math.min(...values).toFixed(2);
 }
 
-/** element, size, latency, line, fetch, bandwidth, confidence — one row per element the document has. */
+/** element, size, latency, line, fetch, bandwidth, confidence — one row per element the document has; then the conditions it was measured under, where recorded. */
 export function topologyTable(document: AnyTopologyDocument): string {
   const rows = elementEntries(document).map(([name, element]) => [
     elementLabel(name),
@@ -49,7 +50,9 @@ export function topologyTable(document: AnyTopologyDocument): string {
     confidenceText(element),
   ]);
   const title = 'kind' in document ? `${document.migDeviceUuid} (MIG instance of ${document.parent.name})` : `${document.gpu.name} ${document.gpu.uuid}${document.simulated ? ' (simulated)' : ''}`;
-  return `${title}\n${table(['element', 'size', 'latency', 'line', 'fetch', 'bandwidth', 'confidence'], rows)}`;
+  const conditions = 'conditions' in document && document.conditions ? conditionsLine(document.conditions) : null;
+  const footer = conditions ? `\n${conditions.busy ? 'warning: ' : ''}${conditions.text}` : '';
+  return `${title}\n${table(['element', 'size', 'latency', 'line', 'fetch', 'bandwidth', 'confidence'], rows)}${footer}`;
 }
 
 export function gpuTable(gpus: GpuSummary[]): string {
@@ -67,10 +70,27 @@ export function gpuTable(gpus: GpuSummary[]): string {
   );
 }
 
+/** A job's phase; for one waiting on a GPU other processes use, why (its phase) and since when. */
+export function jobPhaseText(job: ProbeJob): string {
+  if (job.state !== 'waiting') return job.phase ?? '';
+  return `${job.phase ?? 'the GPU is busy'}${job.waitingSince ? ` (waiting since ${job.waitingSince})` : ''}`;
+}
+
+/** The state, marked when the job measures even on a busy GPU. */
+const stateText = (job: ProbeJob): string => (job.evenIfBusy ? `${job.state} (even if busy)` : job.state);
+
 export function jobTable(jobs: ProbeJob[]): string {
   return table(
     ['id', 'gpu', 'state', 'progress', 'phase', 'created', 'error'],
-    jobs.map((job) => [job.id, job.gpuUuid, job.state, `${Math.round(job.progress * 100)}%`, job.phase ?? '', job.createdAt, job.error ? `${job.error.code}: ${job.error.message}` : '']),
+    jobs.map((job) => [
+      job.id,
+      job.gpuUuid,
+      stateText(job),
+      `${Math.round(job.progress * 100)}%`,
+      jobPhaseText(job),
+      job.createdAt,
+      job.error ? `${job.error.code}: ${job.error.message}` : '',
+    ]),
   );
 }
 

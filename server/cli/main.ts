@@ -9,11 +9,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import type { GpuSummary } from '../model/gpu.js';
-import type { JobState, ProbeJob } from '../model/job.js';
+import { JOB_STATES, type JobState, type ProbeJob } from '../model/job.js';
 import { DAEMON_NODE_FLAGS } from '../node-flags.js';
 import type { AnyTopologyDocument } from '../faces/documents.js';
 import { CliError, DEFAULT_URL, TopodClient } from './client.js';
-import { gpuTable, jobTable, parseSize, topologyTable } from './format.js';
+import { gpuTable, jobPhaseText, jobTable, parseSize, topologyTable } from './format.js';
 import { fitText, type FitAnswer } from './fit-text.js';
 import { watchJob, type WatchIo } from './watch.js';
 
@@ -100,10 +100,15 @@ export function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .description('queue a (re-)probe of one GPU; --watch follows it to the end (exit status from the job)')
     .argument('<id>', 'GPU index, GPU UUID or MIG device UUID')
     .option('--only <elements>', 'comma-separated elements to re-measure (l1,l2,…); the others are kept')
-    .option('--force', 'cancel an active probe and start over')
-    .option('--watch', 'show progress until the job ends')
-    .action(async (id: string, options: { only?: string; force?: boolean; watch?: boolean }) => {
-      const body = { ...(options.only ? { only: options.only.split(',').map((s) => s.trim()).filter(Boolean) } : {}), ...(options.force ? { force: true } : {}) };
+    .option('--force', 'cancel an active (queued, waiting or running) probe and start over')
+    .option('--even-if-busy', 'measure even while other processes use the GPU, instead of waiting for it to be idle; the result says it was measured on a busy GPU, its confidences capped')
+    .option('--watch', 'show progress until the job ends (a job waiting for a busy GPU shows why)')
+    .action(async (id: string, options: { only?: string; force?: boolean; evenIfBusy?: boolean; watch?: boolean }) => {
+      const body = {
+        ...(options.only ? { only: options.only.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+        ...(options.force ? { force: true } : {}),
+        ...(options.evenIfBusy ? { evenIfBusy: true } : {}),
+      };
       const api = client();
       // Subscribed before the job is queued, so its first progress event is not missed.
       let listener: ((job: ProbeJob) => void) | null = null;
@@ -111,7 +116,7 @@ export function buildProgram(io: CliIo, exit: (code: number) => void): Command {
       try {
         const job = await api.postJson<ProbeJob>(`/v1/gpus/${pathId(id)}/probe`, body, `probe of GPU ${id}`);
         if (!options.watch) {
-          if (io.stdout.isTTY) io.stdout.write(`queued probe job ${job.id} for ${job.gpuUuid}; follow it with \`topod jobs\` or --watch\n`);
+          if (io.stdout.isTTY) io.stdout.write(`probe job ${job.id} for ${job.gpuUuid} is ${job.state}${job.state === 'waiting' ? ` (${jobPhaseText(job)})` : ''}; follow it with \`topod jobs\` or --watch\n`);
           else json(job);
           return;
         }
@@ -132,7 +137,7 @@ export function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .command('jobs')
     .description('probe jobs, newest first')
     .option('--gpu <id>', 'only this GPU')
-    .option('--state <state>', 'queued, running, succeeded, failed or cancelled')
+    .addOption(new Option('--state <state>', 'only jobs in this state (waiting: the GPU is busy with other processes; the phase says why)').choices(JOB_STATES))
     .option('--limit <n>', 'at most n jobs (1…500)')
     .option('--json', 'print JSON even on a terminal')
     .action(async (options: { gpu?: string; state?: JobState; limit?: string; json?: boolean }) => {

@@ -2,12 +2,14 @@
  * `topod probe --watch`: follows one job through the event stream (polling
  * the job as a safety net for a dropped stream) until it ends. On a terminal,
  * a cli-progress bar with the phase name; otherwise one plain line per phase
- * or 10 % step, so logs and pipes stay readable. The exit status is the
+ * or 10 % step, so logs and pipes stay readable. A job waiting for a GPU
+ * other processes use shows why (each new reason once). The exit status is the
  * job's end state: 0 succeeded, 1 failed or cancelled.
  */
 import { Presets, SingleBar } from 'cli-progress';
 import type { ProbeJob } from '../model/job.js';
 import type { TopodClient } from './client.js';
+import { jobPhaseText } from './format.js';
 
 export interface WatchIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -34,7 +36,7 @@ function barDisplay(io: WatchIo): Display {
   }, Presets.shades_classic);
   bar.start(100, 0, { phase: 'queued' });
   return {
-    update: (job) => bar.update(Math.round(job.progress * 100), { phase: job.phase ?? job.state }),
+    update: (job) => bar.update(Math.round(job.progress * 100), { phase: job.state === 'waiting' ? `waiting: ${jobPhaseText(job)}` : (job.phase ?? job.state) }),
     stop: () => bar.stop(),
   };
 }
@@ -44,10 +46,11 @@ function lineDisplay(io: WatchIo): Display {
   return {
     update(job) {
       const percent = Math.round(job.progress * 100);
-      const line = `${job.state} ${Math.floor(percent / 10) * 10}% ${job.phase ?? ''}`.trimEnd();
+      const phase = jobPhaseText(job);
+      const line = `${job.state} ${Math.floor(percent / 10) * 10}% ${phase}`.trimEnd();
       if (line === last) return;
       last = line;
-      io.stdout.write(`${job.state} ${percent}% ${job.phase ?? ''}`.trimEnd() + '\n');
+      io.stdout.write(`${job.state} ${percent}% ${phase}`.trimEnd() + '\n');
     },
     stop: () => undefined,
   };

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { fitText } from '../../../server/cli/fit-text.js';
-import { gpuTable, jobTable, parseSize, topologyTable } from '../../../server/cli/format.js';
+import { gpuTable, jobPhaseText, jobTable, parseSize, topologyTable } from '../../../server/cli/format.js';
+import { conditionsLine } from '../../../server/faces/conditions.js';
 import { elementLabel } from '../../../server/faces/documents.js';
 import { fitAdvice } from '../../../server/faces/fit.js';
 import type { ElementTopology } from '../../../server/model/document.js';
 import { mergeMigInstance } from '../../../server/topology/merge.js';
 import { mergedGpu, recordedH100Result } from '../../helpers/face-documents.js';
 import { makeGpu, makeJob } from '../../integration/api/fake-topology.js';
+import { busyConditions, idleConditions } from '../faces/conditions-documents.js';
 
 const withMig = mergedGpu(recordedH100Result(), 'h100-80gb-mig-mixed.json');
 const withoutNvml = mergedGpu(recordedH100Result(), null);
@@ -60,5 +62,24 @@ describe('tables', () => {
     const jobs = jobTable([makeJob({ id: 'job-1' }), makeJob({ id: 'job-2', state: 'failed' })]);
     expect(jobs).toContain('job-2');
     expect(jobs.split('\n')).toHaveLength(4);
+  });
+
+  it('a job waiting for a busy GPU: its state, why, and since when; a job that measures even if busy says so', () => {
+    const waiting = makeJob({ id: 'job-w', state: 'waiting', phase: 'gpu-busy: 1 compute process (2.3 GiB), 100 % utilization', waitingSince: '2026-01-01T10:00:00.000Z' });
+    expect(jobPhaseText(waiting)).toBe('gpu-busy: 1 compute process (2.3 GiB), 100 % utilization (waiting since 2026-01-01T10:00:00.000Z)');
+    expect(jobPhaseText(makeJob({ state: 'running', phase: 'l2' }))).toBe('l2');
+    const text = jobTable([waiting, makeJob({ id: 'job-b', state: 'running', evenIfBusy: true })]);
+    const row = text.split('\n').find((line) => line.startsWith('job-w'));
+    expect(row).toMatch(/ waiting +0% +gpu-busy: 1 compute process \(2\.3 GiB\), 100 % utilization \(waiting since 2026-01-01T10:00:00\.000Z\)/);
+    expect(text.split('\n').find((line) => line.startsWith('job-b'))).toContain('running (even if busy)');
+  });
+
+  it('topology: the conditions under the table, marked as a warning when measured on a busy GPU; nothing when none were recorded', () => {
+    const uuid = withoutNvml.merged.gpu.uuid;
+    const busy = topologyTable({ ...withoutNvml.merged, conditions: busyConditions(uuid) }).split('\n');
+    expect(busy.at(-1)).toBe(`warning: ${conditionsLine(busyConditions(uuid)).text}`);
+    expect(busy[1]).toMatch(/^element\s+size/);
+    expect(topologyTable({ ...withoutNvml.merged, conditions: idleConditions(uuid) }).split('\n').at(-1)).toBe(conditionsLine(idleConditions(uuid)).text);
+    expect(topologyTable(withoutNvml.merged).split('\n').at(-1)).not.toMatch(/GPU|conditions/);
   });
 });
