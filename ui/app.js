@@ -1,5 +1,6 @@
-// topod's dashboard: the GPUs, the selected GPU's picture and MIG instances with their L2 shares, live
-// probe progress and MIG changes from the /v1/events stream, and fit advice. Plain ES modules, no build step.
+// topod's dashboard: the GPUs, the selected GPU's picture and MIG instances with their L2 shares, the conditions
+// the result was measured under, live probe progress (a probe waiting for a busy GPU with its reason) and MIG
+// changes from the /v1/events stream, and fit advice. Plain ES modules, no build step.
 const $ = (selector) => document.querySelector(selector);
 const state = { gpus: [], selected: null };
 
@@ -15,6 +16,37 @@ function cell(row, text) {
   const td = document.createElement('td');
   td.textContent = text;
   row.append(td);
+}
+
+const span = (a, b) => {
+  const low = Math.round(Math.min(a, b));
+  const high = Math.round(Math.max(a, b));
+  return low === high ? String(low) : `${low}–${high}`;
+};
+
+// The document's `conditions` in one line, as the picture's footer says them (server/faces/conditions.ts).
+function conditionsNote(conditions) {
+  if (conditions.source === 'none') return { text: `conditions unknown${conditions.note ? `: ${conditions.note}` : ''}`, busy: false };
+  const processes = conditions.otherProcesses;
+  const busy = conditions.probedWhileBusy || conditions.busyAtStart || processes.length > 0;
+  const memory = processes.reduce((sum, p) => sum + (p.usedMemoryBytes ?? 0), 0);
+  const tenants = processes.length === 0
+    ? (conditions.busyReason ?? 'other processes').replace(/^gpu-busy:\s*/, '')
+    : `${processes.length} other process${processes.length === 1 ? '' : 'es'}${memory > 0 ? ` (${formatBytes(memory)})` : ''}`;
+  const parts = [busy ? `measured on a busy GPU: ${tenants}` : 'idle GPU'];
+  if (conditions.smClockMHz) parts.push(`SM ${span(conditions.smClockMHz.min, conditions.smClockMHz.max)} MHz`);
+  const { start, end } = conditions.temperatureC;
+  if (start !== null || end !== null) parts.push(`${span(start ?? end, end ?? start)} °C`);
+  if (conditions.clocksEventReasons.length > 0) parts.push(`clocks held back: ${conditions.clocksEventReasons.join(', ')}`);
+  return { text: parts.join(' · '), busy };
+}
+
+function showConditions(document_) {
+  const element = $('#conditions');
+  const note = document_?.conditions ? conditionsNote(document_.conditions) : null;
+  element.hidden = note === null;
+  element.classList.toggle('busy', note?.busy === true);
+  element.textContent = note === null ? '' : `${note.busy ? '⚠ ' : ''}${note.text}${note.busy ? ' — its values are less sure; probe again when the GPU is idle' : ''}`;
 }
 
 async function getJson(url) {
@@ -58,8 +90,10 @@ async function loadTopology() {
   } catch (error) {
     $('#mig-empty').textContent = error.body?.detail ?? String(error);
     $('#picture').removeAttribute('src');
+    showConditions(null);
     return;
   }
+  showConditions(document_);
   // Fetched (revalidated by its ETag, which follows the document's) and shown from a blob, so a changed picture is redrawn.
   const picture = await fetch(`/v1/gpus/${encodeURIComponent(uuid)}/topology.svg`, { cache: 'no-cache' });
   if (picture.ok) {
@@ -87,11 +121,14 @@ async function loadTopology() {
 
 function showProbe(job) {
   if (job.gpuUuid !== state.selected) return;
+  const waiting = job.state === 'waiting';
   const progress = $('#probe-progress');
   progress.hidden = job.state !== 'running' && job.state !== 'queued';
   progress.value = job.progress;
-  $('#probe-state').textContent = `probe ${job.state} ${Math.round(job.progress * 100)}%`;
-  $('#probe-phase').textContent = job.phase ?? '';
+  $('#probe').classList.toggle('waiting', waiting);
+  // A waiting job holds no GPU: it says why (its phase) and since when, and is looked at again with backoff.
+  $('#probe-state').textContent = waiting ? 'probe waiting for the GPU' : `probe ${job.state} ${Math.round(job.progress * 100)}%`;
+  $('#probe-phase').textContent = waiting && job.waitingSince ? `${job.phase ?? 'busy'} (since ${job.waitingSince.slice(11, 19)})` : (job.phase ?? '');
 }
 
 function logEvent(event) {
@@ -110,7 +147,13 @@ function listen() {
     logEvent(event);
     handler(event);
   });
-  for (const type of ['probe.queued', 'probe.waiting', 'probe.started', 'probe.progress', 'probe.succeeded', 'probe.failed', 'probe.cancelled']) on(type, (event) => showProbe(event.job));
+  for (const type of ['probe.queued', 'probe.waiting', 'probe.started', 'probe.progress', 'probe.succeeded', 'probe.failed', 'probe.cancelled']) {
+    on(type, (event) => {
+      showProbe(event.job);
+      // The GPU list shows each GPU's probe status: refreshed when a job starts, waits or ends.
+      if (type !== 'probe.progress' && type !== 'probe.queued') loadGpus().catch(() => undefined);
+    });
+  }
   on('mig.changed', (event) => event.gpuUuid === state.selected && loadTopology());
   on('topology.changed', (event) => event.gpuUuid === state.selected && loadTopology());
   for (const type of ['gpu.added', 'gpu.removed']) on(type, () => loadGpus());

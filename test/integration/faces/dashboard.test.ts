@@ -2,8 +2,10 @@
  * The dashboard in a real browser: Debian's headless Chromium driven by
  * puppeteer-core, against a real daemon (simulated GPU, fake NVML with a
  * mixed MIG layout). The page lists the GPU and draws its picture, follows a
- * MIG change made to the fake-NVML scenario, and shows a running probe's
- * progress; a screenshot is written to test-output/dashboard.png.
+ * MIG change made to the fake-NVML scenario, shows a running probe's
+ * progress, a probe waiting while another process uses the GPU (with the
+ * reason), and a result measured anyway with a visible note; screenshots are
+ * written to test-output/dashboard.png and dashboard-busy.png.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,6 +97,31 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
     await page.screenshot({ path: path.join(OUT, 'dashboard.png') });
     await page.waitForFunction(() => document.querySelector('#probe-state')?.textContent === 'probe succeeded 100%', { timeout: 90_000 });
   }, 120_000);
+
+  it('shows a probe waiting for a busy GPU with its reason, and a result measured anyway with a visible note', async () => {
+    const probe = (body: object) => fetch(`${daemon.baseUrl}/v1/gpus/0/probe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const scenario = JSON.parse(readFileSync(scenarioPath, 'utf8')) as Record<string, any>;
+    scenario['devices'][0].processes = [{ pid: 48213, usedMemoryBytes: 2415919104, type: 'compute' }];
+    writeScenario(scenarioPath, scenario);
+    try {
+      expect((await probe({ force: true, only: ['shared'] })).status).toBe(202);
+      await page.waitForFunction(
+        () => document.querySelector('#probe-state')?.textContent === 'probe waiting for the GPU' && /^gpu-busy: 1 compute process/.test(document.querySelector('#probe-phase')?.textContent ?? ''),
+        { timeout: 30_000 },
+      );
+      expect(await page.$eval('#probe', (el) => el.classList.contains('waiting'))).toBe(true);
+      await page.waitForFunction(() => document.querySelector('#gpus li')?.textContent?.endsWith('— waiting'), { timeout: 10_000 });
+
+      expect((await probe({ force: true, evenIfBusy: true, only: ['shared'] })).status).toBe(202);
+      await page.waitForFunction(() => document.querySelector('#conditions.busy:not([hidden])')?.textContent?.startsWith('⚠ measured on a busy GPU: 1 other process'), { timeout: 90_000 });
+      expect(await page.$eval('#probe-state', (el) => el.textContent)).toBe('probe succeeded 100%');
+      mkdirSync(OUT, { recursive: true });
+      await page.screenshot({ path: path.join(OUT, 'dashboard-busy.png') });
+    } finally {
+      delete scenario['devices'][0].processes;
+      writeScenario(scenarioPath, scenario);
+    }
+  }, 150_000);
 });
 
 describe.skipIf(HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
