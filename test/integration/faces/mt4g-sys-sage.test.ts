@@ -16,6 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { mt4gJson } from '../../../server/faces/mt4g-export.js';
 import type { ElementTopology, GpuTopologyDocument } from '../../../server/model/document.js';
 import { mergedGpu, recordedH100Result, simulatedH100Result } from '../../helpers/face-documents.js';
+import { busyConditions } from '../../unit/faces/conditions-documents.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const THIRD_PARTY = path.resolve(HERE, '../../../../shared/third-party');
@@ -146,6 +147,18 @@ describe.skipIf(WHY_NOT !== null)('sys-sage reads topod’s MT4G export', () => 
     expect(exported['memory'].main.latency.mean).toBe(document.elements.deviceMemory!.latency!.mean);
     expect(exported['memory'].l2.segmentSize.size).toBe(document.elements.l2!.segmentSize!.value);
     for (const note of notes) console.warn(note);
+  });
+
+  it('a result with its conditions in meta.topodConditions reads as the same result without them', () => {
+    const result = recordedH100Result();
+    const plain = exportTo(dir, 'h100-plain.json', mergedGpu(result, 'h100-80gb-mig-off.json').merged);
+    const withConditions = exportTo(dir, 'h100-conditions.json', mergedGpu({ ...result, conditions: busyConditions(result.gpu.uuid) }, 'h100-80gb-mig-off.json').merged);
+    expect(withConditions.exported['meta'].topodConditions.probedWhileBusy).toBe(true);
+    const read = sysSageRead(withConditions.file);
+    const reference = sysSageRead(plain.file);
+    expect(read.gpu).toEqual(reference.gpu);
+    expect([...read.components.entries()]).toEqual([...reference.components.entries()]);
+    expect([...read.paths.entries()]).toEqual([...reference.paths.entries()]);
   });
 
   it('a simulated H100 with every element: per-SM caches, constant caches and shared memory as the document says', async () => {
