@@ -11,6 +11,7 @@
  * ~30 MB RSS, so for production memory figures build and run
  * `node dist/bench/api.js`.
  */
+import type { PreparedDocument } from '../server/model/topology-api.js';
 import { DAEMON_NODE_FLAGS } from '../server/node-flags.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -103,7 +104,7 @@ async function serveApp(): Promise<void> {
   const { inertTopology } = await import('../server/api/inert-topology.js');
   const { body, etag } = await documentFromParent();
   const topology = inertTopology({
-    getTopology: (id) => (id === '0' ? { kind: 'ready', document: { body, etag } } : { kind: 'unknown' }),
+    getTopology: (id) => (id === '0' ? { kind: 'ready', document: { value: JSON.parse(body) as PreparedDocument['value'], body, etag } } : { kind: 'unknown' }),
     health: () => ({ ready: true, checks: {} }),
   });
   const app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024 }, topology, version: 'bench' });

@@ -1,8 +1,8 @@
 /**
  * How the faces (metrics, picture, MT4G export, fit advice, CLI) read the
- * topology: the same prepared documents the JSON route sends, parsed once per
- * document object (the topology service keeps the object while its bytes stay
- * the same), so a scrape or a picture never re-parses an unchanged document.
+ * topology: the objects the JSON route's prepared documents were serialised
+ * from (the topology service keeps one while its bytes stay the same), so a
+ * scrape or a picture never parses a document.
  * The faces read whatever elements and attributes a document has: nothing
  * here lists them.
  */
@@ -11,16 +11,9 @@ import type { PreparedDocument, TopologyApi, TopologyLookup } from '../model/top
 
 export type AnyTopologyDocument = GpuTopologyDocument | MigInstanceTopologyDocument;
 
-const parsed = new WeakMap<PreparedDocument, AnyTopologyDocument>();
-
-/** The parsed document behind a prepared one (cached per object). */
+/** The document object behind a prepared one. */
 export function parsedDocument(document: PreparedDocument): AnyTopologyDocument {
-  let value = parsed.get(document);
-  if (value === undefined) {
-    value = JSON.parse(document.body) as AnyTopologyDocument;
-    parsed.set(document, value);
-  }
-  return value;
+  return document.value;
 }
 
 export function isMigDocument(document: AnyTopologyDocument): document is MigInstanceTopologyDocument {

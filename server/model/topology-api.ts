@@ -2,12 +2,17 @@
  * What the HTTP layer may ask of the rest of the daemon. Routes never touch
  * SQLite, NVML or a probe directly (DESIGN.md: clean seams); they read these.
  */
-import type { ElementName } from './document.js';
+import type { ElementName, GpuTopologyDocument, MigInstanceTopologyDocument } from './document.js';
 import type { GpuSummary, MigDeviceSummary } from './gpu.js';
 import type { JobPage, JobPosition, JobQuery, ProbeJob } from './job.js';
 
-/** A document ready to send: serialised once per change, never per request. */
-export interface PreparedDocument {
+/**
+ * A document ready to send: serialised once per change, never per request,
+ * with the object it was serialised from, which every face reads (never
+ * parsed back from the body). Treat `value` as immutable.
+ */
+export interface PreparedDocument<T = GpuTopologyDocument | MigInstanceTopologyDocument> {
+  value: T;
   body: string;
   etag: string;
 }

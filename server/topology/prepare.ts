@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { PreparedDocument } from './../model/topology-api.js';
 
 /** Serialises once and derives a strong ETag from the bytes, so equal documents share a tag. */
-export function prepareDocument(document: unknown): PreparedDocument {
+export function prepareDocument<T>(document: T): PreparedDocument<T> {
   const body = JSON.stringify(document);
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-  return { body, etag };
+  return { value: document, body, etag };
 }

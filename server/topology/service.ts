@@ -124,7 +124,9 @@ export class TopologyService implements TopologyApi {
     const found = this.registry.resolve(id);
     if (!found?.migDeviceUuid) return null;
     const uuid = found.gpu.identity.uuid;
-    const view = migViewFor(this.probes.get(uuid)?.result?.document ?? null, this.dynamicPart(uuid).device);
+    // The served document's MIG view when there is one (built once per change); else the live layout alone.
+    const served = this.documents.get(uuid)?.value;
+    const view = served && 'mig' in served ? served.mig : migViewFor(null, this.dynamicPart(uuid).device);
     return view ? migDeviceSummary(this.summary(found.gpu), view, found.migDeviceUuid) : null;
   }
 

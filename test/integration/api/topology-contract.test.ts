@@ -53,7 +53,7 @@ describe('topology responses against the document schemas', () => {
     const topology = new ServedTopology();
     topology.gpus = [summary];
     topology.documents.set('0', { kind: 'ready', document: prepareDocument(merged) });
-    for (const uuid of migUuids) topology.documents.set(uuid, { kind: 'ready', document: prepareDocument(mergeMigInstance(merged, uuid)) });
+    for (const uuid of migUuids) topology.documents.set(uuid, { kind: 'ready', document: prepareDocument(mergeMigInstance(merged, uuid) as NonNullable<ReturnType<typeof mergeMigInstance>>) });
     t = await buildTestApp({ topology });
     published = publishedDocumentErrors((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json());
   }, 60_000);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeGpu, makeJob } from './fake-topology.js';
 import { PROBLEM_TYPE, buildTestApp, type TestApp } from './harness.js';
+import type { PreparedDocument } from '../../../server/model/topology-api.js';
 
 // Deliberately not in JSON.stringify's canonical form: proves the body is sent as-is.
 const BODY = '{ "schemaVersion": 1,\n  "gpu": {"uuid": "x", "name": "y"}, "elements": {} }';
@@ -16,7 +17,7 @@ describe('GET /v1/gpus/{id}/topology', () => {
 
   describe('when ready', () => {
     beforeEach(() => {
-      t.topology.topologies.set(uuid, { kind: 'ready', document: { body: BODY, etag: ETAG } });
+      t.topology.topologies.set(uuid, { kind: 'ready', document: { value: JSON.parse(BODY) as PreparedDocument['value'], body: BODY, etag: ETAG } });
     });
 
     it('sends the prepared body byte for byte with ETag and Cache-Control: no-cache', async () => {
@@ -55,7 +56,7 @@ describe('GET /v1/gpus/{id}/topology', () => {
     });
 
     it('quotes a bare tag from the service', async () => {
-      t.topology.topologies.set(uuid, { kind: 'ready', document: { body: BODY, etag: 'bare' } });
+      t.topology.topologies.set(uuid, { kind: 'ready', document: { value: JSON.parse(BODY) as PreparedDocument['value'], body: BODY, etag: 'bare' } });
       const res = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology' });
       expect(res.headers.etag).toBe('"bare"');
     });
