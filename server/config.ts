@@ -290,7 +290,7 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     key: 'probeMaxWaitMs',
     env: 'TOPOD_PROBE_MAX_WAIT_MS',
     flag: '--probe-max-wait-ms',
-    help: 'a probe waiting for its busy GPU (looked at again after 5 s, then twice as late each time, at most every 5 min) fails with TOPOD_ERR_GPU_BUSY after this many ms',
+    help: 'a probe waiting for its busy GPU (looked at again after 5 s, then twice as late each time, at least once a minute) fails with TOPOD_ERR_GPU_BUSY after this many ms',
     parse: integerIn(1000, 30 * 86_400_000),
     fallback: 24 * 3_600_000,
   },

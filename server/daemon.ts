@@ -62,9 +62,9 @@ export interface DaemonOptions {
   gpuWatch?: Partial<Pick<GpuWatchOptions, 'firstRetryMs' | 'maxRetryMs' | 'watchIntervalMs' | 'windowMs'>>;
 }
 
-/** A busy GPU is looked at again after 5 s, then twice as late each time, at most every 5 min. */
+/** A busy GPU is looked at again after 5 s, then twice as late each time, at least once a minute. */
 const BUSY_FIRST_RETRY_MS = 5_000;
-const BUSY_MAX_RETRY_MS = 5 * 60_000;
+const BUSY_MAX_RETRY_MS = 60_000;
 /** NVML is read this often during a probe (clocks, tenants); utilization is averaged over a second before one. */
 const WATCH_INTERVAL_MS = 1_000;
 const BUSY_WINDOW_MS = 1_000;
