@@ -11,10 +11,15 @@
  * stall shows as one long answer: the max is the figure that catches it.
  * The first answer of each client (connection set-up) is left out.
  *
+ * Then, as the baseline, the same clients for --idle-s more with nothing
+ * left to probe.
+ *
  * Prints the machine, the GPUs and probe concurrency, the probing span, and
- * per endpoint answers, p50, p99 and max, held against the goal (p99 ≤ 10 ms,
- * max ≤ 50 ms); also the daemon's own event-loop delay when /metrics has one.
- * Exits 1 when a goal is missed or a probe fails.
+ * per endpoint answers, p50, p99, max and the slowest answers' times, held
+ * against the goal (p99 ≤ 10 ms, max ≤ 50 ms); also the daemon's own
+ * event-loop delay (read inside it through an --import preload, and from
+ * /metrics when it has such a series) and this client's, to tell a slow
+ * daemon from a busy machine. Exits 1 when a goal is missed or a probe fails.
  *
  *   --backend sim|native   sim (default): simulated H100s, no NVML;
  *                          native: the machine's GPUs, probe and NVML
