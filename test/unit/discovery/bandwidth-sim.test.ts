@@ -10,6 +10,7 @@ import { DOCUMENT_SCHEMA_VERSION, type RawSeries, type ResultDocument } from '..
 import { mergeTopology } from '../../../server/topology/merge.js';
 import { prepareDocument } from '../../../server/topology/prepare.js';
 import { documentErrors } from '../../helpers/document-validator.js';
+import { WHOLE_DISCOVERY_TIMEOUT_MS } from '../../helpers/simulated-discovery.js';
 import { makeGpu } from '../../integration/api/fake-topology.js';
 
 /**
@@ -59,7 +60,7 @@ describe.each(Object.values(GPU_MODELS))('bandwidth discovery on the simulated $
     expect(outcome.warnings).toEqual([]);
     // The document with bandwidths stays valid, and re-analysis gives the same elements.
     expect(reanalyse(outcome.raw, ['l2', 'deviceMemory']).elements).toEqual(outcome.elements);
-  }, 60_000);
+  }, WHOLE_DISCOVERY_TIMEOUT_MS);
 
   it('records every geometry (the curve): one pass launch-bound on the L2, threads and SMs saturating', async () => {
     const { channel } = await open(model, 22);
@@ -132,5 +133,5 @@ describe('a result with bandwidths', () => {
     const result: ResultDocument = { ...recorded, schemaVersion: DOCUMENT_SCHEMA_VERSION, carveout: null, elements: { ...recorded.elements, deviceMemory: outcome.elements.deviceMemory } };
     const gpu = mergeTopology(result, { summary: makeGpu({ uuid: result.gpu.uuid }), jobUrl: null }, { available: false, reason: 'no NVML here', driverVersion: null, device: null });
     expect(documentErrors('GpuTopologyDocument', JSON.parse(prepareDocument(gpu).body))).toEqual([]);
-  }, 60_000);
+  }, WHOLE_DISCOVERY_TIMEOUT_MS);
 });

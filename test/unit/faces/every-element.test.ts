@@ -9,6 +9,7 @@ import { elementLabel } from '../../../server/faces/documents.js';
 import { mt4gResult } from '../../../server/faces/mt4g-export.js';
 import { elementSummary, topologySvg } from '../../../server/faces/svg.js';
 import { mergedGpu, simulatedH100Result } from '../../helpers/face-documents.js';
+import { WHOLE_DISCOVERY_TIMEOUT_MS } from '../../helpers/simulated-discovery.js';
 
 describe('faces of a document with every element (simulated H100)', () => {
   it('the picture draws every element, with the L1.5 as a bound', async () => {
@@ -19,7 +20,7 @@ describe('faces of a document with every element (simulated H100)', () => {
       for (const name of Object.keys(merged.elements)) expect(svg).toContain(elementLabel(name));
       expect(elementSummary(merged.elements.constantL15!)).toContain('≥');
     }
-  }, 60_000);
+  }, WHOLE_DISCOVERY_TIMEOUT_MS);
 
   it('the MT4G export writes the per-SM caches MT4G has sections for, and keeps the bound as MT4G’s sentinel', async () => {
     const { merged } = mergedGpu(await simulatedH100Result(), 'h100-80gb-mig-mixed.json');
@@ -29,5 +30,5 @@ describe('faces of a document with every element (simulated H100)', () => {
     expect(exported['memory'].constant.l1.size.size).toBe(merged.elements.constantL1!.size!.value);
     // MT4G writes "more than the constant bank" as one byte past it.
     expect(exported['memory'].constant['l1.5'].size.size).toBeGreaterThan(merged.elements.constantL15!.size!.value);
-  }, 60_000);
+  }, WHOLE_DISCOVERY_TIMEOUT_MS);
 });
