@@ -58,7 +58,7 @@ describe('NVML failing while the simulator measures its GPUs', () => {
     expect((await getJson(`${second.baseUrl}/v1/gpus/${uuid}/topology`)).status).toBe(200);
 
     writeScenario(scenarioPath, scenario);
-    await eventually(() => getJson(`${second.baseUrl}/readyz`), (r) => r.status === 200 && /driver/.test(r.body.checks.nvml.detail), 10_000);
+    await eventually(() => getJson(`${second.baseUrl}/readyz`), (r) => r.status === 200 && /driver/.test(r.body.checks.nvml.detail), 30_000);
     await new Promise((r) => setTimeout(r, 5 * POLL_MS));
     const after = await getJson(`${second.baseUrl}/v1/gpus`);
     expect(after.body.gpus.map((g: any) => [g.uuid, g.index, g.present, g.driverSource])).toEqual([[uuid, 0, true, 'nvml']]);
@@ -83,13 +83,13 @@ describe('NVML failing while the simulator measures its GPUs', () => {
     running.push(daemon);
     const before = await eventually(() => getJson(`${daemon.baseUrl}/v1/gpus/${uuid}/topology`), (r) => r.status === 200, DAEMON_PROBE_WAIT_MS);
     writeScenario(scenarioPath, { ...off, failures: { calls: { nvmlDeviceGetCount_v2: 'NVML_ERROR_UNKNOWN' } } });
-    await eventually(() => getJson(`${daemon.baseUrl}/readyz`), (r) => r.status === 503, 5000);
+    await eventually(() => getJson(`${daemon.baseUrl}/readyz`), (r) => r.status === 503, 30_000);
     // The partition changes while NVML is away, and NVML comes back already showing it.
     writeScenario(scenarioPath, mixed);
     const after = await eventually(
       () => getJson(`${daemon.baseUrl}/v1/gpus/${uuid}/topology`),
       (r) => r.status === 200 && r.body.dynamic.available === true && JSON.stringify(r.body.mig) !== JSON.stringify(before.body.mig),
-      10_000,
+      30_000,
     );
     expect((await getJson(`${daemon.baseUrl}/v1/gpus/${uuid}`)).body.migDeviceUuids.length).toBeGreaterThan(0);
   }, DAEMON_PROBE_WAIT_MS + 60_000);

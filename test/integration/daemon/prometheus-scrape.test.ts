@@ -13,6 +13,7 @@ import { profileLabel } from '../../../server/faces/metrics.js';
 import type { DaemonProcess } from '../../helpers/daemon-process.js';
 import { startFakeNvmlDaemon } from '../../helpers/fake-nvml-daemon.js';
 import { eventually, getJson } from '../../helpers/http.js';
+import { DAEMON_PROBE_WAIT_MS } from '../../helpers/probed-database.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 import { assertNativeBuilt } from '../nvml/fake-nvml.js';
 
@@ -53,7 +54,7 @@ describe('Prometheus scrapes topod', () => {
 
       const { body: list } = await getJson(`${daemon.baseUrl}/v1/gpus`);
       const gpu = list.gpus[0];
-      const { body: document } = await eventually(() => getJson(`${daemon.baseUrl}/v1/gpus/0/topology`), (r) => r.status === 200, 90_000, 250);
+      const { body: document } = await eventually(() => getJson(`${daemon.baseUrl}/v1/gpus/0/topology`), (r) => r.status === 200, DAEMON_PROBE_WAIT_MS, 250);
       const instance = document.mig.instances.find((i: { l2: { bytes: number | null } }) => i.l2.bytes !== null);
       expect(instance).toBeDefined();
 
@@ -95,6 +96,6 @@ describe('Prometheus scrapes topod', () => {
       const up = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent('up{job="topod"}')}`).then((r) => r.json() as Promise<any>);
       expect(up.data.result[0].value[1]).toBe('1');
     },
-    180_000,
+    DAEMON_PROBE_WAIT_MS + 120_000,
   );
 });
