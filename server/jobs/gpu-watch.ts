@@ -133,7 +133,8 @@ export function conditionsFrom(looks: readonly Look[], probedWhileBusy: boolean)
     source: start ? 'nvml' : 'none',
     note: start ? null : (first?.reason ?? 'not looked at'),
     busyAtStart,
-    probedWhileBusy: probedWhileBusy && busyAtStart,
+    // Allowed to measure a busy GPU: busy when it started, or someone came during it.
+    probedWhileBusy: probedWhileBusy && (busyAtStart || processes.size > 0),
     busyReason: first && first.activity ? first.reason : null,
     otherProcesses: [...processes.values()].slice(0, MAX_RECORDED_PROCESSES),
     smClockMHz: clocks.length > 0 ? { min: Math.min(...clocks), max: Math.max(...clocks) } : null,

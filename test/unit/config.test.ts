@@ -80,6 +80,8 @@ describe('loadConfig', () => {
     [{ TOPOD_BACKEND: 'gpu' }, [], /TOPOD_BACKEND must be one of auto \| native \| sim, got "gpu"/],
     [{}, ['--log-level', 'loud'], /--log-level must be one of/],
     [{ TOPOD_PROBE_CONCURRENCY: '0' }, [], /TOPOD_PROBE_CONCURRENCY must be an integer from 1/],
+    [{ TOPOD_PROBE_WHEN: 'sometimes' }, [], /TOPOD_PROBE_WHEN must be one of idle \| always, got "sometimes"/],
+    [{ TOPOD_PROBE_MAX_WAIT_MS: '-5' }, [], /TOPOD_PROBE_MAX_WAIT_MS must be an integer from 1000/],
     [{ TOPOD_ADMIN_TOKEN: 'short' }, [], /at least 8 characters/],
     [{ TOPOD_SIM_MODEL: 'H100 SXM' }, [], /model names like/],
     [{ TOPOD_POLL_MS: '10' }, [], /TOPOD_POLL_MS must be an integer from 50 to 3600000, got "10"/],
@@ -97,7 +99,7 @@ describe('loadConfig', () => {
   });
 
   it('lists every variable in the usage text', () => {
-    const names = ['TOPOD_HOST', 'TOPOD_PORT', 'TOPOD_DB', 'TOPOD_BACKEND', 'TOPOD_SIM_MODEL', 'TOPOD_LOG_LEVEL', 'TOPOD_ADMIN_TOKEN', 'TOPOD_PROBE_CONCURRENCY', 'TOPOD_POLL_MS'];
+    const names = ['TOPOD_HOST', 'TOPOD_PORT', 'TOPOD_DB', 'TOPOD_BACKEND', 'TOPOD_SIM_MODEL', 'TOPOD_LOG_LEVEL', 'TOPOD_ADMIN_TOKEN', 'TOPOD_PROBE_CONCURRENCY', 'TOPOD_PROBE_WHEN', 'TOPOD_PROBE_MAX_WAIT_MS', 'TOPOD_POLL_MS'];
     names.push('TOPOD_BODY_LIMIT_BYTES', 'TOPOD_NVML_LIB', 'TOPOD_NVML_ADDON', 'TOPOD_PROBE_PATH', 'TOPOD_PROBE_DEADLINE_MS', 'TOPOD_FAKE_NVML_SCENARIO');
     names.push('TOPOD_ADMIN_TOKEN_FILE', 'TOPOD_INSECURE', 'TOPOD_LOCK_DIR', 'TOPOD_RETAIN_RESULTS', 'TOPOD_RETAIN_JOBS_DAYS', 'TOPOD_RATE_LIMIT_PER_MIN');
     names.push('TOPOD_MAX_CONNECTIONS', 'TOPOD_MAX_EVENT_STREAMS', 'TOPOD_REQUEST_TIMEOUT_MS');
