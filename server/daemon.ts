@@ -12,6 +12,8 @@ import type { GpuIdentity } from './model/gpu.js';
 import { selectBackend } from './gpu/select-backend.js';
 import type { GpuWatchOptions } from './jobs/gpu-watch.js';
 import { ProbeScheduler } from './jobs/scheduler.js';
+import { WorkerProbeRunner } from './jobs/worker-probe-runner.js';
+import type { BackendRecipe } from './gpu/backend-recipe.js';
 import { createAnalysisExecutor } from './results/analysis-executor.js';
 import { ResultLifecycle } from './results/lifecycle.js';
 import type { Db } from './store/database.js';
@@ -178,12 +180,21 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   const lifecycle = analysis
     ? new ResultLifecycle({ db, results, jobs, analysis, analysisVersion: discovery.version, logger, storeHealth: store, afterStore: (gpuUuid) => prune(gpuUuid) })
     : null;
+  // The daemon's own backend (not one a test injects) measures in probe worker threads, rebuilt there from its recipe.
+  const recipe: BackendRecipe | null =
+    options.backend !== undefined || !backend || options.discovery
+      ? null
+      : backend.kind === 'sim'
+        ? { kind: 'sim', models: config.simModels, carveoutPercent: config.carveoutPercent }
+        : { kind: 'native', probePath: config.probePath, deadlineMs: config.probeDeadlineMs, env: { ...config.probeEnv }, carveoutPercent: config.carveoutPercent };
+  const runner = recipe ? new WorkerProbeRunner({ recipe, concurrency: config.probeConcurrency, logLevel: config.logLevel }) : null;
   const scheduler =
     backend && lifecycle
       ? new ProbeScheduler({
           jobs,
           backend,
           discover: discovery.discover,
+          ...(runner ? { runner } : {}),
           lifecycle,
           concurrency: config.probeConcurrency,
           logger,
@@ -200,6 +211,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   try {
     app = await buildApp({ config, topology, logger, version: TOPOD_VERSION, nvmlPoller: poller });
   } catch (error) {
+    await runner?.close();
     await analysis?.close();
     await releaseStore();
     throw error;

@@ -8,6 +8,7 @@ import type { JobStore, NewJob } from '../store/jobs.js';
 import type { StoredResult } from '../store/results.js';
 import type { ProbeJob } from '../model/job.js';
 import type { ResultLifecycle } from '../results/lifecycle.js';
+import { inProcessProbeRunner, type ProbeRunner } from './probe-runner.js';
 import { ProbeWatch, conditionsFrom, lookAtGpu, retryDelayMs, type GpuWatchOptions, type Look } from './gpu-watch.js';
 
 export type Discover = Discovery['discover'];
@@ -25,7 +26,10 @@ export interface SchedulerEvents {
 export interface SchedulerOptions {
   jobs: JobStore;
   backend: MeasurementBackend;
-  discover: Discover;
+  /** Measures and analyses each probe (the daemon's: a worker thread per probe); absent: `discover` in-process. */
+  runner?: ProbeRunner;
+  /** With no runner: measures on the event loop through `backend` (tests' fakes). */
+  discover?: Discover;
   /** Analyses and stores what a probe measured (server/results). */
   lifecycle: ResultLifecycle;
   concurrency: number;
@@ -77,8 +81,13 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
   private idleWaiters: Array<() => void> = [];
   private closed = false;
 
+  private readonly runner: ProbeRunner;
+
   constructor(private readonly options: SchedulerOptions) {
     super();
+    if (!options.runner && !options.discover) throw new Error('ProbeScheduler needs a runner or a discover');
+    this.runner =
+      options.runner ?? inProcessProbeRunner(options.backend, options.discover as Discover, (task, signal) => options.lifecycle.analyse(task, signal));
   }
 
   get backend(): MeasurementBackend {
@@ -156,6 +165,7 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     for (const jobId of [...this.parked.keys()]) this.cancel(jobId, 'the daemon is shutting down');
     for (const entry of [...this.running.values()]) this.cancel(entry.job.id, 'the daemon is shutting down');
     await this.whenIdle();
+    await this.runner.close();
     await this.options.backend.close();
   }
 
@@ -225,7 +235,6 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     logger.info({ jobId: job.id, gpu: gpu.uuid, backend: backend.kind }, 'probe job started');
     const timeoutMs = this.options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
     const timeout = setTimeout(() => abort.abort(new JobTimeoutError(timeoutMs)), timeoutMs);
-    let channel: Awaited<ReturnType<MeasurementBackend['open']>> | null = null;
     let gpuLock: { release(): Promise<void> } | null = null;
     let probeWatch: ProbeWatch | null = null;
     try {
@@ -236,41 +245,40 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
         });
         if (abort.signal.aborted) throw abort.signal.reason;
       }
-      channel = await backend.open(gpu);
-      if (watch && first) {
-        const probeChannel = channel as { pid?: number };
-        // A simulated GPU runs no process on the GPU; a real probe holds one context there.
-        probeWatch = new ProbeWatch(
-          { ...watch, ownPids: () => [...watch.ownPids(), ...(probeChannel.pid ? [probeChannel.pid] : [])] },
-          gpu.uuid,
-          backend.simulated ? 0 : 1,
-          (look) => {
-            if (!allowedBusy) abort.abort(new InterferenceError(look.reason));
-          },
-          (error) => logger.warn({ err: error, gpu: gpu.uuid }, 'reading the GPU\'s activity during the probe failed'),
-        );
-        probeWatch.start(first);
-      }
+      const { lifecycle } = this.options;
+      const prepared = lifecycle.prepare(job, gpu, { kind: backend.kind, simulated: backend.simulated, probeVersion: backend.probeVersion }, startedAt);
       const onProgress = this.progressReporter(job.id);
-      const measurement = await this.options.discover(channel, {
+      const product = await this.runner.run({
+        gpu,
         only: job.only,
         signal: abort.signal,
-        onProgress,
         logger: logger.child({ jobId: job.id }),
+        onProgress,
+        onOpened: (pid) => {
+          if (!watch || !first) return;
+          // A simulated GPU runs no process on the GPU; a real probe holds one context there.
+          probeWatch = new ProbeWatch(
+            { ...watch, ownPids: () => [...watch.ownPids(), ...(pid ? [pid] : [])] },
+            gpu.uuid,
+            backend.simulated ? 0 : 1,
+            (look) => {
+              if (!allowedBusy) abort.abort(new InterferenceError(look.reason));
+            },
+            (error) => logger.warn({ err: error, gpu: gpu.uuid }, 'reading the GPU\'s activity during the probe failed'),
+          );
+          probeWatch.start(first);
+        },
+        afterMeasuring: async () => {
+          const finishedAt = new Date();
+          const looks = await probeWatch?.stop();
+          probeWatch = null;
+          if (abort.signal.aborted) throw abort.signal.reason;
+          onProgress('analysis', ANALYSIS_PROGRESS);
+          return lifecycle.analysisTask(prepared, finishedAt, looks ? conditionsFrom(looks, allowedBusy) : undefined);
+        },
       });
-      const looks = await probeWatch?.stop();
-      probeWatch = null;
       if (abort.signal.aborted) throw abort.signal.reason;
-      onProgress('analysis', ANALYSIS_PROGRESS);
-      const { result, job: succeeded } = await this.options.lifecycle.record(job, {
-        gpu,
-        measurement,
-        measuredBy: { kind: backend.kind, simulated: backend.simulated, probeVersion: backend.probeVersion },
-        startedAt,
-        finishedAt: new Date(),
-        signal: abort.signal,
-        ...(looks ? { conditions: conditionsFrom(looks, allowedBusy) } : {}),
-      });
+      const { result, job: succeeded } = lifecycle.store(prepared, product);
       logger.info({ jobId: job.id, gpu: gpu.uuid, resultId: result.id, durationMs: result.durationMs }, 'probe job succeeded');
       this.track(succeeded);
       this.emit('succeeded', succeeded, result);
@@ -293,9 +301,8 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
         this.publish('failed', written ?? { ...job, state: 'failed', error, finishedAt: new Date().toISOString() });
       }
     } finally {
-      await probeWatch?.stop();
+      await (probeWatch as ProbeWatch | null)?.stop();
       clearTimeout(timeout);
-      await channel?.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the probe channel failed'));
       await gpuLock?.release().catch((error: unknown) => logger.warn({ err: error }, 'releasing the GPU lock failed'));
     }
   }

@@ -8,7 +8,8 @@ import type { Db } from '../store/database.js';
 import type { JobStore } from '../store/jobs.js';
 import type { NewResult, ResultStore, StoredResult } from '../store/results.js';
 import type { AnalysisExecutor } from './analysis-executor.js';
-import type { AnalysisProduct } from './analysis-task.js';
+import type { EncodedRawSeries } from '../store/raw-codec.js';
+import type { AnalysisProduct, AnalysisTask } from './analysis-task.js';
 
 /** What measured a probe's series: it goes into the result's key and document. */
 export interface MeasuredBy {
@@ -27,6 +28,17 @@ export interface ProbeOutcome {
   conditions?: ProbeConditions;
   /** Aborts the analysis (a cancelled or timed-out job): nothing is stored. */
   signal?: AbortSignal;
+}
+
+/** A probe's result before it is measured: what it will be built from and stored as. */
+export interface PreparedResult {
+  job: ProbeJob;
+  gpu: GpuIdentity;
+  key: { gpuUuid: string; driverVersion: string; probeVersion: string };
+  measuredBy: MeasuredBy;
+  startedAt: Date;
+  previous: StoredResult | null;
+  storedRaw: EncodedRawSeries[] | null;
 }
 
 export interface ResultLifecycleOptions {
@@ -63,26 +75,56 @@ export class ResultLifecycle {
 
   /** Analyses a probe's outcome and stores it with the job's success; returns both as stored. */
   async record(job: ProbeJob, outcome: ProbeOutcome): Promise<{ result: StoredResult; job: ProbeJob }> {
-    const { results, jobs, analysis, analysisVersion } = this.options;
-    const { gpu, measuredBy } = outcome;
-    const key = { gpuUuid: gpu.uuid, driverVersion: gpu.driverVersion, probeVersion: measuredBy.probeVersion };
-    const previous = results.latestFor(key);
-    const product = await analysis.run(
-      {
-        measurement: outcome.measurement,
-        // Loaded once, for the one analysis: only a partial probe carries the previous result's series over.
-        storedRaw: job.only && previous ? results.encodedRawSeries(previous.id) : null,
-        meta: { gpu, simulated: measuredBy.simulated, probeVersion: measuredBy.probeVersion, analysisVersion, jobId: job.id, only: job.only, startedAt: outcome.startedAt, finishedAt: outcome.finishedAt, ...(outcome.conditions ? { conditions: outcome.conditions } : {}) },
-        previous: previous?.document ?? null,
-      },
-      outcome.signal,
-    );
+    const prepared = this.prepare(job, outcome.gpu, outcome.measuredBy, outcome.startedAt);
+    const product = await this.analyse({ ...this.analysisTask(prepared, outcome.finishedAt, outcome.conditions), measurement: outcome.measurement }, outcome.signal);
     outcome.signal?.throwIfAborted();
+    return this.store(prepared, product);
+  }
+
+  /**
+   * What a probe's result will be built from, read before it measures: the previous result for its key, and,
+   * for a partial probe, that result's stored series (loaded once, as stored: the analysis carries them over).
+   */
+  prepare(job: ProbeJob, gpu: GpuIdentity, measuredBy: MeasuredBy, startedAt: Date): PreparedResult {
+    const key = { gpuUuid: gpu.uuid, driverVersion: gpu.driverVersion, probeVersion: measuredBy.probeVersion };
+    const previous = this.options.results.latestFor(key);
+    return { job, gpu, key, measuredBy, startedAt, previous, storedRaw: job.only && previous ? this.options.results.encodedRawSeries(previous.id) : null };
+  }
+
+  /** The analysis of a prepared result, once its measurement has ended (the measurement itself is added by whoever holds it). */
+  analysisTask(prepared: PreparedResult, finishedAt: Date, conditions?: ProbeConditions): Omit<AnalysisTask, 'measurement'> {
+    const { job, gpu, measuredBy, startedAt, previous } = prepared;
+    return {
+      storedRaw: prepared.storedRaw,
+      meta: {
+        gpu,
+        simulated: measuredBy.simulated,
+        probeVersion: measuredBy.probeVersion,
+        analysisVersion: this.options.analysisVersion,
+        jobId: job.id,
+        only: job.only,
+        startedAt,
+        finishedAt,
+        ...(conditions ? { conditions } : {}),
+      },
+      previous: previous?.document ?? null,
+    };
+  }
+
+  /** Analyses off the event loop (the lifecycle's executor). */
+  analyse(task: AnalysisTask, signal?: AbortSignal): Promise<AnalysisProduct> {
+    return this.options.analysis.run(task, signal);
+  }
+
+  /** Stores an analysed probe with its job's success in one transaction; returns both as a read would give them. */
+  store(prepared: PreparedResult, product: AnalysisProduct): { result: StoredResult; job: ProbeJob } {
+    const { results, jobs, analysisVersion } = this.options;
+    const { job, key, measuredBy } = prepared;
     const row: NewResult = {
       ...key,
       analysisVersion,
       configuration: { backend: measuredBy.kind, only: job.only, force: job.force, reason: job.reason },
-      createdAt: outcome.finishedAt.toISOString(),
+      createdAt: product.document.probe.finishedAt,
       durationMs: product.document.probe.durationMs,
       simulated: measuredBy.simulated,
       jobId: job.id,
@@ -97,7 +139,7 @@ export class ResultLifecycle {
       return resultId;
     });
     this.options.logger.debug({ jobId: job.id, resultId: id, analysisMs: Math.round(product.analysisMs), analysisThread: product.threadId }, 'probe result analysed and stored');
-    this.afterStore(gpu.uuid);
+    this.afterStore(prepared.gpu.uuid);
     return { result: storedResult(id, row, product), job: finished ?? { ...job, state: 'succeeded', resultId: id, progress: 1, finishedAt: row.createdAt } };
   }
 

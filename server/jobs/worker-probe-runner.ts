@@ -1,0 +1,70 @@
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { BackendRecipe } from '../gpu/backend-recipe.js';
+import type { ProbeRunner, ProbeRunRequest } from './probe-runner.js';
+import type { ProbeControlMessage, ProbeWorkerMessage, ProbeWorkerOutcome, ProbeWorkerTask } from './probe-worker.js';
+import type { AnalysisProduct } from '../results/analysis-task.js';
+
+/** Run from TypeScript sources (tests, tsx scripts), a worker needs tsx's loader to import them too. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+
+export interface WorkerProbeRunnerOptions {
+  recipe: BackendRecipe;
+  /** Probes at once: one thread each (the scheduler's concurrency). */
+  concurrency: number;
+  logLevel: string;
+}
+
+/**
+ * Runs each probe in a worker thread of its own (DESIGN.md: the event loop
+ * only serves): the strategies, the simulated GPU and the analysis all run
+ * there. One thread is started with the daemon, so the first probe does not
+ * wait for one to load discovery.
+ */
+export class WorkerProbeRunner implements ProbeRunner {
+  private readonly pool: Piscina<ProbeWorkerTask, ProbeWorkerOutcome>;
+
+  constructor(private readonly options: WorkerProbeRunnerOptions) {
+    this.pool = new Piscina({
+      filename: new URL(`./probe-worker.${FROM_SOURCES ? 'ts' : 'js'}`, import.meta.url).href,
+      minThreads: 1,
+      maxThreads: options.concurrency,
+      // A probe holds its thread for seconds: never queue a second one behind it on the same thread.
+      concurrentTasksPerWorker: 1,
+      idleTimeout: 60_000,
+      execArgv: FROM_SOURCES ? ['--import', 'tsx'] : [],
+    });
+  }
+
+  async run(request: ProbeRunRequest): Promise<AnalysisProduct> {
+    const { port1, port2 } = new MessageChannel();
+    const send = (message: ProbeControlMessage) => port1.postMessage(message);
+    const onAbort = () => send({ type: 'abort' });
+    request.signal.addEventListener('abort', onAbort, { once: true });
+    port1.on('message', (message: ProbeWorkerMessage) => {
+      if (message.type === 'progress') request.onProgress(message.phase, message.fraction);
+      else if (message.type === 'opened') request.onOpened(message.pid);
+      else
+        request.afterMeasuring().then(
+          (task) => send({ type: 'analyse', task }),
+          () => send({ type: 'abort' }),
+        );
+    });
+    try {
+      const outcome = await this.pool.run(
+        { recipe: this.options.recipe, gpu: request.gpu, only: request.only, jobId: request.logger.bindings()['jobId'] ?? '', logLevel: this.options.logLevel, port: port2 },
+        { transferList: [port2] },
+      );
+      request.signal.throwIfAborted();
+      if (!outcome.ok) throw Object.assign(new Error(outcome.error.message), { name: outcome.error.name, ...(outcome.error.code ? { code: outcome.error.code } : {}) });
+      return outcome.product;
+    } finally {
+      request.signal.removeEventListener('abort', onAbort);
+      port1.close();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.destroy();
+  }
+}
