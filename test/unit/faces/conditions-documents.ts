@@ -8,30 +8,11 @@ import type { GpuActivity, GpuProcess } from '../../../server/dynamic/activity-t
 import { conditionsFrom, type Look } from '../../../server/jobs/gpu-watch.js';
 import type { ProbeConditions } from '../../../server/model/conditions-schema.js';
 import type { ResultDocument } from '../../../server/model/document.js';
+import { gpuActivity } from '../../helpers/gpu-activity.js';
 
 const TENANT: GpuProcess = { pid: 48213, kind: 'compute', usedMemoryBytes: 2415919104, migDeviceUuid: null };
 
-function activity(gpuUuid: string, overrides: Partial<GpuActivity>): GpuActivity {
-  return {
-    gpuUuid,
-    index: 0,
-    readAt: '2026-01-01T00:00:00.000Z',
-    processes: [],
-    processListsRead: { compute: true, graphics: true },
-    utilization: { source: 'nvml-samples', maxPercent: 0, meanPercent: 0, sampleCount: 12, spanMs: 1000, memoryPercent: 0 },
-    memory: null,
-    temperatureC: 61,
-    powerWatts: 72,
-    smClockMHz: 1980,
-    maxSmClockMHz: 1980,
-    clocksEventReasons: [],
-    persistenceMode: true,
-    eccModeCurrent: true,
-    migEnabled: false,
-    degraded: [],
-    ...overrides,
-  };
-}
+const activity = gpuActivity;
 
 /** Measured anyway (evenIfBusy) while a training job ran: clocks held back by the power cap, warming up. */
 export function busyConditions(gpuUuid: string): ProbeConditions {

@@ -2,28 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { GpuActivity, GpuProcess } from '../../../server/dynamic/activity-types.js';
 import { conditionsFrom, retryDelayMs, type Look } from '../../../server/jobs/gpu-watch.js';
+import { gpuActivity } from '../../helpers/gpu-activity.js';
 
-function activity(overrides: Partial<GpuActivity> = {}): GpuActivity {
-  return {
-    gpuUuid: 'GPU-1',
-    index: 0,
-    readAt: '2026-11-25T00:00:00.000Z',
-    processes: [],
-    processListsRead: { compute: true, graphics: true },
-    utilization: null,
-    memory: null,
-    temperatureC: 40,
-    powerWatts: 100,
-    smClockMHz: 1980,
-    maxSmClockMHz: 1980,
-    clocksEventReasons: [],
-    persistenceMode: true,
-    eccModeCurrent: true,
-    migEnabled: false,
-    degraded: [],
-    ...overrides,
-  };
-}
+const activity = (overrides: Partial<GpuActivity> = {}): GpuActivity => gpuActivity('GPU-1', { temperatureC: 40, powerWatts: 100, utilization: null, ...overrides });
 
 const tenant: GpuProcess = { pid: 9, kind: 'compute', usedMemoryBytes: 2 ** 30, migDeviceUuid: null };
 const look = (over: Partial<Look> & { activity?: GpuActivity | null } = {}): Look => ({ busy: false, reason: 'idle: no other process, 0 % utilization', activity: activity(), tenants: [], ...over });
