@@ -38,7 +38,7 @@ function setup(options: SetupOptions = {}) {
     for (const g of gpus) new GpuStore(db).seen(g);
     service.syncGpus(gpus, by);
   };
-  return { db, jobs, results, discover, scheduler, service, events, sync, analysis };
+  return { db, jobs, results, discover, scheduler, service, events, sync, analysis, lifecycle };
 }
 
 async function probeOnce(s: ReturnType<typeof setup>, l1 = 1000, more: Parameters<typeof outcome>[1] = {}): Promise<void> {
@@ -183,6 +183,34 @@ describe('TopologyService', () => {
     await third.service.whenReanalysed();
     expect(third.analysis.reanalysed).toBe(0);
     expect(third.results.history(gpuIdentity().uuid)).toHaveLength(2);
+  });
+
+  it('serves every GPU at once while an outdated result is re-analysed in the background, then the rebuilt one', async () => {
+    const gpuB = gpuIdentity({ uuid: 'GPU-bbbbbbbb-2222-3333-4444-555555555555', index: 1 });
+    const first = setup({ analysis: fakeAnalysis('a1') });
+    first.sync([gpuIdentity(), gpuB]);
+    for (const l1 of [1000, 3000]) {
+      await until(() => first.discover.calls.length > 0);
+      first.discover.calls.shift()?.resolve(outcome(l1));
+    }
+    await first.scheduler?.whenIdle();
+    let releaseAnalysis: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (releaseAnalysis = resolve));
+    const second = setup({ db: first.db, analysis: fakeAnalysis('a2', 2) });
+    const lifecycle = second.lifecycle as NonNullable<typeof second.lifecycle>;
+    const reanalyse = lifecycle.reanalyse.bind(lifecycle);
+    vi.spyOn(lifecycle, 'reanalyse').mockImplementation(async (source) => {
+      await held;
+      return reanalyse(source);
+    });
+    second.sync([gpuIdentity(), gpuB]);
+    // Both GPUs answer at once, with what is stored, while the re-analyses wait.
+    const served = [gpuIdentity().uuid, gpuB.uuid].map((uuid) => second.service.getTopology(uuid));
+    expect(served.map((lookup) => (lookup.kind === 'ready' ? JSON.parse(lookup.document.body).probe.analysisVersion : lookup.kind))).toEqual(['a1', 'a1']);
+    releaseAnalysis();
+    await second.service.whenReanalysed();
+    const rebuilt = second.service.getTopology(gpuB.uuid);
+    expect(rebuilt.kind === 'ready' && JSON.parse(rebuilt.document.body).probe.analysisVersion).toBe('a2');
   });
 
   it('rebuilds a document stored in schema version 1 even when its analysis is current', async () => {
