@@ -10,7 +10,7 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
-import { bearerToken, browserRefusal, isLoopbackAddress, tokenDigest, tokensEqual } from '../api/auth-checks.js';
+import { bearerToken, browserRefusal, isLoopbackAddress, tokenDigest, tokensEqual } from './auth-checks.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

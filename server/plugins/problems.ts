@@ -8,8 +8,8 @@ import fp from 'fastify-plugin';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HeadersTooLargeError, MalformedRequestError, MethodNotAllowedError, NotFoundError, RequestTimeoutError, ShuttingDownError, type TopodError } from '../errors.js';
-import { PROBLEM_CONTENT_TYPE, renderProblem } from '../api/problem.js';
-import { RouteMethodIndex } from '../api/route-methods.js';
+import { PROBLEM_CONTENT_TYPE, renderProblem } from './problem.js';
+import { RouteMethodIndex } from './route-methods.js';
 
 function pathOf(request: FastifyRequest): string {
   const queryAt = request.url.indexOf('?');

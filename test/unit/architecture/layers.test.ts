@@ -40,9 +40,6 @@ const FLOORS: Record<string, number> = {
 const KNOWN_UPWARD = [
   'api/openapi-document.ts -> app',
   'errors.ts -> gpu/protocol',
-  'plugins/admin-auth.ts -> api/auth-checks',
-  'plugins/problems.ts -> api/problem',
-  'plugins/problems.ts -> api/route-methods',
   'plugins/shared-schemas.ts -> api/schemas/common',
   'plugins/shared-schemas.ts -> api/schemas/gpu',
   'plugins/shared-schemas.ts -> api/schemas/job',

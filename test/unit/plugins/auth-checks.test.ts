@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bearerToken, isLoopbackAddress, tokenDigest, tokensEqual } from '../../../server/api/auth-checks.js';
+import { bearerToken, isLoopbackAddress, tokenDigest, tokensEqual } from '../../../server/plugins/auth-checks.js';
 
 describe('isLoopbackAddress', () => {
   it.each(['127.0.0.1', '127.255.0.9', '::1', '::ffff:127.0.0.1', '::FFFF:127.1.2.3'])('accepts %s', (address) => {

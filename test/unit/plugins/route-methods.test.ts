@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RouteMethodIndex } from '../../../server/api/route-methods.js';
+import { RouteMethodIndex } from '../../../server/plugins/route-methods.js';
 
 describe('RouteMethodIndex', () => {
   const index = new RouteMethodIndex();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderProblem } from '../../../server/api/problem.js';
+import { renderProblem } from '../../../server/plugins/problem.js';
 import { ConflictError, PROBLEM_CODES, problemType } from '../../../server/errors.js';
 
 describe('problemType', () => {
