@@ -5,7 +5,7 @@
  * switch on either. Other modules import their codes from here and never
  * spell a `TOPOD_ERR_*` literal (test/unit/error-codes.test.ts checks).
  */
-import type { ProbeErrorCode } from './gpu/protocol.js';
+import type { ProbeErrorCode } from './model/probe-error-code.js';
 
 /** name → [code, one line on what it means]; the README's "Error codes" table lists the same. */
 const ERROR_CODE_TABLE = {

@@ -11,6 +11,7 @@
  * every interpretation lives in server/discovery and server/analysis.
  */
 import type { DeviceProperties } from '../model/device-schema.js';
+import type { ProbeErrorCode } from '../model/probe-error-code.js';
 
 export const PROBE_PROTOCOL_VERSION = 1;
 
@@ -21,20 +22,8 @@ export type MemorySpace = (typeof MEMORY_SPACES)[number];
 
 export type ChasePattern = 'sequential' | 'random';
 
-/** Stable error codes a backend answers with. */
-export type ProbeErrorCode =
-  | 'bad_request' // malformed JSON, unknown field values, out-of-range numbers
-  | 'unknown_op'
-  | 'out_of_memory' // array larger than free device memory
-  | 'kernel_fault' // a launch or a kernel failed; the probe exits after answering
-  | 'timeout' // the operation overran its deadline
-  | 'unsupported' // valid request this device cannot do (e.g. texture on a runtime without it)
-  | 'internal'
-  // Transport-level codes the daemon's channels raise (never sent by a probe):
-  | 'cancelled' // the caller aborted the request
-  | 'closed' // the channel was closed while the request was pending
-  | 'crashed' // the probe process died mid-request
-  | 'spawn_failed';
+/** Stable error codes a backend answers with: server/model/probe-error-code.ts (errors.ts maps them without importing the protocol). */
+export type { ProbeErrorCode };
 
 /** One device as the hello reports it; its schema is part of the topology document's contract (server/model/device-schema.ts). */
 export type { DeviceProperties };
