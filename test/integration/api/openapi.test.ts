@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderOpenApi } from '../../../server/api/openapi-document.js';
+import { renderOpenApi } from '../../../server/openapi-document.js';
 import { buildTestApp, type TestApp } from './harness.js';
 
 const root = new URL('../../../', import.meta.url);

@@ -31,6 +31,7 @@ const FLOORS: Record<string, number> = {
   plugins: 8,
   api: 9,
   app: 10,
+  'openapi-document': 10,
   cli: 10,
   daemon: 11,
   main: 12,
@@ -38,7 +39,6 @@ const FLOORS: Record<string, number> = {
 
 /** Upward imports not fixed yet (issue 18 item 3). */
 const KNOWN_UPWARD = [
-  'api/openapi-document.ts -> app',
   'plugins/shared-schemas.ts -> api/schemas/common',
   'plugins/shared-schemas.ts -> api/schemas/gpu',
   'plugins/shared-schemas.ts -> api/schemas/job',

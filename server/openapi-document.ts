@@ -3,8 +3,8 @@
  * app is built around an inert topology, asked for its spec, and closed.
  * Keys are sorted so the committed openapi/openapi.json diffs cleanly.
  */
-import { buildApp } from '../app.js';
-import { inertTopology } from './inert-topology.js';
+import { buildApp } from './app.js';
+import { inertTopology } from './api/inert-topology.js';
 
 export function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
