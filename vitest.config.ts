@@ -22,7 +22,7 @@ export default defineConfig({
       include: ['server/**/*.ts'],
       reporter: ['text-summary'],
       // Floors, measured without a GPU (CI): raise them when coverage rises, never lower them.
-      thresholds: { lines: 90, functions: 90, branches: 78, statements: 88 },
+      thresholds: { lines: 93, functions: 93, branches: 80, statements: 92 },
     },
   },
 });
