@@ -12,3 +12,13 @@ export function projectRoot(): string {
   }
   return dir;
 }
+
+/**
+ * A worker thread's entry `name` beside the module at `moduleUrl`, with what
+ * the thread must be started with: run from TypeScript sources (tests, tsx
+ * scripts), the worker needs tsx's loader to import them too.
+ */
+export function workerEntry(moduleUrl: string, name: string): { filename: string; execArgv: string[] } {
+  const fromSources = moduleUrl.endsWith('.ts');
+  return { filename: new URL(`./${name}.${fromSources ? 'ts' : 'js'}`, moduleUrl).href, execArgv: fromSources ? ['--import', 'tsx'] : [] };
+}

@@ -1,12 +1,10 @@
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { workerEntry } from '../paths.js';
 import type { BackendRecipe } from '../gpu/backend-recipe.js';
 import type { ProbeRunner, ProbeRunRequest } from './probe-runner.js';
 import type { ProbeControlMessage, ProbeWorkerMessage, ProbeWorkerOutcome, ProbeWorkerTask } from './probe-worker.js';
 import type { AnalysisProduct } from '../results/analysis-task.js';
-
-/** Run from TypeScript sources (tests, tsx scripts), a worker needs tsx's loader to import them too. */
-const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
 export interface WorkerProbeRunnerOptions {
   recipe: BackendRecipe;
@@ -26,13 +24,12 @@ export class WorkerProbeRunner implements ProbeRunner {
 
   constructor(private readonly options: WorkerProbeRunnerOptions) {
     this.pool = new Piscina({
-      filename: new URL(`./probe-worker.${FROM_SOURCES ? 'ts' : 'js'}`, import.meta.url).href,
+      ...workerEntry(import.meta.url, 'probe-worker'),
       minThreads: 1,
       maxThreads: options.concurrency,
       // A probe holds its thread for seconds: never queue a second one behind it on the same thread.
       concurrentTasksPerWorker: 1,
       idleTimeout: 60_000,
-      execArgv: FROM_SOURCES ? ['--import', 'tsx'] : [],
     });
   }
 

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { workerEntry } from '../paths.js';
 import type { Discovery } from '../discovery/contract.js';
 import { analyseTask, type AnalysisProduct, type AnalysisTask } from './analysis-task.js';
 
@@ -34,21 +35,17 @@ function inProcessAnalysis(discovery: AnalysingDiscovery): AnalysisExecutor {
   };
 }
 
-/** Run from TypeScript sources (tests, tsx scripts), a worker needs tsx's loader to import them too. */
-const FROM_SOURCES = import.meta.url.endsWith('.ts');
-
 class WorkerPoolAnalysis implements AnalysisExecutor {
   private readonly pool: Piscina<AnalysisTask, AnalysisProduct>;
 
   constructor(options: WorkerPoolOptions) {
     const maxThreads = options.maxThreads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
     this.pool = new Piscina({
-      filename: new URL(`./analysis-worker.${FROM_SOURCES ? 'ts' : 'js'}`, import.meta.url).href,
+      ...workerEntry(import.meta.url, 'analysis-worker'),
       // One worker is started now and kept: the first probe's analysis does not wait for a thread to load discovery.
       minThreads: 1,
       maxThreads,
       idleTimeout: options.idleTimeoutMs ?? 60_000,
-      execArgv: FROM_SOURCES ? ['--import', 'tsx'] : [],
     });
   }
 
