@@ -42,8 +42,8 @@ class WorkerPoolAnalysis implements AnalysisExecutor {
     const maxThreads = options.maxThreads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
     this.pool = new Piscina({
       ...workerEntry(import.meta.url, 'analysis-worker'),
-      // One worker is started now and kept: the first probe's analysis does not wait for a thread to load discovery.
-      minThreads: 1,
+      // Started when a re-analysis asks for one: the daemon's probes analyse in their own worker (server/jobs/probe-worker.ts).
+      minThreads: 0,
       maxThreads,
       idleTimeout: options.idleTimeoutMs ?? 60_000,
     });
