@@ -12,6 +12,7 @@ import type { GpuIdentity } from '../model/gpu.js';
 import type { AnalysisProduct, AnalysisTask } from '../results/analysis-task.js';
 
 export interface ProbeRunRequest {
+  jobId: string;
   gpu: GpuIdentity;
   only: ElementName[] | null;
   /** Aborts the measurement and the analysis (a cancelled, timed-out or interfered job). */

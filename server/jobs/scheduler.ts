@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { ERROR_CODES, jobErrorCode, type ErrorCode } from '../errors.js';
-import type { Discovery } from '../discovery/contract.js';
+import { ANALYSIS_PROGRESS, type Discovery } from '../discovery/contract.js';
 import type { MeasurementBackend } from '../gpu/backend.js';
 import type { GpuIdentity } from '../model/gpu.js';
 import type { JobStore, NewJob } from '../store/jobs.js';
@@ -63,8 +63,6 @@ export class EnqueueConflict extends Error {
 }
 
 const DEFAULT_JOB_TIMEOUT_MS = 30 * 60_000;
-/** Where a job's progress stands while its measurements are analysed (the strategies end at 0.95). */
-const ANALYSIS_PROGRESS = 0.97;
 
 /**
  * Runs probe jobs: one per GPU at a time, up to `concurrency` GPUs in
@@ -249,6 +247,7 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       const prepared = lifecycle.prepare(job, gpu, { kind: backend.kind, simulated: backend.simulated, probeVersion: backend.probeVersion }, startedAt);
       const onProgress = this.progressReporter(job.id);
       const product = await this.runner.run({
+        jobId: job.id,
         gpu,
         only: job.only,
         signal: abort.signal,

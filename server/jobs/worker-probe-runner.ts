@@ -49,7 +49,7 @@ export class WorkerProbeRunner implements ProbeRunner {
     });
     try {
       const outcome = await this.pool.run(
-        { recipe: this.options.recipe, gpu: request.gpu, only: request.only, jobId: request.logger.bindings()['jobId'] ?? '', logLevel: this.options.logLevel, port: port2 },
+        { recipe: this.options.recipe, gpu: request.gpu, only: request.only, jobId: request.jobId, logLevel: this.options.logLevel, port: port2 },
         { transferList: [port2] },
       );
       request.signal.throwIfAborted();

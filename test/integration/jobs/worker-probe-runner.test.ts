@@ -22,6 +22,7 @@ describe('WorkerProbeRunner', () => {
     const phases: string[] = [];
     const opened: unknown[] = [];
     const base: ProbeRunRequest = {
+      jobId: 'job-1',
       gpu: gpu!,
       only: ['shared'],
       signal: new AbortController().signal,
