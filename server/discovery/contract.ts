@@ -1,12 +1,15 @@
 /**
  * What the rest of the daemon needs of discovery (DESIGN.md: one injection):
  * measuring on a GPU, and the pure analysis of what was measured. The jobs
- * and the result lifecycle import only these types; the daemon injects
+ * and the result lifecycle import only what is here; the daemon injects
  * server/discovery's implementation, tests inject fakes.
  */
 import type { ProbeChannel } from '../gpu/backend.js';
 import type { DiscoveryOutcome, ElementName, RawSeries } from '../model/document.js';
 import type { DiscoveryLogger } from './probe-session.js';
+
+/** Where a probe's progress stands while its measurements are analysed (the strategies end at 0.95). */
+export const ANALYSIS_PROGRESS = 0.97;
 
 /** What one discovery measured: its raw series, and what it could not measure and why. Nothing analysed yet. */
 export interface Measurement {

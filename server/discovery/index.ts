@@ -1,7 +1,7 @@
 import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
 import { supportedOps, type CalibrateResult, type DeviceProperties, type HelloResult } from '../gpu/protocol.js';
 import type { DiscoveryOutcome, ElementName, RawSeries } from '../model/document.js';
-import type { Discovery, Measurement, MeasureOptions } from './contract.js';
+import { ANALYSIS_PROGRESS, type Discovery, type Measurement, type MeasureOptions } from './contract.js';
 import { ProbeSession } from './probe-session.js';
 import { withMissPenalties } from './miss-penalty.js';
 import { withPlausibility } from './plausibility.js';
@@ -26,7 +26,6 @@ const OPTIONAL_DROP_CODES = new Set(['kernel_fault', 'crashed', 'timeout', 'inte
 /** Progress fractions: hello and calibrate before the strategies, analysis after; the strategies share the span between by weight. */
 const STRATEGIES_FROM = 0.05;
 const STRATEGIES_TO = 0.95;
-const ANALYSIS_AT = 0.97;
 
 /**
  * Measures one GPU through its channel (DESIGN.md: backend → strategy →
@@ -93,7 +92,7 @@ export async function measure(channel: ProbeChannel, options: MeasureOptions = {
  */
 export async function discover(channel: ProbeChannel, options: DiscoverOptions = {}): Promise<DiscoveryOutcome> {
   const measured = await measure(channel, options);
-  options.onProgress?.('analysis', ANALYSIS_AT);
+  options.onProgress?.('analysis', ANALYSIS_PROGRESS);
   const outcome = reanalyse(measured.raw, options.only ?? null);
   outcome.warnings.unshift(...measured.warnings);
   options.onProgress?.('done', 1);
