@@ -14,6 +14,7 @@ import type { MeasurementBackend } from '../gpu/backend.js';
 import type { ElementName } from '../model/document.js';
 import type { GpuIdentity } from '../model/gpu.js';
 import { analyseTask, type AnalysisProduct, type AnalysisTask } from '../results/analysis-task.js';
+import { inProcessProbeRunner } from './probe-runner.js';
 
 export interface ProbeWorkerTask {
   recipe: BackendRecipe;
@@ -66,21 +67,22 @@ export default async function probe(task: ProbeWorkerTask): Promise<ProbeWorkerO
   });
   const post = (message: ProbeWorkerMessage) => port.postMessage(message);
   try {
-    const backend = backendFor(task.recipe, task.logLevel);
-    const channel = await backend.open(task.gpu);
-    try {
-      post({ type: 'opened', pid: (channel as { pid?: number }).pid });
-      const measurement = await DISCOVERY.discover(channel, {
-        only: task.only,
-        signal: abort.signal,
-        onProgress: (phase, fraction) => post({ type: 'progress', phase, fraction }),
-        logger: (logger as Logger).child({ jobId: task.jobId }),
-      });
-      post({ type: 'measured' });
-      return { ok: true, product: analyseTask({ ...(await analysisTask), measurement }, DISCOVERY) };
-    } finally {
-      await channel.close();
-    }
+    // The same steps as a test's in-process probe; here the callbacks cross the port.
+    const runner = inProcessProbeRunner(backendFor(task.recipe, task.logLevel), DISCOVERY.discover, async (analysis) => analyseTask(analysis, DISCOVERY));
+    const product = await runner.run({
+      jobId: task.jobId,
+      gpu: task.gpu,
+      only: task.only,
+      signal: abort.signal,
+      logger: (logger as Logger).child({ jobId: task.jobId }),
+      onProgress: (phase, fraction) => post({ type: 'progress', phase, fraction }),
+      onOpened: (pid) => post({ type: 'opened', pid }),
+      afterMeasuring: () => {
+        post({ type: 'measured' });
+        return analysisTask;
+      },
+    });
+    return { ok: true, product };
   } catch (error) {
     const code = error !== null && typeof error === 'object' && 'code' in error && typeof error.code === 'string' ? error.code : null;
     return { ok: false, error: { name: error instanceof Error ? error.name : 'Error', code, message: error instanceof Error ? error.message : String(error) } };
