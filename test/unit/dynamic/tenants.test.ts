@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GpuActivity, GpuProcess } from '../../../server/dynamic/activity-types.js';
 import { busyVerdict, DEFAULT_BUSY_THRESHOLDS, tenantsOf } from '../../../server/dynamic/tenants.js';
+import { gpuActivity } from '../../helpers/gpu-activity.js';
 
 const GIB = 2 ** 30;
 const MIB = 2 ** 20;
@@ -16,26 +17,16 @@ function graphics(pid: number, usedMemoryBytes: number | null): GpuProcess {
 }
 
 function activity(processes: GpuProcess[], maxPercent: number | null = 0, overrides: Partial<GpuActivity> = {}): GpuActivity {
-  return {
-    gpuUuid: 'GPU-11111111-2222-3333-4444-555555555555',
-    index: 0,
+  return gpuActivity('GPU-11111111-2222-3333-4444-555555555555', {
     readAt: '2025-01-01T00:00:00.000Z',
     processes,
-    processListsRead: { compute: true, graphics: true },
     utilization:
       maxPercent === null ? null : { source: 'nvml-samples', maxPercent, meanPercent: maxPercent, sampleCount: 12, spanMs: 1833, memoryPercent: 0 },
-    memory: null,
     temperatureC: 33,
-    powerWatts: 72,
     smClockMHz: 345,
-    maxSmClockMHz: 1980,
     clocksEventReasons: ['gpu-idle'],
-    persistenceMode: true,
-    eccModeCurrent: true,
-    migEnabled: false,
-    degraded: [],
     ...overrides,
-  };
+  });
 }
 
 const beforeProbe = { pids: [TOPOD_PID], probesOnGpu: 0 };
