@@ -5,6 +5,7 @@
 
 #include "device-reader.h"
 #include "field-log.h"
+#include "mig-reader.h"
 #include "session.h"
 
 namespace topod::nvml {
@@ -107,20 +108,14 @@ Opt<bool> readEnabled(FieldLog& log, const char* field, nvmlDeviceGetEnableState
 // are not asked.
 std::vector<MigActivity> readMigActivity(const Api& api, FieldLog& log, nvmlDevice_t device) {
   std::vector<MigActivity> out;
-  unsigned maxCount = 0;
-  if (!log.check(invoke(api.deviceGetMaxMigDeviceCount, device, &maxCount), "migDevices")) return out;
-  for (unsigned index = 0; index < maxCount; ++index) {
-    nvmlDevice_t mig = nullptr;
-    nvmlReturn_t code = invoke(api.deviceGetMigDeviceHandleByIndex, device, index, &mig);
-    if (code == NVML_ERROR_NOT_FOUND) continue;  // an empty slot
-    if (!log.check(code, "migDevices")) continue;
+  forEachMigDevice(api, log, device, [&](unsigned index, nvmlDevice_t mig) {
     MigActivity entry;
     entry.index = index;
     FieldLog migLog(entry.degraded);
     entry.uuid = readUuid(api, migLog, mig);
     entry.processes = readProcessLists(api, migLog, mig);
     out.push_back(std::move(entry));
-  }
+  });
   return out;
 }
 

@@ -198,13 +198,7 @@ Opt<std::vector<GpuInstance>> readGpuInstances(const Api& api, FieldLog& log, nv
 // NOT_SUPPORTED there, so nothing else is asked.
 std::vector<MigDevice> readMigDevices(const Api& api, FieldLog& log, nvmlDevice_t device) {
   std::vector<MigDevice> out;
-  unsigned maxCount = 0;
-  if (!log.check(invoke(api.deviceGetMaxMigDeviceCount, device, &maxCount), "migDevices")) return out;
-  for (unsigned index = 0; index < maxCount; ++index) {
-    nvmlDevice_t mig = nullptr;
-    nvmlReturn_t code = invoke(api.deviceGetMigDeviceHandleByIndex, device, index, &mig);
-    if (code == NVML_ERROR_NOT_FOUND) continue;  // an empty slot, not a failure
-    if (!log.check(code, "migDevices")) continue;
+  forEachMigDevice(api, log, device, [&](unsigned index, nvmlDevice_t mig) {
     MigDevice entry;
     entry.index = index;
     FieldLog migLog(entry.degraded);
@@ -224,7 +218,7 @@ std::vector<MigDevice> readMigDevices(const Api& api, FieldLog& log, nvmlDevice_
       entry.sharedCopyEngineCount = attributes.sharedCopyEngineCount;
     }
     out.push_back(std::move(entry));
-  }
+  });
   return out;
 }
 
