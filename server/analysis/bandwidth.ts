@@ -41,6 +41,14 @@ export interface BandwidthSearchPlan {
 }
 
 export const DEFAULT_MIN_GAIN = 0.02;
+/**
+ * Steps in a row without a minGain gain that end the passes axis. Each
+ * doubling of passes gains what the launch overhead still costs (the new
+ * point's share of overhead), so near the overhead-bound knee the gain is a
+ * few % against launch noise of about as much: one noisy step ended the axis
+ * 5–9 % under the level's rate in ~0.5 % of simulated searches.
+ */
+export const PASSES_PATIENCE = 2;
 
 export interface BandwidthSearch {
   best: BandwidthPoint;
@@ -129,7 +137,7 @@ const keyOf = (g: BandwidthGeometry) => `${g.blocks}/${g.threadsPerBlock}/${g.pa
 /**
  * Climbs the axes with `measure` (bytes per second of one geometry): passes,
  * then threads per SM, from the best point so far, each axis ending at the
- * first step that gains less than minGain; again while a round gains
+ * first step that gains less than minGain (passes: PASSES_PATIENCE in a row); again while a round gains
  * minGain (up to maxRounds); then the SMs-used axis for the curve. A geometry
  * is measured once.
  */
@@ -145,13 +153,15 @@ export async function searchBandwidth(plan: BandwidthSearchPlan, measure: (geome
     return point;
   };
   const best = () => bestBandwidthPoint(curve)!;
-  /** Measures an axis in order until a step gains less than minGain over the step before. */
-  const climb = async (axis: BandwidthGeometry[]) => {
-    let previous: number | null = null;
+  /** Measures an axis in order until `patience` steps in a row gain less than minGain over the axis's best so far. */
+  const climb = async (axis: BandwidthGeometry[], patience = 1) => {
+    let top: number | null = null;
+    let misses = 0;
     for (const geometry of axis) {
       const { bytesPerSecond: rate } = await at(geometry);
-      if (previous !== null && !gained(previous, rate, plan.minGain)) return;
-      previous = rate;
+      if (top === null || gained(top, rate, plan.minGain)) misses = 0;
+      else if (++misses >= patience) return;
+      top = top === null ? rate : Math.max(top, rate);
     }
   };
 
@@ -160,7 +170,7 @@ export async function searchBandwidth(plan: BandwidthSearchPlan, measure: (geome
     const before = best().bytesPerSecond;
     // Later rounds climb the passes axis from the best point's passes up (fewer were measured on the first round's shape).
     const from = best();
-    await climb(passesAxis(plan, from).filter((geometry) => round === 0 || geometry.passes >= from.passes));
+    await climb(passesAxis(plan, from).filter((geometry) => round === 0 || geometry.passes >= from.passes), PASSES_PATIENCE);
     await climb(threadsAxis(plan, best()));
     if (!gained(before, best().bytesPerSecond, plan.minGain)) break;
   }

@@ -4,13 +4,13 @@ import {
   DEFAULT_MIN_GAIN,
   describeGeometry,
   median,
-  repetitionConfidence,
   searchBandwidth,
   type BandwidthPoint,
   type BandwidthSearchPlan,
 } from '../analysis/index.js';
 import type { BandwidthArgs, BandwidthCopyArgs, BandwidthResult, DeviceProperties } from '../gpu/protocol.js';
 import type { ElementTopology, MeasuredValue, RawSeries } from '../model/document.js';
+import { bandwidthConfidence, type BandwidthConfidence } from './bandwidth-confidence.js';
 import type { ProbeSession } from './probe-session.js';
 import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
 
@@ -140,10 +140,15 @@ export function copyReferenceBytesPerSecond(raw: readonly RawSeries[]): number |
 const terabytes = (bytesPerSecond: number) => `${(bytesPerSecond / 1e12).toFixed(2)} TB/s`;
 const mebibytes = (bytes: number) => `${Math.round((bytes / MIB) * 10) / 10} MiB`;
 
-function noteOf(target: Target, best: RecordedBandwidthPoint, points: number, device: DeviceProperties, copy: number | null): string {
+const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
+
+function noteOf(target: Target, best: RecordedBandwidthPoint, points: number, device: DeviceProperties, copy: number | null, sureness: BandwidthConfidence): string {
   const loads = target.mode === 'write' ? 'full 16 B stores (whole sectors, no read-for-fill)' : best.cacheHint === 'cg' ? '16 B .cg loads (L2 only)' : '16 B loads';
   const array = target.element === 'l2' && device.l2CacheSizeBytes > 0 ? `${mebibytes(best.arrayBytes)} array (${Math.round((best.arrayBytes / device.l2CacheSizeBytes) * 100)} % of the API L2)` : `${mebibytes(best.arrayBytes)} array`;
-  const parts = [`best of ${points} launch geometries: ${describeGeometry(best, device.multiprocessorCount)}, ${loads} over a ${array}; every geometry's times are in raw series ${target.series}`];
+  const parts = [
+    `best of ${points} launch geometries: ${describeGeometry(best, device.multiprocessorCount)}, ${loads} over a ${array}; every geometry's times are in raw series ${target.series}`,
+    `launch overhead ${percent(sureness.overheadShare)} of its launch time, ${percent(sureness.leadOverNext)} ahead of the next geometries`,
+  ];
   if (target.element === 'deviceMemory' && copy !== null) {
     parts.push(`device-to-device copy reference ${terabytes(copy)} (bytes read + written); this rate is ${(best.bytesPerSecond / copy).toFixed(2)}× the copy's`);
   }
@@ -159,12 +164,13 @@ export function buildBandwidth(raw: readonly RawSeries[], device: DeviceProperti
     const points = bandwidthPoints(raw, target.series);
     const best = bestBandwidthPoint(points);
     if (!best) continue;
+    const sureness = bandwidthConfidence(points, best);
     const value: MeasuredValue = {
       value: Math.round(best.bytesPerSecond),
       unit: 'bytes/s',
       source: 'microbenchmark',
-      confidence: Math.round(repetitionConfidence(best.secondsPerRepetition) * 1000) / 1000,
-      note: noteOf(target, best, points.length, device, copy),
+      confidence: Math.round(sureness.confidence * 1000) / 1000,
+      note: noteOf(target, best, points.length, device, copy, sureness),
     };
     elements[target.element] = { ...elements[target.element], [target.attribute]: value };
   }

@@ -14,7 +14,7 @@ export type { Discovery, Measurement, MeasureOptions } from './contract.js';
 export { MEASURABLE_ELEMENTS, STRATEGIES, carryOverRaw, missingOps, strategiesFor, strategyOwning, type Strategy, type StrategyBuild } from './registry.js';
 
 /** Bumped whenever the analysis of the same raw series may give a different document. */
-export const ANALYSIS_VERSION = 'cpd-ks-6';
+export const ANALYSIS_VERSION = 'cpd-ks-7';
 
 export type DiscoverOptions = MeasureOptions;
 

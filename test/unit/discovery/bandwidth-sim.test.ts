@@ -114,11 +114,20 @@ describe('buildBandwidth', () => {
   });
 
   it('takes the fastest geometry of a series and names it', () => {
-    const built = buildBandwidth([run('bandwidth.l2.read', 1, [2e-5, 2e-5, 2e-5]), run('bandwidth.l2.read', 8, [4e-5, 4e-5, 4.4e-5])], device);
-    expect(built.elements.l2?.readBandwidth?.value).toBe(Math.round((8 * 16 * 1024 * 1024) / 4e-5));
+    const built = buildBandwidth([run('bandwidth.l2.read', 1, [2e-5, 2e-5, 2e-5]), run('bandwidth.l2.read', 8, [1.58e-4, 1.58e-4, 1.738e-4])], device);
+    expect(built.elements.l2?.readBandwidth?.value).toBe(Math.round((8 * 16 * 1024 * 1024) / 1.58e-4));
+    // Converged (no launch overhead to speak of): its repetitions' spread of 10 % sets it.
     expect(built.elements.l2?.readBandwidth?.confidence).toBeCloseTo(0.9, 3);
     expect(built.elements.l2?.readBandwidth?.note).toContain('best of 2 launch geometries: 132 SMs × 1 block × 1024 threads, 8 passes per launch, 16 B loads over a 16 MiB array (32 % of the API L2)');
+    expect(built.elements.l2?.readBandwidth?.note).toMatch(/launch overhead 0\.\d % of its launch time, 1\.3 % ahead of the next geometries/);
     expect(built.elements.deviceMemory).toBeUndefined();
+  });
+
+  it('gives a best that is still bound by its launch overhead a low confidence, however steady its launches', () => {
+    // 8 passes in twice the time of one: most of a launch is its overhead.
+    const built = buildBandwidth([run('bandwidth.l2.read', 1, [2e-5, 2e-5, 2e-5]), run('bandwidth.l2.read', 8, [4e-5, 4e-5, 4e-5])], device);
+    expect(built.elements.l2?.readBandwidth?.confidence).toBeLessThan(0.5);
+    expect(built.elements.l2?.readBandwidth?.note).toContain('launch overhead 42.9 % of its launch time');
   });
 });
 
