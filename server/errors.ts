@@ -45,6 +45,7 @@ const ERROR_CODE_TABLE = {
   NO_BACKEND: ['TOPOD_ERR_NO_BACKEND', 'no measurement backend, so nothing can be probed (503)'],
   NOT_READY: ['TOPOD_ERR_NOT_READY', 'a readiness check failed (503)'],
   SHUTTING_DOWN: ['TOPOD_ERR_SHUTTING_DOWN', 'the daemon is stopping (503)'],
+  HWLOC_UNAVAILABLE: ['TOPOD_ERR_HWLOC_UNAVAILABLE', 'lstopo (hwloc) is not installed, so the node cannot be answered as hwloc XML; the detail says how to install it (501)'],
   // Probe jobs (a failed or cancelled job's `error.code`).
   JOB_TIMEOUT: ['TOPOD_ERR_JOB_TIMEOUT', 'the whole probe job ran past the job timeout and was aborted'],
   PROBE_REQUEST_TIMEOUT: ['TOPOD_ERR_PROBE_REQUEST_TIMEOUT', 'one probe request overran its deadline: the probe said so, or did not answer in time and was killed'],
@@ -197,6 +198,7 @@ export const TopologyUnavailableError = defineError('TopologyUnavailableError', 
 export const NoBackendError = defineError('NoBackendError', ERROR_CODES.NO_BACKEND, 503, 'No measurement backend');
 export const NotReadyError = defineError('NotReadyError', ERROR_CODES.NOT_READY, 503, 'Not ready');
 export const ShuttingDownError = defineError('ShuttingDownError', ERROR_CODES.SHUTTING_DOWN, 503, 'Shutting down');
+export const HwlocUnavailableError = defineError('HwlocUnavailableError', ERROR_CODES.HWLOC_UNAVAILABLE, 501, 'Not Implemented');
 
 /** A 4xx raised by fastify itself that has no class of its own; its status is kept. */
 export const OTHER_CLIENT_ERROR_CODE = ERROR_CODES.BAD_REQUEST;
@@ -225,4 +227,5 @@ export const PROBLEM_CODES = [
   NoBackendError,
   NotReadyError,
   ShuttingDownError,
+  HwlocUnavailableError,
 ].map((errorClass) => errorClass.code).concat(OTHER_CLIENT_ERROR_CODE);

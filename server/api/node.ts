@@ -1,9 +1,19 @@
-/** GET /v1/node: the node's GPUs, their agreement and the links between them (server/fleet). */
+/**
+ * GET /v1/node: the node's GPUs, their agreement and the links between them (server/fleet);
+ * with format=hwloc-xml, hwloc's own XML of the host with topod's GPU facts added (server/faces/hwloc-xml.ts).
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { DynamicSnapshot } from '../dynamic/types.js';
+import { HwlocUnavailableError } from '../errors.js';
+import { lookupDocument } from '../faces/documents.js';
+import type { HwlocGpu } from '../faces/hwloc-gpu-info.js';
+import { HostHwlocXml } from '../faces/hwloc-lstopo.js';
+import { HWLOC_XML_MEDIA_TYPE, hwlocXmlWithGpus } from '../faces/hwloc-xml.js';
 import { buildNodeDocument } from '../fleet/node-document.js';
-import { NodeDocumentSchema } from '../fleet/node-schema.js';
-import { jsonResponse } from './schemas/common.js';
+import { NodeDocumentSchema, type NodeDocument } from '../fleet/node-schema.js';
+import type { GpuTopologyDocument } from '../model/document.js';
+import { jsonResponse, problemResponse } from './schemas/common.js';
 
 /** Where live NVML state comes from: the daemon's poller (a snapshot per read). */
 export interface NodeSnapshotSource {
@@ -15,6 +25,8 @@ export interface NodeSnapshotSource {
 export interface NodeRoutesOptions {
   nvml?: NodeSnapshotSource | null;
 }
+
+const NODE_FORMATS = ['json', 'hwloc-xml'] as const;
 
 const nodeRoutes: FastifyPluginAsyncTypebox<NodeRoutesOptions> = async (app, options) => {
   const source = options.nvml ?? null;
@@ -28,6 +40,17 @@ const nodeRoutes: FastifyPluginAsyncTypebox<NodeRoutesOptions> = async (app, opt
       source.off('snapshot', onSnapshot);
     });
   }
+  const hostXml = new HostHwlocXml();
+
+  /** The node document's GPUs with their served whole-GPU documents, as the hwloc face reads them. */
+  const hwlocGpus = (node: NodeDocument): HwlocGpu[] => {
+    const summaries = new Map(app.topology.listGpus().map((gpu) => [gpu.uuid, gpu]));
+    return node.gpus.map((gpu) => {
+      const lookup = lookupDocument(app.topology, gpu.uuid);
+      const document = lookup.kind === 'ready' && !('kind' in lookup.document) ? (lookup.document as GpuTopologyDocument) : null;
+      return { ...gpu, vendor: summaries.get(gpu.uuid)?.vendor ?? 'nvidia', document };
+    });
+  };
 
   app.get(
     '/node',
@@ -36,10 +59,37 @@ const nodeRoutes: FastifyPluginAsyncTypebox<NodeRoutesOptions> = async (app, opt
         tags: ['topology'],
         operationId: 'getNode',
         summary: 'The node: its GPUs, whether same-model GPUs measured alike, and the links between GPUs (nvidia-smi topo -m)',
-        response: { 200: jsonResponse('the node document', NodeDocumentSchema) },
+        description:
+          'format=hwloc-xml answers hwloc’s own XML of the host (lstopo --of xml; read it with lstopo -i) with topod’s measured facts as info attributes (Topod…) on each GPU’s OS device, matched by PCI bus id; a GPU hwloc did not list is added and says so (TopodNote). Needs lstopo on the daemon’s host (501 without it).',
+        querystring: Type.Object({
+          format: Type.Optional(
+            Type.Unsafe<(typeof NODE_FORMATS)[number]>({
+              type: 'string',
+              enum: [...NODE_FORMATS],
+              description: 'json (default): the node document; hwloc-xml: hwloc XML of the host with topod’s GPU facts added',
+            }),
+          ),
+        }),
+        response: {
+          200: {
+            description: 'the node document, or with format=hwloc-xml hwloc XML',
+            content: {
+              ...jsonResponse('the node document', NodeDocumentSchema).content,
+              [HWLOC_XML_MEDIA_TYPE]: { schema: Type.String({ description: 'hwloc 2.x topology XML (lstopo -i reads it)' }) },
+            },
+          },
+          501: problemResponse(`format=hwloc-xml on a host without lstopo (${HwlocUnavailableError.code}); the detail says how to install hwloc`),
+        },
       },
     },
-    async () => buildNodeDocument(app.topology, latest ?? source?.current ?? null),
+    async (request, reply) => {
+      const node = buildNodeDocument(app.topology, latest ?? source?.current ?? null);
+      if (request.query.format !== 'hwloc-xml') return node;
+      const host = await hostXml.get();
+      if (host.kind === 'missing') throw new HwlocUnavailableError(host.reason);
+      if (host.kind === 'failed') throw new Error(host.reason);
+      return reply.type(`${HWLOC_XML_MEDIA_TYPE}; charset=utf-8`).send(hwlocXmlWithGpus(host.xml, hwlocGpus(node)));
+    },
   );
 };
 
