@@ -44,6 +44,13 @@ constexpr uint64_t kDefaultFarnearPasses = 2;
 constexpr uint64_t kMaxFarnearPasses = 16;
 // l2.persist: whole 128 B lines too; samples in [1, 8192] (buffered in shared memory).
 constexpr uint64_t kPersistLineBytes = 128;
+// traffic: cases and counter metrics per request (a metric name is [a-z0-9_.], at most 128 characters),
+// the default timed repetitions, and the L2 flush buffer around every case (a multiple of the L2's size).
+constexpr uint64_t kMaxTrafficCases = 256;
+constexpr uint64_t kMaxTrafficMetrics = 16;
+constexpr uint64_t kMaxTrafficMetricChars = 128;
+constexpr uint64_t kDefaultTrafficRepetitions = 3;
+constexpr uint64_t kTrafficFlushL2Multiple = 4;
 
 // The chain facts the space, memory and capability rules look at.
 struct ChainSize {

@@ -72,6 +72,7 @@ void register_compute(Registry& r);  // cluster-ops.cpp: compute.smid and cluste
 void register_l2(Registry& r);       // l2-partition-op.cpp: l2.partition
 void register_l2_farnear(Registry& r);  // l2-farnear-op.cpp: l2.farnear
 void register_l2_persist(Registry& r);  // l2-persist-op.cpp: l2.persist
+void register_traffic(Registry& r);     // traffic-op.cpp: traffic
 
 inline Registry make_registry() {
   Registry r;
@@ -84,6 +85,7 @@ inline Registry make_registry() {
   register_l2(r);
   register_l2_farnear(r);
   register_l2_persist(r);
+  register_traffic(r);
   return r;
 }
 
