@@ -1,11 +1,18 @@
 /** The MT4G answer of GET /v1/gpus/{id}/topology (format=mt4g or Accept: application/vnd.mt4g+json). */
+import { cpus, release, type } from 'node:os';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isMigDocument } from '../faces/documents.js';
-import { MT4G_MEDIA_TYPE, mt4gJson } from '../faces/mt4g-export.js';
+import { MT4G_MEDIA_TYPE, mt4gJson, mt4gRunRecord, type Mt4gHost } from '../faces/mt4g-export.js';
 import { servedDocument, servedGpuDocument } from './face-lookup.js';
 import { formatEtag, ifNoneMatchHits } from './http-cache.js';
 
 const exported = new WeakMap<object, string>();
+
+/** MT4G's hostCpu and os: the probes run on the daemon's host, so its CPU model and uname (sysname release) are theirs. */
+export function daemonHost(): Mt4gHost {
+  const cpuModel = cpus()[0]?.model.trim();
+  return { cpuModel: cpuModel ? cpuModel : null, osName: `${type()} ${release()}` };
+}
 
 export function sendMt4g(app: FastifyInstance, id: string, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const served = servedDocument(app, id);
@@ -16,7 +23,8 @@ export function sendMt4g(app: FastifyInstance, id: string, request: FastifyReque
   if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
   let body = exported.get(served.document);
   if (body === undefined) {
-    body = mt4gJson(parent as Parameters<typeof mt4gJson>[0], migDevice ? { migDevice } : {});
+    const gpuDocument = parent as Parameters<typeof mt4gJson>[0];
+    body = mt4gJson(gpuDocument, { run: mt4gRunRecord(gpuDocument, daemonHost()), ...(migDevice ? { migDevice } : {}) });
     exported.set(served.document, body);
   }
   return reply.type(`${MT4G_MEDIA_TYPE}; charset=utf-8`).send(body);

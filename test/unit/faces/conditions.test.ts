@@ -158,17 +158,20 @@ describe('the picture’s footer', () => {
   });
 });
 
+/** MT4G's own meta keys (caps-tum/mt4g v1.2.0 src/main.cpp). */
+const MT4G_META_KEYS = ['driver', 'gpuCompiler', 'hostCompiler', 'hostCpu', 'os', 'runtime', 'timestamp'] as const;
+
 describe('the MT4G export’s meta', () => {
   it('carries the conditions as meta.topodConditions beside MT4G’s own keys', () => {
     const conditions = busyConditions(UUID);
     const exported = mt4gResult(mergedGpu(withConditions(result, conditions), 'h100-80gb-mig-mixed.json').merged) as Record<string, any>;
-    expect(Object.keys(exported['meta'])).toEqual(['timestamp', MT4G_CONDITIONS_KEY]);
+    expect(Object.keys(exported['meta'])).toEqual([...MT4G_META_KEYS, MT4G_CONDITIONS_KEY].sort());
     expect(exported['meta'][MT4G_CONDITIONS_KEY]).toEqual(conditions);
     expect(Object.keys(exported['meta'][MT4G_CONDITIONS_KEY])).toEqual(Object.keys(conditions).sort());
   });
 
   it('a document without conditions keeps MT4G’s meta as it was', () => {
     const exported = mt4gResult(mergedGpu(result, null).merged) as Record<string, any>;
-    expect(Object.keys(exported['meta'])).toEqual(['timestamp']);
+    expect(Object.keys(exported['meta'])).toEqual([...MT4G_META_KEYS].sort());
   });
 });
