@@ -401,7 +401,7 @@ export const SETTINGS: ReadonlyArray<Pick<Option<keyof Settings>, 'env' | 'flag'
  * admin put on the daemon holds for its probes too. The backend then pins
  * each probe to its GPU on top of this.
  */
-export const PROBE_ENV_NAMES = ['PATH', 'LD_LIBRARY_PATH', 'HOME', 'TMPDIR'] as const;
+export const PROBE_ENV_NAMES = ['PATH', 'LD_LIBRARY_PATH', 'HOME', 'TMPDIR', 'TOPOD_PROBE_PROFILE'] as const;
 export const PROBE_ENV_PREFIXES = ['CUDA_', 'HIP_', 'HSA_', 'ROCR_', 'ROCM_', 'AMD_'] as const;
 
 /** The part of an environment the probe inherits (see above); the daemon's own by default. */

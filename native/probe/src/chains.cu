@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pchase.h"
+#include "profile.h"
 
 namespace topod::probe {
 
@@ -22,6 +23,7 @@ ChainSet::~ChainSet() {
 }
 
 ChaserView ChainSet::add(const ChainSpec& spec) {
+  const profile::Span span("chains");
   const uint64_t elems = spec.arrayBytes / 4;
   const uint32_t strideElems = static_cast<uint32_t>(spec.strideBytes / 4);
   const uint32_t nodes = static_cast<uint32_t>(spec.arrayBytes / spec.strideBytes);

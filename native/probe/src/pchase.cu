@@ -14,6 +14,7 @@
 #include "device-ops.h"
 #include "l2-flush.h"
 #include "probe-error.h"
+#include "profile.h"
 #include "runtime.h"
 
 namespace topod::probe {
@@ -451,13 +452,19 @@ ChaseOutcome launch_chasers(const std::vector<ChaserView>& chasers, const ChaseT
     const bool single = views.size() == 1 && a.targetSm < 0;
     const uint32_t blocks = single ? 1u : std::max(2u * timing.multiprocessors, 1u);
     // After everything above wrote to the device, so nothing of the chains is left in the L2.
-    l2.flush();
-    if constexpr (W == ChaseWalks::Consumed) {
-      chase_kernel<<<blocks, kChaseThreads, sharedBytes>>>(a);
-    } else {
-      consumer_selftest_kernel<<<blocks, kChaseThreads, sharedBytes>>>(a);
+    {
+      const profile::Span span("flush");
+      l2.flush();
     }
-    check_launch(what);
+    {
+      const profile::Span span("kernel");
+      if constexpr (W == ChaseWalks::Consumed) {
+        chase_kernel<<<blocks, kChaseThreads, sharedBytes>>>(a);
+      } else {
+        consumer_selftest_kernel<<<blocks, kChaseThreads, sharedBytes>>>(a);
+      }
+      check_launch(what);
+    }
     throw_if_timed_out(timedOut, what);
 
     std::vector<uint32_t> sms(views.size());

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <exception>
 
+#include "profile.h"
+
 namespace topod::probe {
 
 namespace {
@@ -52,11 +54,25 @@ Reply handle_request(const Registry& registry, const OpContext& ctx, std::string
     const json::Value* args = request.find("args");
     const json::Value noArgs = json::Value::object();
 
-    const std::any spec = operation->validate(args ? *args : noArgs, ctx);
-    const json::Value result = operation->run(spec, ctx);
+    std::any spec;
+    {
+      const profile::Span span("validate");
+      spec = operation->validate(args ? *args : noArgs, ctx);
+    }
+    json::Value result;
+    {
+      const profile::Span span("run");
+      result = operation->run(spec, ctx);
+    }
     json::Value out = json::Value::object();
     out.set("id", id).set("ok", true).set("result", result);
-    return {json::dump(out), false};
+    Reply reply{"", false};
+    {
+      const profile::Span span("encode");
+      reply.line = json::dump(out);
+    }
+    profile::flush(op->as_string());
+    return reply;
   } catch (const ProbeFailure& e) {
     return {error_line(id, e.code(), e.what()), e.code() == ErrorCode::KernelFault};
   } catch (const json::TypeError& e) {
