@@ -15,6 +15,8 @@ export const ANALYSIS_PROGRESS = 0.97;
 export interface Measurement {
   raw: RawSeries[];
   warnings: string[];
+  /** Another tenant seen in the series themselves, in a family measured twice (ProbeSession.measureFamily): what was seen. */
+  interference?: string;
 }
 
 export interface MeasureOptions {

@@ -70,7 +70,7 @@ export async function measure(channel: ProbeChannel, options: MeasureOptions = {
     let rounds = 0;
     const onRound = (round: string) => progress(round, from + span * (1 - 0.5 ** ++rounds));
     try {
-      await strategy.measure(session, device, onRound);
+      await session.measureFamily(strategy, () => strategy.measure(session, device, onRound), warn);
     } catch (error) {
       const dropped = error instanceof ProbeError && (SKIPPABLE_CODES.has(error.code) || (strategy.optional === true && OPTIONAL_DROP_CODES.has(error.code)));
       if (!dropped) throw error;
@@ -82,7 +82,7 @@ export async function measure(channel: ProbeChannel, options: MeasureOptions = {
   }
 
   options.logger?.info({ rawSeries: session.raw.length, warnings: warnings.length }, 'measurements finished');
-  return { raw: session.raw, warnings };
+  return { raw: session.raw, warnings, ...(session.interference === null ? {} : { interference: session.interference }) };
 }
 
 /**

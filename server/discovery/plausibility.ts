@@ -287,6 +287,23 @@ function stalledLoads(elements: Elements, raw: readonly RawSeries[]): Plausibili
 }
 
 /**
+ * Timed loads in `raw` that took over `limitCycles` (another tenant's time
+ * slice stopped them), of all timed loads there: what the probe session
+ * looks at after each family it measures, before device memory's latency is known.
+ */
+export function stalledLoadsIn(raw: readonly RawSeries[], limitCycles = STALL_CYCLES_WITHOUT_MEMORY_LATENCY): { stalled: number; loads: number; limitCycles: number } {
+  let stalled = 0;
+  let loads = 0;
+  for (const series of raw) {
+    for (const latencies of loadLatencies(series)) {
+      loads += latencies.length;
+      stalled += countOver(latencies, limitCycles);
+    }
+  }
+  return { stalled, loads, limitCycles };
+}
+
+/**
  * In a function of its own: inlined in stalledLoads' loops, V8 threw the
  * compiled loop away at each strategy's ownsSeries (a new call target) and
  * compiled it again, ~50 ms of a cold analysis over ~2 M loads (issue 17.6).

@@ -277,6 +277,8 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
         },
       });
       if (abort.signal.aborted) throw abort.signal.reason;
+      // A tenant the series themselves showed, twice (server/discovery/probe-session.ts), as one NVML saw.
+      if (product.interference && !allowedBusy) throw new InterferenceError(`seen in the measurements: ${product.interference}`);
       const { result, job: succeeded } = lifecycle.store(prepared, product);
       logger.info({ jobId: job.id, gpu: gpu.uuid, resultId: result.id, durationMs: result.durationMs }, 'probe job succeeded');
       this.track(succeeded);

@@ -27,6 +27,8 @@ export interface AnalysisProduct {
   analysisMs: number;
   /** The thread that analysed (0: the main thread; a worker's own id otherwise). */
   threadId: number;
+  /** Another tenant the measurement itself showed (Measurement.interference), or null: the job decides whether such a result is stored. */
+  interference: string | null;
 }
 
 type Analyse = Pick<Discovery, 'reanalyse' | 'carryOverRaw'>;
@@ -47,6 +49,7 @@ export function analyseTask(task: AnalysisTask, discovery: Analyse): AnalysisPro
     raw: task.measurement ? outcome.raw.map(encodeRawSeries) : [],
     analysisMs: performance.now() - started,
     threadId,
+    interference: task.measurement?.interference ?? null,
   };
 }
 

@@ -3,7 +3,8 @@
  * the fake libnvidia-ml — before and during each probe. A busy GPU's probe
  * waits and runs once it is idle; a tenant arriving mid-probe drops what was
  * measured; evenIfBusy / TOPOD_PROBE_WHEN=always measures anyway and says so;
- * a GPU busy past the longest wait fails the job with TOPOD_ERR_GPU_BUSY.
+ * a GPU busy past the longest wait fails the job with TOPOD_ERR_GPU_BUSY; a
+ * tenant the measurements themselves showed drops the probe as NVML's does.
  * The measurement is a fake the test releases, so only the policy is timed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -100,6 +101,28 @@ describe('probing a GPU other processes use', () => {
     discover.calls[1]?.resolve(outcome(2048));
     await until(() => jobOf(d)?.state === 'succeeded', WAIT_MS);
     expect(served(d)?.elements.l1?.size?.value).toBe(2048);
+  }, 60_000);
+
+  it('drops a probe whose measurements themselves showed another tenant, and measures again', async () => {
+    const { daemon: d, discover } = await boot({}, idle);
+    await until(() => discover.calls.length === 1, WAIT_MS);
+    discover.calls[0]?.resolve({ ...outcome(4096), interference: 'l1: 3 of 9000 timed loads took over 50000 cycles, and 2 of 9000 when measured again' });
+    await until(() => jobOf(d)?.state === 'waiting', WAIT_MS);
+    expect(jobOf(d)?.phase).toBe('interfered: seen in the measurements: l1: 3 of 9000 timed loads took over 50000 cycles, and 2 of 9000 when measured again');
+    expect(served(d)).toBeNull();
+
+    await until(() => discover.calls.length === 2, WAIT_MS);
+    discover.calls[1]?.resolve(outcome(2048));
+    await until(() => jobOf(d)?.state === 'succeeded', WAIT_MS);
+    expect(served(d)?.elements.l1?.size?.value).toBe(2048);
+  }, 60_000);
+
+  it('keeps a result whose measurements showed a tenant when told to measure a busy GPU', async () => {
+    const { daemon: d, discover } = await boot({ TOPOD_PROBE_WHEN: 'always' }, idle);
+    await until(() => discover.calls.length === 1, WAIT_MS);
+    discover.calls[0]?.resolve({ ...outcome(4096), interference: 'l1: 3 of 9000 timed loads took over 50000 cycles' });
+    await until(() => jobOf(d)?.state === 'succeeded', WAIT_MS);
+    expect(served(d)?.elements.l1?.size?.value).toBe(4096);
   }, 60_000);
 
   it('measures a busy GPU when told to, and the result says so with low confidence', async () => {
