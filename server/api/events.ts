@@ -9,6 +9,9 @@
  * `Last-Event-ID` (EventSource does so by itself) is sent what it missed
  * first. An id the buffer no longer reaches, or one from an earlier process,
  * replays nothing; the client should then re-read the state it shows.
+ * `?lastEventId=` does the same for a client that cannot set the header
+ * (EventSource on its first connection): 0 sends every event kept, so a page
+ * opened now shows the recent events. The header, once sent, wins.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -77,6 +80,9 @@ const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, o
         operationId: 'streamEvents',
         summary: 'Stream of topology, MIG and probe events (Server-Sent Events)',
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ description: 'the id of the last event received: the events after it are sent first' })) }),
+        querystring: Type.Object({
+          lastEventId: Type.Optional(Type.Integer({ minimum: 0, description: 'as Last-Event-ID, for clients that cannot set headers; 0 sends every event kept first. The header wins' })),
+        }),
         response: { 200: { description: 'an endless event stream', content: { 'text/event-stream': { schema: EventStreamSchema } } } },
       },
     },
@@ -91,8 +97,8 @@ const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, o
       });
       stream.write(`retry: ${RECONNECT_MS}\n: connected\n\n`);
       open.add(stream);
-      const lastId = Number(request.headers['last-event-id']);
-      if (Number.isInteger(lastId) && lastId > 0 && lastId < nextId) {
+      const lastId = Number(request.headers['last-event-id'] ?? request.query.lastEventId);
+      if (Number.isInteger(lastId) && lastId >= 0 && lastId < nextId) {
         for (const entry of history) if (entry.id > lastId) stream.write(entry.frame);
       }
 

@@ -126,6 +126,8 @@ export function topologySvg(document: GpuTopologyDocument): string {
   canvas.rect(MARGIN + 8, smTop, inner - 16, smBoxHeight, COLOURS.sm);
   const gpcTitle = gpcs ? `${gpcs.count.value} GPCs (measured from cluster placements)` : 'GPCs not measured';
   canvas.text(MARGIN + 16, smTop + 18, `${smCount} SMs${document.device.architecture ? ` (${document.device.architecture})` : ''} — ${gpcTitle}`, 13, ' font-weight="bold"');
+  // NVML says how many SMs a GPU instance has, never which: the colours show the counts, not the placement.
+  if (migOn) canvas.text(WIDTH - MARGIN - 16, smTop + 18, 'instance colours illustrative', 11, ' text-anchor="end" font-style="italic"');
   let smRow = 0;
   for (const group of groups) {
     const rowTop = smTop + 28 + smRow * (cell + 4);
@@ -192,9 +194,11 @@ export function topologySvg(document: GpuTopologyDocument): string {
     y += 14;
     canvas.text(MARGIN, y + 12, `MIG on: ${instances.length} GPU instances, ${sliceCount} memory slices${mig.l2SegmentBytes !== null ? `; one SM reaches at most ${formatBytes(mig.l2SegmentBytes)} of L2` : ''}`, 13, ' font-weight="bold"');
     y += 20;
+    canvas.text(MARGIN, y + 12, 'SM colours are illustrative: NVML gives each instance’s SM count, not which SMs it holds. Memory and L2 slices follow NVML’s placements where it gives them.', 11, ' font-style="italic"');
+    y += 18;
     instances.forEach((instance, index) => {
       canvas.rect(MARGIN + 8, y, 14, 14, colourOf(index));
-      const share = instance.l2.bytes === null ? 'L2 share unknown' : `L2 share ${formatBytes(instance.l2.bytes)} (${instance.l2.source})`;
+      const share = instance.l2.bytes === null ? 'L2 share unknown' : `L2 share ${formatBytes(instance.l2.bytes)} (derived from ${instance.l2.source === 'nvml' ? 'NVML placement' : 'memory size'})`;
       const reach = instance.l2.reachablePerSmBytes === null ? '' : `, one SM reaches ${formatBytes(instance.l2.reachablePerSmBytes)}`;
       const memory = instance.memorySizeBytes === null ? '' : ` · ${formatBytes(instance.memorySizeBytes)}`;
       canvas.text(

@@ -118,4 +118,19 @@ describe('GET /v1/events (Server-Sent Events, real socket)', () => {
     expect(text).toContain('"progress":0.667,');
     await reader.cancel();
   });
+
+  it('sends every event kept first to a client that asks with ?lastEventId=0 (a page opened now)', async () => {
+    const first = await open();
+    await readUntil(first.reader, (text) => text.includes(': connected'));
+    first.topology.emit({ type: 'mig.changed', gpuUuid: 'GPU-a', at: '2025-01-01T00:00:01.000Z' });
+    first.topology.emit({ type: 'topology.changed', gpuUuid: 'GPU-a', at: '2025-01-01T00:00:02.000Z' });
+    await readUntil(first.reader, (text) => text.includes('event: topology.changed'));
+    const address = first.res.url.replace(/\/v1\/events$/, '');
+    first.controller.abort();
+    const page = await fetch(`${address}/v1/events?lastEventId=0`);
+    const reader = page.body!.getReader();
+    const text = await readUntil(reader, (soFar) => soFar.includes('event: topology.changed'));
+    expect([...text.matchAll(/^event: (\S+)$/gm)].map((m) => m[1])).toEqual(['mig.changed', 'topology.changed']);
+    await reader.cancel();
+  });
 });
