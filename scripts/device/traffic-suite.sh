@@ -38,7 +38,8 @@ step() { # name command...: runs, times, records the exit status in the summary
   echo "libnvperf_host candidates:"; ls -l /usr/local/cuda*/extras/CUPTI/lib64/libnvperf_host.so* /usr/local/cuda*/lib64/libnvperf_host.so* /usr/local/cuda*/targets/*/lib/libnvperf_host.so* 2>/dev/null
 } > "$summary" 2>&1
 
-CUDA_ROOT=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+CUDA_ROOT=${CUDA_HOME:-/usr/local/cuda}
+[ -d "$CUDA_ROOT/include" ] || CUDA_ROOT=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
 CUPTI_LIB=$(dirname "$(ls "$CUDA_ROOT"/extras/CUPTI/lib64/libcupti.so "$CUDA_ROOT"/lib64/libcupti.so "$CUDA_ROOT"/targets/*/lib/libcupti.so 2>/dev/null | head -1)" 2>/dev/null)
 CUPTI_INC=$CUDA_ROOT/include; [ -f "$CUDA_ROOT/extras/CUPTI/include/cupti.h" ] && CUPTI_INC=$CUDA_ROOT/extras/CUPTI/include
 echo "CUDA_ROOT=$CUDA_ROOT CUPTI_LIB=$CUPTI_LIB CUPTI_INC=$CUPTI_INC" >> "$summary"
@@ -93,7 +94,8 @@ if want ncu && command -v ncu > /dev/null; then
 fi
 
 # (d) SASS of the traffic kernels.
-want sass && step sass sh -c "nvcc -std=c++17 -cubin -arch=$ARCH native/probe/src/traffic.cu -o '$W/traffic.cubin' && cuobjdump -sass '$W/traffic.cubin' > '$W/traffic.sass'"
+if command -v cuobjdump > /dev/null; then DISASM="cuobjdump -sass"; else DISASM=nvdisasm; fi
+want sass && step sass sh -c "nvcc -std=c++17 -cubin -arch=$ARCH native/probe/src/traffic.cu -o '$W/traffic.cubin' && $DISASM '$W/traffic.cubin' > '$W/traffic.sass'"
 echo "sass: $(grep -c 'LDG' "$W/traffic.sass" 2>/dev/null) LDG, $(grep -c 'STG' "$W/traffic.sass" 2>/dev/null) STG" >> "$summary"
 
 rm -rf "$W/obj"

@@ -435,6 +435,84 @@ export interface L2PersistResult {
   withCycles: number[];
 }
 
+/**
+ * The bytes that really move between the L2 and device memory for a strided
+ * access pattern (LLC-memory traffic paper, issue 20). For each case one
+ * kernel makes `accesses` = ceil(footprintBytes / elementBytes / strideElements)
+ * accesses, neighbouring threads taking neighbouring accesses, element k at
+ * k × strideElements: `read` (a[i]), `write` (c[i] = v), `rmw`
+ * (c[i] = c[i] + 1), `vecmul` (c[i] = a[i] × b[i], the paper's kernel). The
+ * written array c is `fresh` (allocated for the case, never written) or
+ * `written` (filled first; the default). Every case runs between two L2
+ * flushes (reads of flushBytes = 4 × the L2): nothing of the arrays is in the
+ * L2 when the pattern starts, and the second flush writes back what it left
+ * dirty.
+ * - `method` counters: the Range Profiler (CUPTI, loaded at run time) counts
+ *   `metrics` for each of the three kernels (flush before, the pattern, flush
+ *   after). `unsupported` where CUPTI is missing (TOPOD_CUPTI_PATH overrides
+ *   the search), profiling is restricted to administrators, or on AMD; a
+ *   metric the GPU does not count is `bad_request`.
+ * - `method` timing: `repetitions` launches of the pattern timed with events
+ *   (target prepared and L2 flushed before each, untimed), after one warm-up.
+ * - `footprintBytes` an integer in [16, 2^52], a multiple of 16; `cases` 1 to
+ *   256 of { pattern, elementBytes ∈ {4, 8, 16}, strideElements in
+ *   [1, footprintBytes / elementBytes], target }; `repetitions` in [1, 1000]
+ *   (default 3); `metrics` 1 to 16 names of [a-z0-9_.] (default
+ *   TRAFFIC_DEFAULT_METRICS); `l2FetchGranularityBytes` ∈ {32, 64, 128}
+ *   (cudaLimitMaxL2FetchGranularity for the request, restored after).
+ * - Memory: 3 × footprintBytes + flushBytes.
+ */
+export const TRAFFIC_PATTERNS = ['read', 'write', 'rmw', 'vecmul'] as const;
+export type TrafficPattern = (typeof TRAFFIC_PATTERNS)[number];
+export const TRAFFIC_TARGETS = ['fresh', 'written'] as const;
+export type TrafficTarget = (typeof TRAFFIC_TARGETS)[number];
+export const TRAFFIC_METHODS = ['counters', 'timing'] as const;
+export type TrafficMethod = (typeof TRAFFIC_METHODS)[number];
+export const TRAFFIC_ELEMENT_BYTES = [4, 8, 16] as const;
+export const TRAFFIC_DEFAULT_METRICS = ['dram__bytes_read.sum', 'dram__bytes_write.sum', 'lts__t_sectors_op_read.sum', 'lts__t_sectors_op_write.sum'] as const;
+export interface TrafficCase {
+  pattern: TrafficPattern;
+  elementBytes: number;
+  strideElements: number;
+  target?: TrafficTarget;
+}
+export interface TrafficArgs {
+  method: TrafficMethod;
+  footprintBytes: number;
+  cases: TrafficCase[];
+  repetitions?: number;
+  metrics?: string[];
+  l2FetchGranularityBytes?: number;
+}
+export interface TrafficCaseResult {
+  pattern: TrafficPattern;
+  elementBytes: number;
+  strideElements: number;
+  target: TrafficTarget;
+  accesses: number;
+  /** counters: one value per metric (TrafficResult.metrics order) for the flush before, the pattern kernel, the flush after. */
+  before?: number[];
+  during?: number[];
+  after?: number[];
+  /** counters: CUPTI's name of the pattern kernel's range. */
+  kernel?: string;
+  /** timing: seconds of each timed launch. */
+  secondsPerRepetition?: number[];
+}
+export interface TrafficResult {
+  method: TrafficMethod;
+  footprintBytes: number;
+  flushBytes: number;
+  /** cudaLimitMaxL2FetchGranularity while the cases ran; null where the runtime has none (AMD). */
+  l2FetchGranularityBytes: number | null;
+  /** counters only: the metric names, the replay passes they need, the libcupti loaded, CUPTI's chip name. */
+  metrics?: string[];
+  passes?: number;
+  library?: string;
+  chip?: string;
+  cases: TrafficCaseResult[];
+}
+
 export interface ProbeOps {
   hello: { args: HelloArgs; result: HelloResult };
   pchase: { args: PchaseArgs; result: PchaseResult };
@@ -452,6 +530,7 @@ export interface ProbeOps {
   'l2.partition': { args: L2PartitionArgs; result: L2PartitionResult };
   'l2.farnear': { args: L2FarnearArgs; result: L2FarnearResult };
   'l2.persist': { args: L2PersistArgs; result: L2PersistResult };
+  traffic: { args: TrafficArgs; result: TrafficResult };
 }
 export type ProbeOp = keyof ProbeOps;
 export const PROBE_OPS: readonly ProbeOp[] = [
@@ -471,6 +550,7 @@ export const PROBE_OPS: readonly ProbeOp[] = [
   'l2.partition',
   'l2.farnear',
   'l2.persist',
+  'traffic',
 ];
 
 /** What a hello says the probe can do; a hello without `ops` (an older probe, a recorded series) supports every protocol op. */

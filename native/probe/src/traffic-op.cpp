@@ -160,7 +160,7 @@ json::Value run_traffic_op(const TrafficRequest& r, const OpContext& ctx) {
           4);
       if (ranges.size() != 3)
         throw ProbeFailure(ErrorCode::Internal, "expected 3 profiled kernels (flush, pattern, flush), CUPTI reported " + std::to_string(ranges.size()));
-      one.set("before", numbers(ranges[0].values)).set("pattern", numbers(ranges[1].values)).set("after", numbers(ranges[2].values));
+      one.set("before", numbers(ranges[0].values)).set("during", numbers(ranges[1].values)).set("after", numbers(ranges[2].values));
       one.set("kernel", ranges[1].name);
     } else {
       one.set("secondsPerRepetition", numbers(time_traffic_case(arrays, c, r.repetitions)));

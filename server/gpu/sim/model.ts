@@ -1,5 +1,6 @@
 import type { DeviceProperties, MemorySpace } from '../protocol.js';
 import type { CacheGeometry } from './set-associative-cache.js';
+import type { TrafficModel } from './traffic.js';
 
 /** The load paths through the per-SM L1 (or, on GPUs that split it, the caches beside it). */
 export type L1Space = 'global.ca' | 'readonly' | 'texture';
@@ -121,6 +122,8 @@ export interface GpuModel {
     copyBytesPerS: number;
   };
   compute: ComputeModel;
+  /** L2 ↔ device-memory traffic (./traffic.ts): overrides of what the L2 geometry implies (traffic.ts trafficModelOf). */
+  traffic?: Partial<TrafficModel>;
 }
 
 /**

@@ -18,6 +18,7 @@ import { SimulatedBandwidth } from './bandwidth.js';
 import { SimulatedCompute } from './compute.js';
 import { simulateL2Farnear, simulateL2Persist } from './l2-farnear.js';
 import { simulateL2Partition } from './l2-partition.js';
+import { simulateTraffic } from './traffic.js';
 import { chaseLaunch, type ChaseLaunch } from './launch.js';
 import type { SimulatedDevice } from './simulated-device.js';
 import {
@@ -81,6 +82,7 @@ export class SimulatedProbe {
     'l2.partition': (args, slicer) => simulateL2Partition(this.device, this.properties, args, slicer),
     'l2.farnear': (args, slicer) => simulateL2Farnear(this.device, this.properties, args, slicer),
     'l2.persist': (args) => simulateL2Persist(this.device, this.properties, args),
+    traffic: (args) => simulateTraffic(this.device, this.properties, args),
   };
 
   /** Simulated GPU time the ops so far would have taken (not part of the protocol; for benchmarks). */
