@@ -1,8 +1,16 @@
 /**
  * Prometheus metrics (prom-client) in dcgm-exporter's label conventions:
- * every GPU series carries `gpu` (index), `UUID`, `device` (nvidia<index>),
- * `pci_bus_id` and `modelName`; MIG series add `GPU_I_ID` and
- * `GPU_I_PROFILE` (the profile as dcgm-exporter spells it, "3g.40gb").
+ * every GPU series carries `gpu` (index), `UUID`, `pci_bus_id`, `device`
+ * (nvidia<index>), `modelName`, `Hostname` and `DCGM_FI_DRIVER_VERSION`, as
+ * dcgm-exporter's do, so `on(UUID, Hostname)` joins topod's series with
+ * dcgm-exporter's; MIG series add `GPU_I_ID` and `GPU_I_PROFILE` (the
+ * profile as dcgm-exporter spells it, "3g.40gb").
+ *
+ * A value the document gives as a bound (the constant L1.5: at least 64 KiB)
+ * is never a plain value: it is `topod_element_bound_<unit>` with `bound`
+ * (lower, upper), and has no confidence series. A family is written only
+ * while some series of it is: a unit no element carries adds no empty
+ * HELP/TYPE block.
  *
  * Measured values are read from the served documents at scrape time, element
  * by element and attribute by attribute, whatever the document holds, so an
@@ -23,6 +31,7 @@
  * for dcgm-exporter join on them. prom-client's default Node.js metrics are
  * left out: three of its gauges end in `_total`, which the linter rejects.
  */
+import { hostname as osHostname } from 'node:os';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ProbeConditions } from '../model/conditions-schema.js';
 import type { GpuTopologyDocument, ValueUnit } from '../model/document.js';
@@ -33,9 +42,12 @@ import type { PreparedDocument } from '../model/topology-api.js';
 import { measuredWhileBusy } from './conditions.js';
 import { elementEntries, isMigDocument, latencyAttributes, measuredAttributes, parsedDocument } from './documents.js';
 
-export const GPU_LABELS = ['gpu', 'UUID', 'device', 'pci_bus_id', 'modelName'] as const;
+/** dcgm-exporter's labels, in its order. */
+export const GPU_LABELS = ['gpu', 'UUID', 'pci_bus_id', 'device', 'modelName', 'Hostname', 'DCGM_FI_DRIVER_VERSION'] as const;
 export const MIG_LABELS = [...GPU_LABELS, 'GPU_I_ID', 'GPU_I_PROFILE'] as const;
 const ELEMENT_LABELS = [...GPU_LABELS, 'element', 'attribute'] as const;
+/** Element value series: `per` (sm, gpu) on counts, `bound` (lower, upper) on bounds. */
+const ELEMENT_VALUE_LABELS = [...ELEMENT_LABELS, 'per', 'bound'] as const;
 
 type GpuLabels = Record<(typeof GPU_LABELS)[number], string>;
 type WrittenSeries = [Gauge<string>, Record<string, string>];
@@ -49,15 +61,24 @@ export interface PollSource {
   readonly lastReadDurationMs: number | null;
 }
 
-/** Metric name per document unit; a unit Prometheus has no base unit for is converted (ns → seconds). */
-const UNIT_METRICS: Record<ValueUnit, { suffix: string; scale: number; help: string }> = {
+/**
+ * Metric name per document unit, in Prometheus base units (the document's
+ * ns become seconds). `instances` counts how many of an element there are
+ * (named `topod_element_amount` before: a name without a unit).
+ */
+export const UNIT_METRICS: Record<ValueUnit, { suffix: string; scale: number; help: string }> = {
   bytes: { suffix: 'bytes', scale: 1, help: 'sizes: cache size, line size, fetch/fill granularity, L2 segment' },
   cycles: { suffix: 'cycles', scale: 1, help: 'cycle counts other than load latencies (miss penalties)' },
-  ns: { suffix: 'seconds', scale: 1e-9, help: 'times measured in nanoseconds' },
+  ns: { suffix: 'seconds', scale: 1e-9, help: 'times' },
   'bytes/s': { suffix: 'bytes_per_second', scale: 1, help: 'bandwidths' },
-  count: { suffix: 'amount', scale: 1, help: 'counts: how many of the element there are (per SM or per GPU)' },
+  count: { suffix: 'instances', scale: 1, help: 'how many of the element there are, per SM or per GPU (label per)' },
   hz: { suffix: 'hertz', scale: 1, help: 'frequencies' },
 };
+
+/** The element value family of a unit: `topod_element_<unit>`, or for bounds `topod_element_bound_<unit>`. */
+export function elementMetricName(unit: ValueUnit, bound: boolean): string {
+  return `topod_element_${bound ? 'bound_' : ''}${UNIT_METRICS[unit].suffix}`;
+}
 
 export const PROBE_DURATION_BUCKETS_SECONDS = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800];
 export const HTTP_DURATION_BUCKETS_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -68,13 +89,21 @@ export function profileLabel(name: string | null): string {
   return name === null ? 'unknown' : name.replace(/^MIG\s+/, '');
 }
 
-function gpuLabels(gpu: GpuSummary): GpuLabels {
-  return { gpu: String(gpu.index), UUID: gpu.uuid, device: `nvidia${gpu.index}`, pci_bus_id: gpu.pciBusId ?? '', modelName: gpu.name };
+function gpuLabels(gpu: GpuSummary, host: string): GpuLabels {
+  return {
+    gpu: String(gpu.index),
+    UUID: gpu.uuid,
+    pci_bus_id: gpu.pciBusId ?? '',
+    device: `nvidia${gpu.index}`,
+    modelName: gpu.name,
+    Hostname: host,
+    DCGM_FI_DRIVER_VERSION: gpu.driverVersion,
+  };
 }
 
 /** An absent GPU holds no index: the GPU now in its slot owns `gpu` and `device`, so joins on them stay one-to-one. */
-function absentGpuLabels(gpu: GpuSummary): GpuLabels {
-  return { ...gpuLabels(gpu), gpu: '', device: '' };
+function absentGpuLabels(gpu: GpuSummary, host: string): GpuLabels {
+  return { ...gpuLabels(gpu, host), gpu: '', device: '' };
 }
 
 /** The conditions of the served result (document.conditions), one gauge per quantity, in base units. */
@@ -122,18 +151,26 @@ export interface TopodMetricsOptions {
   topology: TopologyApi;
   poller?: PollSource | null;
   now?: () => number;
+  /**
+   * The `Hostname` label: dcgm-exporter's is its NODE_NAME, else the host
+   * name; default the host name (on Kubernetes the ServiceMonitor sets it to
+   * the node's name, as dcgm-exporter's NODE_NAME is).
+   */
+  hostname?: string;
 }
 
 export class TopodMetrics {
   readonly registry = new Registry();
   private readonly topology: TopologyApi;
   private readonly now: () => number;
+  private readonly hostname: string;
   private readonly unsubscribe: () => void;
   private readonly detachPoller: () => void;
   /** Per GPU: the document its series were written from, and those series. */
   private readonly written = new Map<string, { document: PreparedDocument | null; labelsKey: string; series: WrittenSeries[] }>();
 
-  private readonly elementValues = new Map<ValueUnit, Gauge<(typeof ELEMENT_LABELS)[number]>>();
+  /** Element value families by name, made when a series first needs one and dropped when none is left. */
+  private readonly elementValues = new Map<string, Gauge<(typeof ELEMENT_VALUE_LABELS)[number]>>();
   private readonly confidence: Gauge<(typeof ELEMENT_LABELS)[number]>;
   private readonly latencyCycles: Gauge<(typeof ELEMENT_LABELS)[number] | 'statistic'>;
   private readonly latencySeconds: Gauge<(typeof ELEMENT_LABELS)[number]>;
@@ -158,13 +195,8 @@ export class TopodMetrics {
   constructor(options: TopodMetricsOptions) {
     this.topology = options.topology;
     this.now = options.now ?? Date.now;
+    this.hostname = options.hostname ?? osHostname();
     const registers = [this.registry];
-    for (const [unit, spec] of Object.entries(UNIT_METRICS) as Array<[ValueUnit, (typeof UNIT_METRICS)[ValueUnit]]>) {
-      this.elementValues.set(
-        unit,
-        new Gauge({ name: `topod_element_${spec.suffix}`, help: `Measured or known value of a memory element's attribute, in ${spec.suffix} (${spec.help})`, labelNames: ELEMENT_LABELS, registers }),
-      );
-    }
     this.confidence = new Gauge({ name: 'topod_element_confidence_ratio', help: 'How sure topod is of a measured attribute (0..1)', labelNames: ELEMENT_LABELS, registers });
     this.latencyCycles = new Gauge({
       name: 'topod_element_latency_cycles',
@@ -253,11 +285,11 @@ export class TopodMetrics {
       seen.add(gpu.uuid);
       if (!gpu.present) {
         // Gone (unplugged, swapped, its driver unloaded): one series says so, everything measured on it goes.
-        this.present.set(absentGpuLabels(gpu), 0);
+        this.present.set(absentGpuLabels(gpu, this.hostname), 0);
         this.forget(gpu.uuid);
         continue;
       }
-      const labels = gpuLabels(gpu);
+      const labels = gpuLabels(gpu, this.hostname);
       this.gpuInfo.set({ ...labels, driver_version: gpu.driverVersion, probe_status: gpu.probe.status, simulated: String(gpu.simulated) }, 1);
       this.present.set(labels, 1);
       this.stale.set(labels, gpu.probe.stale ? 1 : 0);
@@ -280,6 +312,33 @@ export class TopodMetrics {
     }
     for (const uuid of [...this.written.keys()]) if (!seen.has(uuid)) this.forget(uuid);
     for (const [state, count] of Object.entries(active)) this.activeJobs.set({ state }, count);
+    this.dropEmptyElementFamilies();
+  }
+
+  /** The value family of a unit (and whether a bound), registered on first use. */
+  private elementGauge(unit: ValueUnit, bound: boolean): Gauge<string> {
+    const name = elementMetricName(unit, bound);
+    let gauge = this.elementValues.get(name);
+    if (!gauge) {
+      const spec = UNIT_METRICS[unit];
+      const help = bound
+        ? `A bound on a memory element's attribute, in ${spec.suffix} (bound: lower = at least, upper = at most; the value itself is not known): ${spec.help}`
+        : `Measured or known value of a memory element's attribute, in ${spec.suffix}: ${spec.help}`;
+      gauge = new Gauge({ name, help, labelNames: ELEMENT_VALUE_LABELS, registers: [this.registry] });
+      this.elementValues.set(name, gauge);
+    }
+    return gauge as Gauge<string>;
+  }
+
+  /** A family whose last series went with a document leaves the exposition with it. */
+  private dropEmptyElementFamilies(): void {
+    const used = new Set<object>();
+    for (const { series } of this.written.values()) for (const [gauge] of series) used.add(gauge);
+    for (const [name, gauge] of this.elementValues) {
+      if (used.has(gauge)) continue;
+      this.registry.removeSingleMetric(name);
+      this.elementValues.delete(name);
+    }
   }
 
   /** Removes every document-derived series written for a GPU. */
@@ -295,11 +354,16 @@ export class TopodMetrics {
     };
     for (const [element, topology] of elementEntries(document)) {
       for (const [attribute, value] of measuredAttributes(topology)) {
-        const gauge = this.elementValues.get(value.unit);
         const spec = UNIT_METRICS[value.unit];
-        if (!gauge || !spec) continue;
+        if (!spec) continue;
         const series = { ...labels, element, attribute };
-        set(gauge as Gauge<string>, series, value.value * spec.scale);
+        const per: Record<string, string> = 'per' in value && typeof value.per === 'string' ? { per: value.per } : {};
+        if (value.bound !== undefined) {
+          // "At least 64 KiB" is not a size of 64 KiB: its own family, and no confidence that would read as the size's.
+          set(this.elementGauge(value.unit, true), { ...series, ...per, bound: value.bound }, value.value * spec.scale);
+          continue;
+        }
+        set(this.elementGauge(value.unit, false), { ...series, ...per }, value.value * spec.scale);
         if (value.confidence !== undefined) set(this.confidence as Gauge<string>, series, value.confidence);
       }
       for (const [attribute, latency] of latencyAttributes(topology)) {
