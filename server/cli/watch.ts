@@ -1,10 +1,11 @@
 /**
  * `topod probe --watch`: follows one job through the event stream (polling
- * the job as a safety net for a dropped stream) until it ends. On a terminal,
- * a cli-progress bar with the phase name; otherwise one plain line per phase
- * or 10 % step, so logs and pipes stay readable. A job waiting for a GPU
- * other processes use shows why (each new reason once). The exit status is the
- * job's end state: 0 succeeded, 1 failed or cancelled.
+ * the job as a safety net for a dropped stream) until it ends. Progress goes
+ * to stderr, so stdout carries only the outcome (`topod probe 0 --watch -o
+ * json | jq` reads one document): on a terminal a cli-progress bar with the
+ * phase name; otherwise one plain line per phase or 10 % step, so logs stay
+ * readable. A job waiting for a GPU other processes use shows why (each new
+ * reason once).
  */
 import { Presets, SingleBar } from 'cli-progress';
 import type { ProbeJob } from '../model/job.js';
@@ -12,8 +13,7 @@ import type { TopodClient } from './client.js';
 import { jobPhaseText } from './format.js';
 
 export interface WatchIo {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
@@ -27,7 +27,7 @@ interface Display {
 function barDisplay(io: WatchIo): Display {
   const bar = new SingleBar({
     format: 'probe {bar} {percentage}% | {phase}',
-    stream: io.stdout,
+    stream: io.stderr,
     hideCursor: true,
     clearOnComplete: false,
     barsize: 30,
@@ -50,15 +50,20 @@ function lineDisplay(io: WatchIo): Display {
       const line = `${job.state} ${Math.floor(percent / 10) * 10}% ${phase}`.trimEnd();
       if (line === last) return;
       last = line;
-      io.stdout.write(`${job.state} ${percent}% ${phase}`.trimEnd() + '\n');
+      io.stderr.write(`${job.state} ${percent}% ${phase}`.trimEnd() + '\n');
     },
     stop: () => undefined,
   };
 }
 
-/** Follows `job` to its end; `events` opened before the job was queued, so none is missed. */
-export async function watchJob(client: TopodClient, job: ProbeJob, io: WatchIo, subscribe: (onJob: (job: ProbeJob) => void) => Promise<() => void>): Promise<number> {
-  const display = io.stdout.isTTY ? barDisplay(io) : lineDisplay(io);
+/** "in 4.0 s" for a job that started and ended, else "". */
+export function jobDurationText(job: ProbeJob): string {
+  return job.startedAt && job.finishedAt ? ` in ${((Date.parse(job.finishedAt) - Date.parse(job.startedAt)) / 1000).toFixed(1)} s` : '';
+}
+
+/** Follows `job` to its end and resolves with the job as it ended; `subscribe` opened the stream before the job was queued, so no event is missed. */
+export async function watchJob(client: TopodClient, job: ProbeJob, io: WatchIo, subscribe: (onJob: (job: ProbeJob) => void) => Promise<() => void>): Promise<ProbeJob> {
+  const display = io.stderr.isTTY ? barDisplay(io) : lineDisplay(io);
   let finished: ProbeJob | null = null;
   let wake: (() => void) | null = null;
   const seen = (next: ProbeJob): void => {
@@ -82,11 +87,5 @@ export async function watchJob(client: TopodClient, job: ProbeJob, io: WatchIo, 
   const end = finished as ProbeJob;
   if (end.state === 'succeeded') display.update({ ...end, progress: 1, phase: 'done' });
   display.stop();
-  const took = end.startedAt && end.finishedAt ? ` in ${((Date.parse(end.finishedAt) - Date.parse(end.startedAt)) / 1000).toFixed(1)} s` : '';
-  if (end.state === 'succeeded') {
-    io.stdout.write(`job ${end.id} succeeded${took}\n`);
-    return 0;
-  }
-  io.stderr.write(`topod: job ${end.id} ${end.state}${took}${end.error ? `: [${end.error.code}] ${end.error.message}` : ''}\n`);
-  return 1;
+  return end;
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { runCli } from '../../../server/cli/main.js';
 import { loadConfig } from '../../../server/config.js';
 import { createDaemon, type Daemon } from '../../../server/daemon.js';
@@ -55,20 +56,26 @@ describe('the CLI against a daemon in this process (simulated H100)', () => {
     const gpus = await cli(['gpus', '--url', url]);
     expect(gpus.code).toBe(0);
     expect(gpus.stdout).toContain('NVIDIA H100 80GB HBM3');
-    const table = await cli(['topology', '0', '--format', 'table'], { TOPOD_URL: url });
+    const table = await cli(['topology', '0', '-o', 'table'], { TOPOD_URL: url });
     expect(table.code).toBe(0);
     for (const element of ['l1', 'texture', 'readOnly', 'constantL1', 'constantL15', 'shared', 'l2', 'deviceMemory']) expect(table.stdout).toContain(elementLabel(element));
-    const json = JSON.parse((await cli(['topology', '0', '--format', 'json', '--url', url])).stdout) as { gpu: { name: string } };
+    const json = JSON.parse((await cli(['topology', '0', '-o', 'json', '--url', url])).stdout) as { gpu: { name: string } };
     expect(json.gpu.name).toBe('NVIDIA H100 80GB HBM3');
+    const yaml = parse((await cli(['topology', '0', '-o', 'yaml', '--url', url])).stdout) as { gpu: { name: string }; elements: unknown };
+    expect(yaml).toMatchObject({ gpu: json.gpu });
+    const wide = await cli(['topology', '0', '-o', 'wide', '--no-headers', '--url', url]);
+    expect(wide.stdout.trimEnd().split('\n')).toHaveLength(Object.keys(yaml.elements as object).length);
     const mt4g = JSON.parse((await cli(['export', '--format', 'mt4g', '--url', url])).stdout) as Record<string, unknown>;
     expect(Object.keys(mt4g)).toContain('memory');
+    expect(parse((await cli(['export', '-o', 'yaml', '--url', url])).stdout)).toEqual(mt4g);
   });
 
   it('probes with --watch to the end and exits with the job’s state; lists the jobs', async () => {
     const probe = await cli(['probe', '0', '--force', '--watch', '--only', 'shared', '--url', url]);
     expect(probe.code, probe.stderr).toBe(0);
-    expect(probe.stdout).toMatch(/succeeded/);
-    const jobs = await cli(['jobs', '--url', url, '--json']);
+    expect(JSON.parse(probe.stdout)).toMatchObject({ state: 'succeeded', only: ['shared'] });
+    expect(probe.stderr).toMatch(/^succeeded 100% done$/m);
+    const jobs = await cli(['jobs', '--url', url, '-o', 'json']);
     expect(jobs.code).toBe(0);
     expect((JSON.parse(jobs.stdout) as { jobs: Array<{ state: string }> }).jobs.some((job) => job.state === 'succeeded')).toBe(true);
   }, 60_000);
@@ -77,8 +84,12 @@ describe('the CLI against a daemon in this process (simulated H100)', () => {
     const text = await cli(['fit', '0', '--working-set', '24MiB', '--url', url]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/L2/);
-    const json = await cli(['fit', '0', '--working-set', '512KiB', '--json', '--url', url]);
+    const json = await cli(['fit', '0', '--working-set', '512KiB', '-o', 'json', '--url', url]);
     expect(JSON.parse(json.stdout)).toHaveProperty('workingSetBytes', 512 * 1024);
+    // The flag it had before still works, and says what to write instead.
+    const old = await cli(['fit', '0', '--working-set', '512KiB', '--json', '--url', url]);
+    expect(JSON.parse(old.stdout)).toEqual(JSON.parse(json.stdout));
+    expect(old.stderr).toBe('topod: --json is deprecated: use -o json\n');
     const bad = await cli(['fit', '0', '--working-set', 'lots', '--url', url]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/lots/);

@@ -1,14 +1,15 @@
 /**
  * `topod` as a user runs it, against a real daemon on the simulated GPU:
- * without a terminal (JSON and plain progress lines), under a pseudo-terminal
- * made by util-linux `script` (a table by default, a cli-progress bar for
- * --watch), and with no daemon to talk to.
+ * without a terminal (JSON, and plain progress lines on stderr), under a
+ * pseudo-terminal made by util-linux `script` (a table by default, a
+ * cli-progress bar for --watch), and with no daemon to talk to.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { elementEntries, elementLabel } from '../../../server/faces/documents.js';
 import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
 import { eventually, getJson } from '../../helpers/http.js';
@@ -87,24 +88,38 @@ describe('topod CLI against a simulated daemon', () => {
     expect(JSON.parse(jobs.stdout).jobs.length).toBeGreaterThan(0);
   });
 
-  it('topology --format table: one row per element the document has', async () => {
-    const run = await topod(['--url', url, 'topology', '0', '--format', 'table']);
+  it('topology -o table: one row per element the document has; the old --format table still works, deprecated', async () => {
+    const run = await topod(['--url', url, 'topology', '0', '-o', 'table']);
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.split('\n');
     expect(lines[1]).toMatch(/^element\s+size\s+latency\s+line\s+fetch\s+bandwidth\s+confidence$/);
     for (const [name] of elementEntries(document as any)) expect(lines.some((line) => line.startsWith(elementLabel(name)))).toBe(true);
+    const old = await topod(['--url', url, 'topology', '0', '--format', 'table']);
+    expect(old.stdout).toBe(run.stdout);
+    expect(old.stderr).toBe('topod: --format table is deprecated: use -o table\n');
   });
 
-  it('probe --watch without a terminal prints plain progress lines and exits 0 when the job succeeds', async () => {
+  it('-o yaml and --no-headers for scripts', async () => {
+    const yaml = await topod(['--url', url, 'gpus', '-o', 'yaml']);
+    expect(yaml.code, yaml.stderr).toBe(0);
+    expect(parse(yaml.stdout)).toEqual(JSON.parse((await topod(['--url', url, 'gpus'])).stdout));
+    const rows = await topod(['--url', url, 'gpus', '-o', 'table', '--no-headers']);
+    expect(rows.stdout.split('\n')[0]).toMatch(new RegExp(`^0 +${document.gpu.uuid} `));
+  });
+
+  it('probe --watch in a pipe: plain progress lines on stderr, the job as it ended on stdout, exit 0 when it succeeds', async () => {
     const run = await topod(['--url', url, 'probe', '0', '--only', 'l1', '--force', '--watch']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).not.toMatch(/\u001b\[/);
-    expect(run.stdout).toMatch(/^running \d+% \S+/m);
-    expect(run.stdout).toMatch(/^job \S+ succeeded in [\d.]+ s$/m);
+    expect(JSON.parse(run.stdout)).toMatchObject({ state: 'succeeded', only: ['l1'] });
+    expect(run.stderr).not.toMatch(/\u001b\[/);
+    expect(run.stderr).toMatch(/^running \d+% \S+/m);
+    const table = await topod(['--url', url, 'probe', '0', '--only', 'l1', '--force', '--watch', '-o', 'table']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^job \S+ succeeded in [\d.]+ s\n$/);
   }, 120_000);
 
-  it('fit --json answers with the advice and the numbers it used', async () => {
-    const run = await topod(['--url', url, 'fit', '0', '--working-set', '8MiB', '--json']);
+  it('fit -o json answers with the advice and the numbers it used', async () => {
+    const run = await topod(['--url', url, 'fit', '0', '--working-set', '8MiB', '-o', 'json']);
     expect(run.code, run.stderr).toBe(0);
     const advice = JSON.parse(run.stdout);
     expect(advice).toMatchObject({ workingSetBytes: 8 * 1024 * 1024, gpuUuid: document.gpu.uuid });

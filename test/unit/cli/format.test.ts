@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fitText } from '../../../server/cli/fit-text.js';
-import { gpuTable, jobPhaseText, jobTable, parseSize, topologyTable } from '../../../server/cli/format.js';
+import { gpuTable, jobPhaseText, jobTable, parseSize, sizeText, table, topologyTable } from '../../../server/cli/format.js';
 import { conditionsLine } from '../../../server/faces/conditions.js';
-import { elementLabel } from '../../../server/faces/documents.js';
+import { elementLabel, formatBytes } from '../../../server/faces/documents.js';
 import { fitAdvice } from '../../../server/faces/fit.js';
 import type { ElementTopology } from '../../../server/model/document.js';
+import type { MigDeviceSummary } from '../../../server/model/gpu.js';
 import { mergeMigInstance } from '../../../server/topology/merge.js';
 import { mergedGpu, recordedH100Result } from '../../helpers/face-documents.js';
 import { makeGpu, makeJob } from '../../integration/api/fake-topology.js';
@@ -53,6 +54,74 @@ describe('tables', () => {
     const instance = mergeMigInstance(withMig.merged, withMig.migUuids[0]!);
     expect(instance).not.toBeNull();
     expect(topologyTable(instance!).split('\n')[0]).toContain(`(MIG instance of ${withMig.merged.gpu.name})`);
+  });
+
+  it('the L2 as partitions: "2 partitions of 25 MiB", the whole split by the count, never "50 MiB × 2"', () => {
+    const l2 = withoutNvml.merged.elements.l2 as ElementTopology;
+    const partitions = l2.amount!.value;
+    expect(l2.amount!.per).toBe('gpu');
+    expect(partitions).toBeGreaterThan(1);
+    const expected = `${partitions} partitions of ${formatBytes(l2.size!.value / partitions)}`;
+    expect(sizeText(l2)).toBe(expected);
+    const row = topologyTable(withoutNvml.merged).split('\n').find((line) => line.startsWith('L2 '));
+    expect(row).toContain(expected);
+    expect(row).not.toContain('×');
+  });
+
+  it('sizes per SM, bounds and counts alone read as written', () => {
+    const size = { value: 65536, unit: 'bytes' as const, source: 'microbenchmark' as const, confidence: 0.9 };
+    expect(sizeText({ size, amount: { value: 1, unit: 'count', source: 'derived', per: 'sm' } })).toBe('64 KiB per SM');
+    expect(sizeText({ size, amount: { value: 4, unit: 'count', source: 'derived', per: 'sm' } })).toBe('4 × 64 KiB per SM');
+    expect(sizeText({ size: { ...size, bound: 'lower' } })).toBe('≥ 64 KiB');
+    expect(sizeText({ size, amount: { value: 1, unit: 'count', source: 'derived', per: 'gpu' } })).toBe('64 KiB');
+    expect(sizeText({ amount: { value: 2, unit: 'count', source: 'derived', per: 'sm' } })).toBe('2 per SM');
+    expect(sizeText({})).toBe('');
+  });
+
+  it('without headers: only the rows (no title, heading, rule or footer); wide: more columns', () => {
+    expect(table(['a', 'bb'], [['1', '2']], false)).toBe('1  2');
+    const rows = topologyTable({ ...withoutNvml.merged, conditions: busyConditions(withoutNvml.merged.gpu.uuid) }, { wide: false, headers: false }).split('\n');
+    expect(rows).toHaveLength(Object.keys(withoutNvml.merged.elements).length);
+    expect(rows[0]).toMatch(/^L1\s/);
+    const wide = topologyTable(withoutNvml.merged, { wide: true, headers: true }).split('\n');
+    expect(wide[1]).toMatch(/^element\s+size\s+latency\s+p50\/p95\s+line\s+fetch\s+bandwidth\s+one SM reaches\s+miss penalty\s+confidence\s+sources$/);
+    const l2 = withoutNvml.merged.elements.l2 as ElementTopology;
+    expect(wide.find((line) => line.startsWith('L2 '))).toContain(formatBytes(l2.segmentSize!.value));
+    const jobs = jobTable([makeJob({ id: 'job-x', only: ['l1'] })], { wide: true, headers: false });
+    expect(jobs.split('\n')).toHaveLength(1);
+    expect(jobs).toMatch(/^job-x .* requested +api:127\.0\.0\.1 +l1 /);
+  });
+
+  it('GPUs with their MIG devices as nvidia-smi -L lists them; wide adds SMs, memory and L2 share', () => {
+    const uuids = ['MIG-aaaa', 'MIG-bbbb', 'MIG-gone'];
+    const gpu = makeGpu({ index: 1, uuid: 'GPU-1', migDeviceUuids: uuids });
+    const device = (uuid: string, profileName: string): MigDeviceSummary => ({
+      kind: 'mig-device',
+      uuid,
+      parent: { uuid: 'GPU-1', index: 1, name: gpu.name },
+      gpuInstanceId: 1,
+      computeInstanceId: 0,
+      profileId: 9,
+      profileName,
+      placement: { start: 0, size: 4 },
+      multiprocessorCount: 60,
+      memorySizeBytes: 40 * 1024 ** 3,
+      l2: { bytes: 25 * 1024 ** 2, memorySlices: 4, source: 'nvml', reachablePerSmBytes: null, partitions: null },
+      simulated: true,
+    });
+    const migDevices = new Map<string, MigDeviceSummary | null>([
+      ['MIG-aaaa', device('MIG-aaaa', 'MIG 3g.40gb')],
+      ['MIG-bbbb', device('MIG-bbbb', '1g.10gb')],
+    ]);
+    const lines = gpuTable([gpu], migDevices).split('\n');
+    expect(lines).toHaveLength(2 + 1 + uuids.length);
+    expect(lines[3]).toMatch(/^1:0 +MIG-aaaa +MIG 3g\.40gb Device 0 /);
+    expect(lines[4]).toMatch(/^1:1 +MIG-bbbb +MIG 1g\.10gb Device 1 /);
+    expect(lines[5]).toMatch(/^1:2 +MIG-gone +MIG \? Device 2 /);
+    const wide = gpuTable([gpu], migDevices, { wide: true, headers: false }).split('\n');
+    expect(wide).toHaveLength(4);
+    expect(wide[1]).toMatch(/ 60 +40 GiB +25 MiB \(nvml\)$/);
+    expect(wide[0]).toContain(gpu.driverVersion);
   });
 
   it('GPUs and jobs, one row each', () => {
