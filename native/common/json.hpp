@@ -13,7 +13,10 @@
 //   json::Value list = json::Value::array(); list.push(1.5); out.set("xs", list);
 //   std::string line = json::dump(out);   // {"ok":true,"name":"H100","n":3,"xs":[1.5]}
 //
-// Kinds: null, boolean, number (double), string, array, object (insertion-ordered).
+// Kinds: null, boolean, number (double), string, array, object (insertion-ordered),
+// and written: JSON text made by json::numbers(list), dumped as it is. A probe
+// answer carries 10^5 latencies; one Value each cost more host time than the
+// kernel that measured them, so number lists skip the tree.
 // Accessors (as_*, get) throw json::TypeError on the wrong kind or a missing key.
 // The parser follows RFC 8259: no comments, no trailing commas, no NaN/Infinity,
 // no leading zeros, one value per document (surrounding whitespace allowed);
@@ -24,6 +27,7 @@
 // to UTF-8 by the parser, surrogate pairs included).
 #pragma once
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -33,6 +37,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -53,7 +58,7 @@ class TypeError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Kind { Null, Boolean, Number, String, Array, Object };
+enum class Kind { Null, Boolean, Number, String, Array, Object, Written };
 
 inline const char* kind_name(Kind k) {
   switch (k) {
@@ -63,6 +68,7 @@ inline const char* kind_name(Kind k) {
     case Kind::String: return "string";
     case Kind::Array: return "array";
     case Kind::Object: return "object";
+    case Kind::Written: return "written JSON";
   }
   return "?";
 }
@@ -90,6 +96,14 @@ class Value {
   Value(Object o) : kind_(Kind::Object), obj_(std::move(o)) {}
 
   static Value array() { return Value(Array{}); }
+  // Already-valid JSON text (json::numbers makes it), written out verbatim by dump.
+  static Value written(std::string text) {
+    Value v;
+    v.kind_ = Kind::Written;
+    v.str_ = std::move(text);
+    return v;
+  }
+  const std::string& as_written() const { expect(Kind::Written); return str_; }
   static Value object() { return Value(Object{}); }
 
   Kind kind() const { return kind_; }
@@ -366,11 +380,19 @@ inline void dump_string(std::string& out, const std::string& s) {
   out += '"';
 }
 
+template <typename Integer>
+void dump_integer(std::string& out, Integer n) {
+  char buf[24];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, n);
+  out.append(buf, r.ptr);
+}
+
 inline void dump_number(std::string& out, double n) {
   if (!std::isfinite(n)) { out += "null"; return; }
   char buf[32];
   if (std::nearbyint(n) == n && std::fabs(n) < 9007199254740992.0) {
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(n));
+    dump_integer(out, static_cast<long long>(n));
+    return;
   } else {
     // Shortest of 15 or 17 significant digits that reads back to the same double.
     std::snprintf(buf, sizeof buf, "%.15g", n);
@@ -385,6 +407,7 @@ inline void dump_value(std::string& out, const Value& v) {
     case Kind::Boolean: out += v.as_bool() ? "true" : "false"; break;
     case Kind::Number: dump_number(out, v.as_number()); break;
     case Kind::String: dump_string(out, v.as_string()); break;
+    case Kind::Written: out += v.as_written(); break;
     case Kind::Array: {
       out += '[';
       bool first = true;
@@ -415,6 +438,26 @@ inline void dump_value(std::string& out, const Value& v) {
 }  // namespace detail
 
 inline Value parse(std::string_view text) { return detail::Parser(text).document(); }
+
+// A JSON array of the numbers in `values`, written once (see Kind::Written).
+template <typename T>
+Value numbers(const std::vector<T>& values) {
+  std::string text;
+  text.reserve(values.size() * 6 + 2);
+  text += '[';
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) text += ',';
+    if constexpr (std::is_unsigned_v<T>) {
+      detail::dump_integer(text, static_cast<unsigned long long>(values[i]));
+    } else if constexpr (std::is_integral_v<T>) {
+      detail::dump_integer(text, static_cast<long long>(values[i]));
+    } else {
+      detail::dump_number(text, static_cast<double>(values[i]));
+    }
+  }
+  text += ']';
+  return Value::written(std::move(text));
+}
 
 inline std::string dump(const Value& v) {
   std::string out;

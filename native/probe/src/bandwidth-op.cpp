@@ -45,10 +45,8 @@ BandwidthCopySpec validate_bandwidth_copy(const json::Value& args, const OpConte
 }
 
 json::Value timings(uint64_t bytes, const std::vector<double>& seconds) {
-  json::Value list = json::Value::array();
-  for (double x : seconds) list.push(x);
   json::Value out = json::Value::object();
-  out.set("bytesPerRepetition", bytes).set("secondsPerRepetition", list);
+  out.set("bytesPerRepetition", bytes).set("secondsPerRepetition", json::numbers(seconds));
   return out;
 }
 

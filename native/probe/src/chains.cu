@@ -19,7 +19,9 @@ __global__ void scatter_chain(uint32_t* chain, const uint32_t* successors, uint3
 }  // namespace
 
 ChainSet::~ChainSet() {
+  const profile::Span span("free");
   for (hipTextureObject_t t : textures_) (void)hipDestroyTextureObject(t);
+  buffers_.clear();
 }
 
 ChaserView ChainSet::add(const ChainSpec& spec) {

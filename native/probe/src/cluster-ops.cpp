@@ -29,24 +29,6 @@ void require_clusters(const hipDeviceProp_t& p, uint64_t clusterSize) {
                        "clusters of " + std::to_string(clusterSize) + " blocks exceed the largest this device co-schedules (" + std::to_string(largest) + ")");
 }
 
-json::Value numbers(const std::vector<uint32_t>& values) {
-  json::Value out = json::Value::array();
-  for (uint32_t v : values) out.push(v);
-  return out;
-}
-
-json::Value numbers64(const std::vector<uint64_t>& values) {
-  json::Value out = json::Value::array();
-  for (uint64_t v : values) out.push(static_cast<double>(v));
-  return out;
-}
-
-json::Value seconds(const std::vector<double>& values) {
-  json::Value out = json::Value::array();
-  for (double v : values) out.push(v);
-  return out;
-}
-
 struct SmidRequest {
   SmidSpec spec;
   hipDeviceProp_t prop;
@@ -72,7 +54,7 @@ json::Value run_smid_op(const SmidRequest& r, const OpContext& ctx) {
   json::Value launches = json::Value::array();
   for (const SmidLaunch& l : o.launches) {
     json::Value launch = json::Value::object();
-    launch.set("smIds", numbers(l.smIds)).set("coResident", l.coResident);
+    launch.set("smIds", json::numbers(l.smIds)).set("coResident", l.coResident);
     launches.push(launch);
   }
   json::Value out = json::Value::object();
@@ -115,11 +97,11 @@ ClusterSyncSpec validate_sync(const json::Value& args, const OpContext& ctx) {
 json::Value run_sync_op(const ClusterSyncSpec& s, const OpContext&) {
   const ClusterSyncOutcome o = run_cluster_sync(s);
   json::Value out = json::Value::object();
-  out.set("arriveCycles", numbers(o.arrive))
-      .set("waitCycles", numbers(o.wait))
-      .set("clusterSyncCycles", numbers(o.clusterSync))
-      .set("syncthreadsCycles", numbers(o.syncthreads))
-      .set("gridSyncCycles", numbers(o.gridSync));
+  out.set("arriveCycles", json::numbers(o.arrive))
+      .set("waitCycles", json::numbers(o.wait))
+      .set("clusterSyncCycles", json::numbers(o.clusterSync))
+      .set("syncthreadsCycles", json::numbers(o.syncthreads))
+      .set("gridSyncCycles", json::numbers(o.gridSync));
   return out;
 }
 
@@ -147,12 +129,12 @@ json::Value run_dsmem_op(const DsmemSpec& s, const OpContext&) {
   smIds.push(o.smIds[1]);
   json::Value out = json::Value::object();
   out.set("smIds", smIds)
-      .set("localLatenciesCycles", numbers(o.local))
-      .set("remoteLatenciesCycles", numbers(o.remote))
-      .set("l2LatenciesCycles", numbers(o.l2))
-      .set("pushCycles", numbers64(o.push))
-      .set("pullCycles", numbers64(o.pull))
-      .set("globalCycles", numbers64(o.global));
+      .set("localLatenciesCycles", json::numbers(o.local))
+      .set("remoteLatenciesCycles", json::numbers(o.remote))
+      .set("l2LatenciesCycles", json::numbers(o.l2))
+      .set("pushCycles", json::numbers(o.push))
+      .set("pullCycles", json::numbers(o.pull))
+      .set("globalCycles", json::numbers(o.global));
   return out;
 }
 
@@ -177,7 +159,7 @@ LaunchRequest validate_launch(const json::Value& args, const OpContext& ctx) {
 json::Value run_launch_op(const LaunchRequest& r, const OpContext&) {
   const ClusterLaunchOutcome o = run_cluster_launch(r.spec, r.prop);
   json::Value out = json::Value::object();
-  out.set("clusterSecondsPerRepetition", seconds(o.clusterSeconds)).set("plainSecondsPerRepetition", seconds(o.plainSeconds));
+  out.set("clusterSecondsPerRepetition", json::numbers(o.clusterSeconds)).set("plainSecondsPerRepetition", json::numbers(o.plainSeconds));
   return out;
 }
 

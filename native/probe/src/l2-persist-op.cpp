@@ -51,20 +51,14 @@ PersistRequest validate_persist(const json::Value& args, const OpContext& ctx) {
 
 json::Value run_persist_op(const PersistRequest& r, const OpContext& ctx) {
   const PersistRun run = run_l2_persist(r.spec, r.streamBlocks, ctx.budgetNs);
-  auto list = [](const std::vector<uint32_t>& values) {
-    json::Value out = json::Value::array();
-    out.as_array().reserve(values.size());
-    for (uint32_t v : values) out.push(v);
-    return out;
-  };
   json::Value out = json::Value::object();
   out.set("arrayBytes", r.spec.arrayBytes)
       .set("windowBytes", r.spec.windowBytes)
       .set("hitRatio", r.spec.hitRatio)
       .set("samples", r.spec.samples)
       .set("persistingLimitBytes", run.persistingLimitBytes)
-      .set("withoutCycles", list(run.withoutCycles))
-      .set("withCycles", list(run.withCycles));
+      .set("withoutCycles", json::numbers(run.withoutCycles))
+      .set("withCycles", json::numbers(run.withCycles));
   return out;
 }
 

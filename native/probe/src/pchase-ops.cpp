@@ -111,13 +111,6 @@ ChaseTiming timing_for(const OpContext& ctx, bool warmup, uint32_t samples) {
                      static_cast<uint32_t>(p.multiProcessorCount)};
 }
 
-json::Value to_json(const std::vector<uint32_t>& v) {
-  json::Value out = json::Value::array();
-  out.as_array().reserve(v.size());
-  for (uint32_t x : v) out.push(x);
-  return out;
-}
-
 // ---- pchase -----------------------------------------------------------------
 
 // Also selftest.consumer's spec: same fields, same rules.
@@ -147,7 +140,7 @@ json::Value run_pchase(const PchaseSpec& s, const OpContext& ctx) {
   const ChaserView view = chains.add(s.chain);
   const ChaseOutcome o = run_chasers({view}, timing_for(ctx, s.warmup, s.samples), s.smId, settings_for(s.launch, ctx));
   json::Value out = json::Value::object();
-  out.set("smId", o.runs.at(0).smId).set("latenciesCycles", to_json(o.runs.at(0).latenciesCycles)).set("launch", to_json(o.launch));
+  out.set("smId", o.runs.at(0).smId).set("latenciesCycles", json::numbers(o.runs.at(0).latenciesCycles)).set("launch", to_json(o.launch));
   return out;
 }
 
@@ -159,8 +152,8 @@ json::Value run_consumer_selftest_op(const PchaseSpec& s, const OpContext& ctx) 
   const ConsumerSelfTestRun run = run_consumer_selftest(view, timing_for(ctx, s.warmup, s.samples), s.smId, settings_for(s.launch, ctx));
   json::Value out = json::Value::object();
   out.set("smId", run.smId)
-      .set("consumedLatenciesCycles", to_json(run.consumedLatenciesCycles))
-      .set("unconsumedLatenciesCycles", to_json(run.unconsumedLatenciesCycles))
+      .set("consumedLatenciesCycles", json::numbers(run.consumedLatenciesCycles))
+      .set("unconsumedLatenciesCycles", json::numbers(run.unconsumedLatenciesCycles))
       .set("launch", to_json(run.launch));
   return out;
 }
@@ -205,7 +198,7 @@ json::Value run_batch(const BatchSpec& s, const OpContext& ctx) {
   json::Value series = json::Value::array();
   for (size_t i = 0; i < o.runs.size(); ++i) {
     json::Value one = json::Value::object();
-    one.set("arrayBytes", s.chains[i].arrayBytes).set("smId", o.runs[i].smId).set("latenciesCycles", to_json(o.runs[i].latenciesCycles));
+    one.set("arrayBytes", s.chains[i].arrayBytes).set("smId", o.runs[i].smId).set("latenciesCycles", json::numbers(o.runs[i].latenciesCycles));
     series.push(one);
   }
   json::Value out = json::Value::object();
@@ -280,8 +273,8 @@ json::Value run_pair_op(const PairSpec& s, const OpContext& ctx) {
   json::Value out = json::Value::object();
   out.set("firstSmId", run.firstSmId)
       .set("secondSmId", run.secondSmId)
-      .set("firstLatenciesCycles", to_json(run.firstLatenciesCycles))
-      .set("secondLatenciesCycles", to_json(run.secondLatenciesCycles))
+      .set("firstLatenciesCycles", json::numbers(run.firstLatenciesCycles))
+      .set("secondLatenciesCycles", json::numbers(run.secondLatenciesCycles))
       .set("launch", to_json(run.launch));
   return out;
 }

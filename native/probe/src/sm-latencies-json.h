@@ -12,11 +12,8 @@ template <typename Run>
 json::Value sm_latencies_json(const std::vector<Run>& runs) {
   json::Value sms = json::Value::array();
   for (const Run& run : runs) {
-    json::Value latencies = json::Value::array();
-    latencies.as_array().reserve(run.latenciesCycles.size());
-    for (uint32_t v : run.latenciesCycles) latencies.push(v);
     json::Value one = json::Value::object();
-    one.set("smId", run.smId).set("latenciesCycles", latencies);
+    one.set("smId", run.smId).set("latenciesCycles", json::numbers(run.latenciesCycles));
     sms.push(one);
   }
   return sms;

@@ -3,7 +3,9 @@
 // Lines starting with "?" query a path instead: "?key1.key2 <json>" prints the
 // value's kind and dump, or "type-error <message>".
 #include <iostream>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "../../../native/common/json.hpp"
 
@@ -46,5 +48,12 @@ int main() {
   list.push(1).push(nullptr).push(-2.25e-3);
   built.set("list", list);
   std::cout << "built " << json::dump(built) << '\n';
+  json::Value lists = json::Value::object();
+  lists.set("cycles", json::numbers(std::vector<uint32_t>{0, 7, 4294967295u}))
+      .set("wide", json::numbers(std::vector<uint64_t>{18446744073709551615ull}))
+      .set("signed", json::numbers(std::vector<int>{-3, 12}))
+      .set("seconds", json::numbers(std::vector<double>{0.5, 1e-7, 3.0}))
+      .set("none", json::numbers(std::vector<uint32_t>{}));
+  std::cout << "lists " << json::dump(lists) << '\n';
   return 0;
 }

@@ -67,6 +67,12 @@ describe.skipIf(!hasGxx)('native/common/json.hpp (needs g++; skipped when absent
 
   it('builds objects in insertion order with escaped strings', () => {
     const out = run([]);
-    expect(out.at(-1)).toBe('built {"ok":true,"name":"H100 \\"sxm\\"\\n","n":3,"x":0.5,"list":[1,null,-0.00225]}');
+    expect(out.at(-2)).toBe('built {"ok":true,"name":"H100 \\"sxm\\"\\n","n":3,"x":0.5,"list":[1,null,-0.00225]}');
+  });
+
+  it('writes number lists as the tree would, exact for the widest integers', () => {
+    const line = run([]).at(-1) ?? '';
+    expect(line).toBe('lists {"cycles":[0,7,4294967295],"wide":[18446744073709551615],"signed":[-3,12],"seconds":[0.5,1e-07,3],"none":[]}');
+    expect(JSON.parse(line.slice('lists '.length))).toEqual({ cycles: [0, 7, 4294967295], wide: [18446744073709551615], signed: [-3, 12], seconds: [0.5, 1e-7, 3], none: [] });
   });
 });
