@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import HeavyFirstSequencer from './test/helpers/heavy-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -11,6 +12,9 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     // A folder the run's files share: whole simulated discoveries are computed once (test/helpers/run-cache.ts).
     globalSetup: ['test/helpers/global-setup.ts'],
+    // Without a previous run's durations, the files that run whole discoveries or daemon probes start first,
+    // not last: a long file started last leaves the other core idle (test/helpers/heavy-first-sequencer.ts).
+    sequence: { sequencer: HeavyFirstSequencer },
     // Generous, so no test fails by timeout on two busy cores; a test that runs whole simulated discoveries
     // or daemon probes sets its own (WHOLE_DISCOVERY_TIMEOUT_MS). A hang still fails, later.
     testTimeout: 120_000,
