@@ -154,6 +154,27 @@ describe('topod CLI against a simulated daemon', () => {
   });
 });
 
+describe('topod serve', () => {
+  const tempDir = useTempDir();
+
+  it('runs the daemon with the flags given, and stops it on SIGTERM', async () => {
+    const port = await closedPort();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'bin/topod'), 'serve', '--backend', 'sim', '--port', String(port), '--db', ':memory:', '--lock-dir', tempDir(), '--log-level', 'warn'],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: 'ignore' },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const gpus = await eventually(() => getJson(`http://127.0.0.1:${port}/v1/gpus`).catch(() => ({ status: 0, body: {} })), (r) => r.status === 200, 60_000, 250);
+      expect(gpus.body.gpus[0]).toMatchObject({ simulated: true });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 90_000);
+});
+
 describe('topod CLI without a daemon', () => {
   it('says the daemon is not running and how to start it (exit 2)', async () => {
     const port = await closedPort();
