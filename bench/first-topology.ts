@@ -93,7 +93,8 @@ async function oneRun(): Promise<RunFigures> {
       if (status !== 0 && firstAnswerMs < 0) firstAnswerMs = Date.now() - spawnedAt;
       if (status === 200) break;
       if (daemon.exitCode !== null) throw new Error(`the daemon exited (${daemon.exitCode})`);
-      if (status !== 0 && status !== 503) throw new Error(`GET /v1/gpus/0/topology answered ${status}`);
+      // 404 until NVML or the probe has listed the GPU, 503 while its first probe runs.
+      if (status !== 0 && status !== 404 && status !== 503) throw new Error(`GET /v1/gpus/0/topology answered ${status}`);
       await sleep(POLL_MS);
     }
     const topologyMs = Date.now() - spawnedAt;
