@@ -5,7 +5,7 @@
  * server/discovery's implementation, tests inject fakes.
  */
 import type { ProbeChannel } from '../gpu/backend.js';
-import type { DiscoveryOutcome, ElementName, RawSeries } from '../model/document.js';
+import type { DiscoveryOutcome, ProbeTarget, RawSeries } from '../model/document.js';
 import type { DiscoveryLogger } from './probe-session.js';
 
 /** Where a probe's progress stands while its measurements are analysed (the strategies end at 0.95). */
@@ -20,7 +20,7 @@ export interface Measurement {
 }
 
 export interface MeasureOptions {
-  only?: ElementName[] | null;
+  only?: ProbeTarget[] | null;
   signal?: AbortSignal;
   onProgress?: (phase: string, fraction: number) => void;
   logger?: DiscoveryLogger;
@@ -32,9 +32,9 @@ export interface Discovery {
   /** Runs the benchmarks and records their raw series. */
   discover(channel: ProbeChannel, options: MeasureOptions): Promise<Measurement>;
   /** The outcome of every strategy whose series `raw` holds (only those of `only`'s elements, when given). Pure: no GPU. */
-  reanalyse(raw: RawSeries[], only?: ElementName[] | null): DiscoveryOutcome;
+  reanalyse(raw: RawSeries[], only?: ProbeTarget[] | null): DiscoveryOutcome;
   /** A partial probe's fresh series plus the previous result's series of the strategies it did not re-measure. */
-  carryOverRaw(previous: readonly RawSeries[], fresh: readonly RawSeries[], only: readonly ElementName[] | null): RawSeries[];
+  carryOverRaw(previous: readonly RawSeries[], fresh: readonly RawSeries[], only: readonly ProbeTarget[] | null): RawSeries[];
   /**
    * Set on server/discovery's own object: its analysis then runs in worker threads that import it
    * (server/results/analysis-worker.ts), never on the event loop. Without it (tests' fakes) it runs in-process.

@@ -1,17 +1,17 @@
 import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
 import { supportedOps, type CalibrateResult, type DeviceProperties, type HelloResult } from '../gpu/protocol.js';
-import type { DiscoveryOutcome, ElementName, RawSeries } from '../model/document.js';
+import type { DiscoveryOutcome, ProbeTarget, RawSeries } from '../model/document.js';
 import { ANALYSIS_PROGRESS, type Discovery, type Measurement, type MeasureOptions } from './contract.js';
 import { ProbeSession } from './probe-session.js';
 import { withMissPenalties } from './miss-penalty.js';
 import { withPlausibility } from './plausibility.js';
-import { MEASURABLE_ELEMENTS, carryOverRaw, missingOps, strategiesFor, type Strategy } from './registry.js';
+import { PROBE_TARGETS, carryOverRaw, missingOps, strategiesFor, strategiesToBuild, type Strategy } from './registry.js';
 
 export { L1_SEARCH_PLAN } from './l1.js';
 export { l2SearchPlan } from './l2.js';
 export type { DiscoveryLogger } from './probe-session.js';
 export type { Discovery, Measurement, MeasureOptions } from './contract.js';
-export { MEASURABLE_ELEMENTS, STRATEGIES, carryOverRaw, missingOps, strategiesFor, strategyOwning, type Strategy, type StrategyBuild } from './registry.js';
+export { MEASURABLE_ELEMENTS, PROBE_TARGETS, STRATEGIES, carryOverRaw, missingOps, strategiesFor, strategyOwning, type Strategy, type StrategyBuild } from './registry.js';
 
 /** Bumped whenever the analysis of the same raw series may give a different document. */
 export const ANALYSIS_VERSION = 'cpd-ks-7';
@@ -52,7 +52,7 @@ export async function measure(channel: ProbeChannel, options: MeasureOptions = {
   else warn('calibrate: skipped, the probe does not support calibrate: latencies keep the clock-read overhead and have no ns', {});
 
   for (const element of only ?? []) {
-    if (!MEASURABLE_ELEMENTS.includes(element)) warn(`${element}: not measured, no strategy measures it (measurable: ${MEASURABLE_ELEMENTS.join(', ')})`, { element });
+    if (!PROBE_TARGETS.includes(element)) warn(`${element}: not measured, no strategy measures it (measurable: ${PROBE_TARGETS.join(', ')})`, { element });
   }
   const runnable: Strategy[] = [];
   for (const strategy of strategiesFor(only)) {
@@ -105,7 +105,7 @@ export async function discover(channel: ProbeChannel, options: DiscoverOptions =
  * `only` asks for (all for null) and that recorded series here builds its
  * elements; with `only`, only the elements asked for are kept.
  */
-export function reanalyse(raw: RawSeries[], only: ElementName[] | null = null): DiscoveryOutcome {
+export function reanalyse(raw: RawSeries[], only: ProbeTarget[] | null = null): DiscoveryOutcome {
   const hello = raw.find((series) => series.op === 'hello');
   const device = hello ? firstDevice(hello.result as HelloResult) : null;
   const calibration = (raw.find((series) => series.op === 'calibrate')?.result as CalibrateResult | undefined) ?? null;
@@ -116,7 +116,7 @@ export function reanalyse(raw: RawSeries[], only: ElementName[] | null = null): 
     return outcome;
   }
   const recorded = (strategy: Strategy) => raw.some((series) => strategy.ownsSeries(series.name));
-  for (const strategy of strategiesFor(only).filter(recorded)) {
+  for (const strategy of strategiesToBuild(only).filter(recorded)) {
     const built = strategy.build(raw, device, calibration);
     // Strategies may share an element, each adding its own attributes (the L2's size and latency, its bandwidths): merged in registry order.
     for (const element of strategy.elements) {
@@ -125,6 +125,7 @@ export function reanalyse(raw: RawSeries[], only: ElementName[] | null = null): 
     }
     if (built.carveout && !outcome.carveout) outcome.carveout = built.carveout;
     if (built.compute && !outcome.compute) outcome.compute = built.compute;
+    if (built.traffic && !outcome.traffic) outcome.traffic = built.traffic;
     outcome.warnings.push(...built.warnings);
   }
   outcome.elements = withMissPenalties(outcome.elements);

@@ -1,5 +1,5 @@
 import { supportedOps, type HelloResult, type ProbeOp } from '../gpu/protocol.js';
-import { ELEMENT_NAMES, type ElementName, type RawSeries } from '../model/document.js';
+import { ELEMENT_NAMES, PROBE_FAMILIES, type ElementName, type ProbeTarget, type RawSeries } from '../model/document.js';
 import { BANDWIDTH_STRATEGY } from './bandwidth.js';
 import { COMPUTE_STRATEGY } from './compute.js';
 import { CONSTANT_STRATEGY } from './constant.js';
@@ -9,6 +9,7 @@ import { L2_STRUCTURE_STRATEGY } from './l2-structure.js';
 import { SHARED_STRATEGY } from './shared.js';
 import { SHARING_STRATEGY } from './sharing.js';
 import type { Strategy } from './strategy.js';
+import { TRAFFIC_STRATEGY } from './traffic.js';
 
 export type { Strategy, StrategyBuild } from './strategy.js';
 
@@ -17,15 +18,27 @@ export type { Strategy, StrategyBuild } from './strategy.js';
  * elements and warnings appear). Adding one is a module exporting a Strategy
  * and a line here: see README.md, "Adding a benchmark".
  */
-export const STRATEGIES: readonly Strategy[] = [L1_STRATEGY, TEXTURE_STRATEGY, READ_ONLY_STRATEGY, CONSTANT_STRATEGY, SHARED_STRATEGY, SHARING_STRATEGY, L2_STRATEGY, BANDWIDTH_STRATEGY, COMPUTE_STRATEGY, L2_STRUCTURE_STRATEGY];
+export const STRATEGIES: readonly Strategy[] = [L1_STRATEGY, TEXTURE_STRATEGY, READ_ONLY_STRATEGY, CONSTANT_STRATEGY, SHARED_STRATEGY, SHARING_STRATEGY, L2_STRATEGY, BANDWIDTH_STRATEGY, COMPUTE_STRATEGY, L2_STRUCTURE_STRATEGY, TRAFFIC_STRATEGY];
 
 /** The elements some strategy measures, in ELEMENT_NAMES order: what a probe request's `only` may name. */
 export const MEASURABLE_ELEMENTS: readonly ElementName[] = ELEMENT_NAMES.filter((element) => STRATEGIES.some((strategy) => strategy.elements.includes(element)));
 
-/** The strategies that measure any of `only` (all of them for null), in registry order. */
-export function strategiesFor(only: readonly ElementName[] | null): Strategy[] {
-  if (only === null) return [...STRATEGIES];
-  return STRATEGIES.filter((strategy) => strategy.elements.some((element) => only.includes(element)));
+/** What a probe request's `only` may name: the measurable elements, then the opt-in families (each an opt-in strategy's name). */
+export const PROBE_TARGETS: readonly ProbeTarget[] = [...MEASURABLE_ELEMENTS, ...PROBE_FAMILIES.filter((family) => STRATEGIES.some((s) => s.optIn === true && s.name === family))];
+
+function asked(strategy: Strategy, only: readonly ProbeTarget[]): boolean {
+  return strategy.elements.some((element) => only.includes(element)) || (strategy.optIn === true && (only as readonly string[]).includes(strategy.name));
+}
+
+/** The strategies a probe runs for `only` (null: every strategy but the opt-in ones), in registry order. */
+export function strategiesFor(only: readonly ProbeTarget[] | null): Strategy[] {
+  if (only === null) return STRATEGIES.filter((strategy) => strategy.optIn !== true);
+  return STRATEGIES.filter((strategy) => asked(strategy, only));
+}
+
+/** The strategies whose series an analysis builds from for `only` (null: all of them, the opt-in ones too). */
+export function strategiesToBuild(only: readonly ProbeTarget[] | null): Strategy[] {
+  return only === null ? [...STRATEGIES] : strategiesFor(only);
 }
 
 /** The strategy that recorded a series; undefined for the session's own series (hello, calibrate). */
@@ -46,9 +59,10 @@ export function missingOps(strategy: Strategy, hello: Partial<Pick<HelloResult, 
  * again), so the new result can be rebuilt (re-analysed) from its own raw data alone.
  * Series of the whole session (hello, calibrate) come from the fresh run.
  */
-export function carryOverRaw(previous: readonly RawSeries[], fresh: readonly RawSeries[], only: readonly ElementName[] | null): RawSeries[] {
-  if (only === null) return [...fresh];
+export function carryOverRaw(previous: readonly RawSeries[], fresh: readonly RawSeries[], only: readonly ProbeTarget[] | null): RawSeries[] {
   const remeasured = new Set(strategiesFor(only));
+  // A full probe runs no opt-in strategy: their series come along from the previous result.
+  if (only === null) return [...fresh, ...previous.filter((series) => strategyOwning(series.name)?.optIn === true)];
   const freshNames = new Set(fresh.map((series) => series.name));
   const carried = previous.filter((series) => {
     const owner = strategyOwning(series.name);

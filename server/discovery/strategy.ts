@@ -1,6 +1,7 @@
 import type { CalibrateResult, DeviceProperties, ProbeOp } from '../gpu/protocol.js';
 import type { ComputeTopology } from '../model/compute-schema.js';
 import type { Carveout, ElementName, ElementTopology, RawSeries } from '../model/document.js';
+import type { TrafficTopology } from '../model/traffic-schema.js';
 import type { ProbeSession } from './probe-session.js';
 
 /** What a strategy's build makes of recorded series. */
@@ -11,6 +12,8 @@ export interface StrategyBuild {
   carveout?: Carveout;
   /** The document's compute section (the compute strategy builds it). */
   compute?: ComputeTopology;
+  /** The document's traffic section (the traffic strategy builds it). */
+  traffic?: TrafficTopology;
 }
 
 /**
@@ -45,6 +48,12 @@ export interface Strategy {
    * dropping them all.
    */
   keepsUnrepeatedSeries?: boolean;
+  /**
+   * Run only when a probe's `only` names the strategy (its `name`), never by
+   * a full probe (it costs more than the full probe's budget); a full probe
+   * keeps its series from the previous result.
+   */
+  optIn?: boolean;
   /** Whether `measure` records series under this name (series of the whole session, hello and calibrate, belong to none). */
   ownsSeries(seriesName: string): boolean;
 }

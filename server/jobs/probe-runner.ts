@@ -7,14 +7,14 @@
 import type { Logger } from 'pino';
 import type { Discover } from './scheduler.js';
 import type { MeasurementBackend } from '../gpu/backend.js';
-import type { ElementName } from '../model/document.js';
+import type { ProbeTarget } from '../model/document.js';
 import type { GpuIdentity } from '../model/gpu.js';
 import type { AnalysisProduct, AnalysisTask } from '../results/analysis-task.js';
 
 export interface ProbeRunRequest {
   jobId: string;
   gpu: GpuIdentity;
-  only: ElementName[] | null;
+  only: ProbeTarget[] | null;
   /** Aborts the measurement and the analysis (a cancelled, timed-out or interfered job). */
   signal: AbortSignal;
   logger: Logger;

@@ -11,7 +11,7 @@ import pino, { type Logger } from 'pino';
 import { DISCOVERY } from '../discovery/index.js';
 import { backendFromRecipe, type BackendRecipe } from '../gpu/backend-recipe.js';
 import type { MeasurementBackend } from '../gpu/backend.js';
-import type { ElementName } from '../model/document.js';
+import type { ProbeTarget } from '../model/document.js';
 import type { GpuIdentity } from '../model/gpu.js';
 import { analyseTask, type AnalysisProduct, type AnalysisTask } from '../results/analysis-task.js';
 import { inProcessProbeRunner } from './probe-runner.js';
@@ -19,7 +19,7 @@ import { inProcessProbeRunner } from './probe-runner.js';
 export interface ProbeWorkerTask {
   recipe: BackendRecipe;
   gpu: GpuIdentity;
-  only: ElementName[] | null;
+  only: ProbeTarget[] | null;
   jobId: string;
   logLevel: string;
   port: MessagePort;

@@ -12,6 +12,7 @@ import { COMPUTE_PARTS, ComputeTopologySchema } from './compute-schema.js';
 import { ProbeConditionsSchema } from './conditions-schema.js';
 import { ClockSchema, DocumentDeviceSchema, DynamicDeviceSchema, DynamicStateSchema } from './device-schema.js';
 import { MIG_PARTS, MigComputeInstanceSchema, MigInstanceSchema, MigViewSchema } from './mig-schema.js';
+import { TRAFFIC_PARTS, TrafficTopologySchema } from './traffic-schema.js';
 import { Count, Nullable, StringEnum, Timestamp, partRef } from './schema-helpers.js';
 
 /**
@@ -30,6 +31,11 @@ export type ValueUnit = (typeof VALUE_UNITS)[number];
 /** NVIDIA: l1 l2 texture readOnly constantL1 constantL15 shared deviceMemory; AMD: vL1 sL1d l2 l3 lds deviceMemory. */
 export const ELEMENT_NAMES = ['l1', 'l2', 'texture', 'readOnly', 'constantL1', 'constantL15', 'shared', 'deviceMemory', 'vL1', 'sL1d', 'l3', 'lds'] as const;
 export type ElementName = (typeof ELEMENT_NAMES)[number];
+/** Families a probe runs only when asked by name (server/discovery/registry.ts: opt-in strategies): they measure no element. */
+export const PROBE_FAMILIES = ['traffic'] as const;
+/** What a probe's `only` may name: elements, and the opt-in families. */
+export const PROBE_TARGETS = [...ELEMENT_NAMES, ...PROBE_FAMILIES] as const;
+export type ProbeTarget = (typeof PROBE_TARGETS)[number];
 
 const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'waiting', 'running', 'probed', 'failed'] as const;
 
@@ -193,7 +199,7 @@ export const ProbeRunSchema = Type.Object(
     finishedAt: Timestamp('when the probe finished'),
     durationMs: Count(),
     jobId: Type.String(),
-    only: Nullable(Type.Array(StringEnum(ELEMENT_NAMES)), { description: 'the elements this probe re-measured; null: all' }),
+    only: Nullable(Type.Array(StringEnum(PROBE_TARGETS)), { description: 'the elements (and opt-in families) this probe re-measured; null: all elements' }),
     reanalysedFrom: Type.Optional(
       Type.Object(
         { resultId: Count(), analysisVersion: Type.String() },
@@ -220,6 +226,7 @@ const resultDocumentProperties = {
   carveout: Nullable(partRef(CarveoutSchema), { description: 'null when no per-SM cache was measured, or the raw series predate the record' }),
   elements: partRef(ElementsSchema),
   compute: Type.Optional(Nullable(partRef(ComputeTopologySchema), { description: 'SMs, GPCs and thread block clusters; null when not measured, absent in documents before schema 4' })),
+  traffic: Type.Optional(Nullable(partRef(TrafficTopologySchema), { description: 'L2 ↔ device-memory traffic (opt-in: a probe with only ["traffic"]); null or absent when never measured' })),
   conditions: Type.Optional(partRef(ProbeConditionsSchema)),
   warnings: Type.Array(Type.String(), { description: 'what the analysis could not do, one sentence each' }),
 };
@@ -256,6 +263,7 @@ const PARTS: TSchema[] = [
   DynamicStateSchema,
   ...MIG_PARTS,
   ...COMPUTE_PARTS,
+  ...TRAFFIC_PARTS,
 ];
 const partDefs = Object.fromEntries(PARTS.map((part) => [part.$id as string, part]));
 

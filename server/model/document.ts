@@ -8,8 +8,9 @@
 import type { ComputeTopology } from './compute-schema.js';
 import type { ClockCalibration } from './device-schema.js';
 import type { Carveout, ElementName, ElementTopology, ResultDocument } from './document-schema.js';
+import type { TrafficTopology } from './traffic-schema.js';
 
-export { DOCUMENT_SCHEMA_VERSION, ELEMENT_NAMES } from './document-schema.js';
+export { DOCUMENT_SCHEMA_VERSION, ELEMENT_NAMES, PROBE_FAMILIES, PROBE_TARGETS } from './document-schema.js';
 export type {
   AmountValue,
   Carveout,
@@ -21,6 +22,7 @@ export type {
   MeasuredValue,
   MigInstanceTopologyDocument,
   ProbeRun,
+  ProbeTarget,
   ResultDocument,
   TopologyElements,
   TopologyStatus,
@@ -48,6 +50,8 @@ export interface DiscoveryOutcome {
   carveout?: Carveout;
   /** SMs, GPCs and thread block clusters, when the compute strategy ran. */
   compute?: ComputeTopology;
+  /** L2 ↔ device-memory traffic, when the traffic strategy ran (opt-in). */
+  traffic?: TrafficTopology;
   /** Device properties as the runtime reported them (source "api"); `{}` when no hello series was recorded. */
   device: ResultDocument['device'];
   raw: RawSeries[];

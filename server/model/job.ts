@@ -1,5 +1,5 @@
 /** Probe jobs as the store keeps them and the API shows them. */
-import type { ElementName } from './document.js';
+import type { ProbeTarget } from './document.js';
 
 export const JOB_STATES = ['queued', 'waiting', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 /** A GPU's job that has not ended: at most one per GPU. `waiting`: the GPU is busy with other processes (phase says why). */
@@ -19,7 +19,7 @@ export interface ProbeJob {
   error: { code: string; message: string } | null;
   reason: string; // why it was queued: "first-probe", "driver-changed", "requested", ...
   requestedBy: string; // "boot", "nvml-change" (a GPU appeared or its driver changed), "api:<client address>"
-  only: ElementName[] | null;
+  only: ProbeTarget[] | null;
   force: boolean;
   /** Measure even while other processes use the GPU (the result then says it was measured on a busy GPU). */
   evenIfBusy: boolean;

@@ -2,7 +2,7 @@
  * What the HTTP layer may ask of the rest of the daemon. Routes never touch
  * SQLite, NVML or a probe directly (DESIGN.md: clean seams); they read these.
  */
-import type { ElementName, GpuTopologyDocument, MigInstanceTopologyDocument } from './document.js';
+import type { GpuTopologyDocument, MigInstanceTopologyDocument, ProbeTarget } from './document.js';
 import type { GpuSummary, MigDeviceSummary } from './gpu.js';
 import type { JobPage, JobPosition, JobQuery, ProbeJob } from './job.js';
 
@@ -24,7 +24,7 @@ export type TopologyLookup =
   | { kind: 'unknown' };
 
 export interface ProbeRequestOptions {
-  only: ElementName[] | null;
+  only: ProbeTarget[] | null;
   force: boolean;
   /** Measure even while other processes use the GPU. */
   evenIfBusy?: boolean;

@@ -82,6 +82,7 @@ export const TrafficTopologySchema = Type.Object(
     readTransactionBytes: Nullable(ref(TrafficValueSchema), { description: 'the smallest unit device memory reads in (the L2 fetch granularity limit at its smallest)' }),
     writeTransactionBytes: Nullable(ref(TrafficValueSchema), { description: 'the unit device memory writes in' }),
     readFillBytes: Nullable(ref(TrafficValueSchema), { description: 'bytes one isolated read miss brings from device memory under the default L2 fetch granularity' }),
+    storeFillBytes: Nullable(ref(TrafficValueSchema), { description: 'bytes an allocating store reads per sector it dirties, at isolated strides (counters only)' }),
     prefetchFactor: Nullable(ref(TrafficValueSchema), { description: 'read bytes of strides past the fill unit over what the transaction-size model predicts (the paper’s Volta-on 1.6×; 1: none)' }),
     storesAllocate: Type.Object(
       {

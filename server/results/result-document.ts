@@ -1,7 +1,7 @@
 import type { ProbeConditions } from '../model/conditions-schema.js';
 import type { GpuIdentity } from '../model/gpu.js';
 import { busyWarning, capBusyConfidence } from './busy-confidence.js';
-import { DOCUMENT_SCHEMA_VERSION, type DiscoveryOutcome, type ElementName, type ElementTopology, type ResultDocument } from '../model/document.js';
+import { DOCUMENT_SCHEMA_VERSION, type DiscoveryOutcome, type ElementName, type ElementTopology, type ProbeTarget, type ResultDocument } from '../model/document.js';
 
 export interface ResultMeta {
   gpu: GpuIdentity;
@@ -9,7 +9,7 @@ export interface ResultMeta {
   probeVersion: string;
   analysisVersion: string;
   jobId: string;
-  only: ElementName[] | null;
+  only: ProbeTarget[] | null;
   startedAt: Date;
   finishedAt: Date;
   /** What NVML saw before and during the probe (a re-analysis keeps the source's). */
@@ -54,6 +54,8 @@ export function buildResultDocument(outcome: DiscoveryOutcome, meta: ResultMeta,
     clock: outcome.clock ?? previous?.clock ?? null,
     carveout: outcome.carveout ?? (meta.only ? (previous?.carveout ?? null) : null),
     compute: outcome.compute ?? (meta.only ? (previous?.compute ?? null) : null),
+    // Opt-in: a probe that did not measure it (a full probe too) keeps the previous one.
+    ...(outcome.traffic || previous?.traffic ? { traffic: outcome.traffic ?? previous?.traffic ?? null } : {}),
     elements,
     ...(conditions ? { conditions } : {}),
     warnings: conditions?.probedWhileBusy ? [...outcome.warnings, busyWarning(conditions)] : outcome.warnings,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ERROR_CODES } from '../errors.js';
-import type { ElementName } from '../model/document.js';
+import type { ProbeTarget } from '../model/document.js';
 import { ACTIVE_JOB_STATES, type JobPage, type JobPosition, type JobQuery, type JobState, type ProbeJob } from '../model/job.js';
 import type { Db } from './database.js';
 
@@ -46,11 +46,11 @@ function fromRow(row: JobRow): ProbeJob {
 }
 
 /** A job's `only` list; an unreadable one (a damaged row) reads as null rather than stopping whoever lists jobs. */
-function parseOnly(text: string | null): ElementName[] | null {
+function parseOnly(text: string | null): ProbeTarget[] | null {
   if (!text) return null;
   try {
     const value: unknown = JSON.parse(text);
-    return Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as ElementName[]) : null;
+    return Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as ProbeTarget[]) : null;
   } catch {
     return null;
   }
@@ -60,7 +60,7 @@ export interface NewJob {
   gpuUuid: string;
   reason: string;
   requestedBy: string;
-  only: ElementName[] | null;
+  only: ProbeTarget[] | null;
   force: boolean;
   evenIfBusy?: boolean;
 }

@@ -2,8 +2,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DRIVER_SOURCES, type GpuSummary, type MigDeviceSummary } from '../../model/gpu.js';
 import { MigL2ShareSchema, MigPlacementSchema } from '../../model/mig-schema.js';
-import { MEASURABLE_ELEMENTS } from '../../discovery/registry.js';
-import { ELEMENT_NAMES } from '../../model/document.js';
+import { PROBE_TARGETS } from '../../discovery/registry.js';
+import { ELEMENT_NAMES, PROBE_TARGETS as ALL_PROBE_TARGETS } from '../../model/document.js';
 import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, sharedRef } from './common.js';
 import type { Equivalent } from './equivalent.js';
 
@@ -11,8 +11,11 @@ export const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'waiting', 'running', '
 
 export const ElementNameSchema = StringEnum(ELEMENT_NAMES, { description: 'a memory element of the topology document' });
 
-/** What a probe can be asked to measure: the elements some discovery strategy measures (server/discovery/registry.ts). */
-export const MeasurableElementSchema = StringEnum(MEASURABLE_ELEMENTS, { description: 'an element some discovery strategy measures' });
+/** What a probe can be asked to measure: the elements some discovery strategy measures, and the opt-in families (server/discovery/registry.ts). */
+export const MeasurableElementSchema = StringEnum(PROBE_TARGETS, { description: 'an element some discovery strategy measures, or an opt-in family (traffic)' });
+
+/** What a job's `only` may hold: any element or opt-in family name. */
+export const ProbeTargetSchema = StringEnum(ALL_PROBE_TARGETS, { description: 'a memory element of the topology document, or an opt-in family (traffic)' });
 
 export const GpuSummarySchema = Type.Object({
   uuid: Type.String({ description: 'GPU UUID (GPU-…)' }),
@@ -81,7 +84,7 @@ export const ProbeRequestBodySchema = Type.Object(
       Type.Array(MeasurableElementSchema, {
         minItems: 1,
         uniqueItems: true,
-        description: `probe only these elements (and keep the others from the previous result); measurable: ${MEASURABLE_ELEMENTS.join(', ')}`,
+        description: `probe only these elements (and keep the others from the previous result); measurable: ${PROBE_TARGETS.join(', ')}`,
       }),
     ),
     force: Type.Optional(Type.Boolean({ description: 'cancel the GPU\'s queued, waiting or running probe and start this one (default false)' })),
@@ -112,7 +115,7 @@ export function probeBodyErrorFormatter(errors: readonly SchemaIssue[], dataVar:
   const text = errors.map((issue) => {
     const where = `${dataVar}${issue.instancePath ?? ''}`;
     if (issue.keyword === 'enum' && /^\/only\/\d+$/.test(issue.instancePath ?? '')) {
-      return `${where} is not an element a probe can measure: use one of ${MEASURABLE_ELEMENTS.join(', ')}`;
+      return `${where} is not an element a probe can measure: use one of ${PROBE_TARGETS.join(', ')}`;
     }
     return `${where} ${issue.message ?? 'is invalid'}`;
   });

@@ -4,7 +4,7 @@ import { JOB_STATES, type ProbeJob } from '../../model/job.js';
 import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from '../job-cursor.js';
 import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, TimestampSchema, sharedRef } from './common.js';
 import type { Equivalent } from './equivalent.js';
-import { ElementNameSchema } from './gpu.js';
+import { ProbeTargetSchema } from './gpu.js';
 
 export const JobStateSchema = StringEnum(JOB_STATES);
 
@@ -17,7 +17,7 @@ export const ProbeJobSchema = Type.Object({
   error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
   reason: Type.String({ description: 'why it was queued: first-probe, driver-changed, requested, …' }),
   requestedBy: Type.String({ description: 'boot, gpu-added, api:<client address>' }),
-  only: Type.Union([Type.Array(ElementNameSchema), Type.Null()]),
+  only: Type.Union([Type.Array(ProbeTargetSchema), Type.Null()]),
   force: Type.Boolean({ description: 'cancelled the GPU\'s active job when it was requested' }),
   evenIfBusy: Type.Boolean({ description: 'measured even while other processes use the GPU; the result says so' }),
   waitingSince: NullableTimestamp('when the job first found its GPU busy (state waiting; phase says why)'),

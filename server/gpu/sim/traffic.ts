@@ -80,8 +80,10 @@ export function trueTraffic(model: TrafficModel, footprintBytes: number, c: Requ
   const stride = c.strideElements * c.elementBytes;
   const sector = model.readTransactionBytes;
   const fill = fetchLimitBytes === null ? model.fillBytes : Math.min(model.lineBytes, Math.max(sector, fetchLimitBytes));
-  const isolated = stride >= fill ? model.prefetchFactor : 1;
-  const arrayRead = blocksTouched(accesses, c.elementBytes, stride, fill) * fill * isolated;
+  const filled = blocksTouched(accesses, c.elementBytes, stride, fill) * fill;
+  // A prefetch reads more per isolated access, never more than the whole span (fills of the span's every block).
+  const span = Math.ceil(((accesses - 1) * stride + c.elementBytes) / fill) * fill;
+  const arrayRead = stride >= fill ? Math.min(filled * model.prefetchFactor, span) : filled;
   const sectors = blocksTouched(accesses, c.elementBytes, stride, sector);
   const dirtied = blocksTouched(accesses, c.elementBytes, stride, model.writeTransactionBytes) * model.writeTransactionBytes;
   const whole = stride === c.elementBytes;

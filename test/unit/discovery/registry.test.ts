@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ProbeRequestBodySchema } from '../../../server/api/schemas/gpu.js';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
-import { MEASURABLE_ELEMENTS, STRATEGIES, carryOverRaw, strategiesFor, strategyOwning, type Strategy } from '../../../server/discovery/registry.js';
+import { MEASURABLE_ELEMENTS, PROBE_TARGETS, STRATEGIES, carryOverRaw, strategiesFor, strategyOwning, strategiesToBuild, type Strategy } from '../../../server/discovery/registry.js';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
 import type { HelloResult } from '../../../server/gpu/protocol.js';
 import { SimulatedBackend } from '../../../server/gpu/sim/index.js';
@@ -45,9 +45,10 @@ function elementsOf(strategies: readonly Strategy[]): string[] {
 }
 
 describe('the strategy registry', () => {
-  it('measures every element the probe API accepts in `only`, and the API accepts exactly those', () => {
+  it('measures every element the probe API accepts in `only`, and the API accepts exactly those and the opt-in families', () => {
     const accepted = (ProbeRequestBodySchema.properties.only as unknown as { items: { enum: string[] } }).items.enum;
-    expect(accepted).toEqual([...MEASURABLE_ELEMENTS]);
+    expect(accepted).toEqual([...MEASURABLE_ELEMENTS, 'traffic']);
+    expect(accepted).toEqual([...PROBE_TARGETS]);
     for (const element of accepted) expect(strategiesFor([element as never]).length, element).toBeGreaterThan(0);
   });
 
@@ -74,7 +75,10 @@ describe('the strategy registry', () => {
   });
 
   it('selects strategies by element, in registry order', () => {
-    expect(strategiesFor(null)).toEqual([...STRATEGIES]);
+    // A full probe runs every strategy but the opt-in ones (traffic: only when `only` names it); an analysis builds from all.
+    expect(strategiesFor(null)).toEqual(STRATEGIES.filter((s) => s.name !== 'traffic'));
+    expect(strategiesToBuild(null)).toEqual([...STRATEGIES]);
+    expect(strategiesFor(['traffic']).map((s) => s.name)).toEqual(['traffic']);
     expect(strategiesFor(['deviceMemory']).map((s) => s.name)).toEqual(['l2', 'bandwidth']);
     expect(strategiesFor(['deviceMemory', 'l1']).map((s) => s.name)).toEqual(['l1', 'sharing', 'l2', 'bandwidth']);
     expect(strategiesFor([UNMEASURED])).toEqual([]);
@@ -108,8 +112,12 @@ describe('carryOverRaw', () => {
     expect(carryOverRaw(previous, l2Fresh, ['deviceMemory'])).toEqual([...l2Fresh, previous[2]]);
   });
 
-  it('returns the fresh series for a full probe', () => {
+  it('returns the fresh series for a full probe, with the previous series of opt-in strategies (a full probe does not run them)', () => {
     expect(carryOverRaw(previous, fresh, null)).toEqual(fresh);
+    const traffic = series('traffic.counters.read', 'traffic');
+    expect(carryOverRaw([...previous, traffic], fresh, null)).toEqual([...fresh, traffic]);
+    expect(carryOverRaw([...previous, traffic], fresh, ['l1'])).toContain(traffic);
+    expect(carryOverRaw([...previous, traffic], [...fresh, { ...traffic, result: {} }], ['traffic'])).not.toContain(traffic);
   });
 
   it('lets a partial probe’s result be rebuilt from its own raw data', async () => {
@@ -177,7 +185,7 @@ describe('discovery from the registry', () => {
   it('warns about an element in `only` that no strategy measures and measures the rest', async () => {
     const outcome = await discover(await simChannel(37), { only: [UNMEASURED, 'l1'] });
     expect(elementNames(outcome)).toEqual(['l1']);
-    expect(outcome.warnings).toEqual([`${UNMEASURED}: not measured, no strategy measures it (measurable: ${MEASURABLE_ELEMENTS.join(', ')})`]);
+    expect(outcome.warnings).toEqual([`${UNMEASURED}: not measured, no strategy measures it (measurable: ${PROBE_TARGETS.join(', ')})`]);
   });
 
   it('drops the series of a benchmark the probe refused part-way, so no element is built from half a sweep', async () => {
