@@ -166,7 +166,7 @@ describe('topod serve', () => {
     );
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      const gpus = await eventually(() => getJson(`http://127.0.0.1:${port}/v1/gpus`).catch(() => ({ status: 0, body: {} })), (r) => r.status === 200, 60_000, 250);
+      const gpus = await eventually(() => getJson(`http://127.0.0.1:${port}/v1/gpus`).catch(() => ({ status: 0, body: {} as Record<string, any> })), (r) => r.status === 200, 60_000, 250);
       expect(gpus.body.gpus[0]).toMatchObject({ simulated: true });
     } finally {
       child.kill('SIGTERM');
