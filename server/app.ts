@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import eventRoutes from './api/events.js';
 import fitRoutes from './api/fit.js';
+import trafficRoutes from './api/traffic.js';
 import gpuRoutes from './api/gpus.js';
 import healthRoutes from './api/health.js';
 import pictureRoutes from './api/picture.js';
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(reanalysisRoutes);
       await v1.register(topologyRoutes);
       await v1.register(fitRoutes);
+      await v1.register(trafficRoutes);
       await v1.register(pictureRoutes);
       await v1.register(jobRoutes);
       await v1.register(nodeRoutes, { nvml: deps.nvmlPoller ?? null });

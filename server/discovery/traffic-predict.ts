@@ -18,7 +18,7 @@
  * read: one array read; write: one written; rmw: one read and written (the
  * read brings the sectors, no extra fill); vecmul: two read, one written.
  */
-import type { TrafficPatternName } from '../model/traffic-schema.js';
+import type { TrafficPatternName, TrafficTopology } from '../model/traffic-schema.js';
 
 export interface TrafficParameters {
   readTransactionBytes: number;
@@ -91,4 +91,20 @@ export function lineSizeParameters(p: TrafficParameters): TrafficParameters {
 export function accuracyPercent(measured: number, predicted: number): number {
   if (!(measured > 0)) return predicted === 0 ? 100 : 0;
   return Math.max(0, 100 - (Math.abs(measured - predicted) / measured) * 100);
+}
+
+/** The predictor's parameters as a served document holds them (the API and the CLI predict from these). */
+export function parametersFromDocument(traffic: TrafficTopology): TrafficParameters | null {
+  const read = traffic.readTransactionBytes?.value;
+  const write = traffic.writeTransactionBytes?.value;
+  const fill = traffic.readFillBytes?.value;
+  if (read === undefined || write === undefined || fill === undefined) return null;
+  return {
+    readTransactionBytes: read,
+    writeTransactionBytes: write,
+    readFillBytes: fill,
+    storeFillBytes: traffic.storeFillBytes?.value ?? read,
+    storesAllocate: { fresh: traffic.storesAllocate.fresh?.value ?? true, written: traffic.storesAllocate.written?.value ?? true },
+    fullSectorStoresRead: traffic.fullSectorStoresRead?.value ?? false,
+  };
 }

@@ -174,22 +174,6 @@ export function buildTraffic(raw: readonly RawSeries[]): { traffic: TrafficTopol
   return { traffic, parameters, warnings };
 }
 
-/** The predictor's parameters as a served document holds them (the API and the CLI predict from these). */
-export function parametersFromDocument(traffic: TrafficTopology): TrafficParameters | null {
-  const read = traffic.readTransactionBytes?.value;
-  const write = traffic.writeTransactionBytes?.value;
-  const fill = traffic.readFillBytes?.value;
-  if (read === undefined || write === undefined || fill === undefined) return null;
-  return {
-    readTransactionBytes: read,
-    writeTransactionBytes: write,
-    readFillBytes: fill,
-    storeFillBytes: traffic.storeFillBytes?.value ?? read,
-    storesAllocate: { fresh: traffic.storesAllocate.fresh?.value ?? true, written: traffic.storesAllocate.written?.value ?? true },
-    fullSectorStoresRead: traffic.fullSectorStoresRead?.value ?? false,
-  };
-}
-
 export const TRAFFIC_STRATEGY: Strategy = {
   name: TRAFFIC,
   elements: [],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
-import { parametersFromDocument, TRAFFIC_STRIDES, trafficFootprintBytes } from '../../../server/discovery/traffic.js';
-import { accuracyPercent, predictTraffic } from '../../../server/discovery/traffic-predict.js';
+import { TRAFFIC_STRIDES, trafficFootprintBytes } from '../../../server/discovery/traffic.js';
+import { accuracyPercent, parametersFromDocument, predictTraffic } from '../../../server/discovery/traffic-predict.js';
 import type { ProbeChannel } from '../../../server/gpu/backend.js';
 import type { DeviceProperties } from '../../../server/gpu/protocol.js';
 import { GPU_MODELS, type GpuModel } from '../../../server/gpu/sim/index.js';

@@ -1,0 +1,141 @@
+/** GET /v1/gpus/{id}/traffic?strideBytes=&elementBytes=&footprintBytes=&pattern=&target= — predicted L2 ↔ device-memory bytes (issue 20). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { lineSizeParameters, parametersFromDocument, predictTraffic, type TrafficQuery } from '../discovery/traffic-predict.js';
+import { NotFoundError, TopologyPendingError, TopologyUnavailableError, ValidationError } from '../errors.js';
+import type { GpuTopologyDocument } from '../model/document.js';
+import { TRAFFIC_METHOD_NAMES, TRAFFIC_PATTERN_NAMES, TRAFFIC_TARGET_NAMES, type TrafficValue } from '../model/traffic-schema.js';
+import { servedGpuDocument } from './face-lookup.js';
+import { LinkHeaderSchema, StringEnum, jsonResponse, problemResponse } from './schemas/common.js';
+import { GpuParamsSchema } from './schemas/gpu.js';
+
+/** 2^53 − 1: the largest byte count a JSON number carries exactly. */
+const MAX_BYTES = Number.MAX_SAFE_INTEGER;
+/** The widest element one access may move (a 128-byte vector load is already past every GPU's). */
+const MAX_ELEMENT_BYTES = 128;
+
+export const TrafficQuerySchema = Type.Object(
+  {
+    strideBytes: Type.Integer({ minimum: 1, maximum: MAX_BYTES, description: 'bytes from one access to the next (≥ elementBytes)' }),
+    elementBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ELEMENT_BYTES, description: 'bytes one access moves (default 4)' })),
+    footprintBytes: Type.Integer({ minimum: 1, maximum: MAX_BYTES, description: 'bytes the array spans' }),
+    pattern: Type.Optional(StringEnum(TRAFFIC_PATTERN_NAMES, { description: 'read (default), write, rmw (read-modify-write), vecmul (c = a × b: two arrays read, one written)' })),
+    target: Type.Optional(StringEnum(TRAFFIC_TARGET_NAMES, { description: 'the written array: written before (default) or fresh (never written)' })),
+  },
+  { additionalProperties: false },
+);
+export type TrafficQueryString = Static<typeof TrafficQuerySchema>;
+
+const Used = (description: string) =>
+  Type.Object(
+    { value: Type.Number(), source: Type.Literal('microbenchmark'), method: StringEnum(TRAFFIC_METHOD_NAMES) },
+    { additionalProperties: false, description },
+  );
+const UsedFlag = (description: string) =>
+  Type.Object({ value: Type.Boolean(), source: StringEnum(['microbenchmark', 'assumed'] as const), method: Type.Union([StringEnum(TRAFFIC_METHOD_NAMES), Type.Null()]) }, { additionalProperties: false, description });
+
+export const TrafficPredictionSchema = Type.Object(
+  {
+    gpuUuid: Type.String(),
+    query: Type.Object(
+      {
+        pattern: StringEnum(TRAFFIC_PATTERN_NAMES),
+        target: StringEnum(TRAFFIC_TARGET_NAMES),
+        strideBytes: Type.Integer(),
+        elementBytes: Type.Integer(),
+        footprintBytes: Type.Integer(),
+      },
+      { additionalProperties: false },
+    ),
+    accesses: Type.Integer({ minimum: 0 }),
+    usefulBytes: Type.Number({ minimum: 0, description: 'bytes the accesses ask for (rmw 2, vecmul 3 elements per access)' }),
+    dramReadBytes: Type.Number({ minimum: 0 }),
+    dramWriteBytes: Type.Number({ minimum: 0 }),
+    bytesPerUsefulByte: Type.Number({ minimum: 0, description: 'predicted device-memory bytes per useful byte' }),
+    lineModelBytesPerUsefulByte: Type.Number({ minimum: 0, description: 'the same by the line-size model (one transaction per touched sector, no prefetch)' }),
+    used: Type.Object(
+      {
+        readTransactionBytes: Used('the unit device memory reads in'),
+        writeTransactionBytes: Used('the unit device memory writes in'),
+        readFillBytes: Used('bytes an isolated read moves'),
+        storeFillBytes: Used('bytes an allocating store reads per sector it dirties (the read transaction when not measured)'),
+        storesAllocate: Type.Object({ fresh: UsedFlag('fresh arrays'), written: UsedFlag('written arrays') }, { additionalProperties: false }),
+        fullSectorStoresRead: UsedFlag('whole-sector stores read too'),
+      },
+      { additionalProperties: false, description: 'the measured numbers the prediction used, with their source and method' },
+    ),
+    measuredAt: Type.String({ description: 'when the traffic was measured (the probe’s start)' }),
+    note: Type.String(),
+  },
+  { additionalProperties: false, description: 'predicted L2 ↔ device-memory bytes for one strided pattern, with the numbers used' },
+);
+export type TrafficPrediction = Static<typeof TrafficPredictionSchema>;
+
+const used = (v: TrafficValue) => ({ value: v.value, source: v.source, method: v.method });
+const usedFlag = (f: { value: boolean; method: 'counters' | 'timing' } | null, fallback: boolean) =>
+  f ? { value: f.value, source: 'microbenchmark' as const, method: f.method } : { value: fallback, source: 'assumed' as const, method: null };
+
+/** The prediction for `query` from a document's traffic section; 404 when the traffic was never measured. */
+export function trafficPrediction(document: GpuTopologyDocument, query: TrafficQueryString): TrafficPrediction {
+  const traffic = document.traffic;
+  const parameters = traffic ? parametersFromDocument(traffic) : null;
+  if (!traffic || !parameters) {
+    throw new NotFoundError(
+      `GPU "${document.gpu.uuid}" has no measured traffic${traffic ? ' (too few points for the predictor)' : ''}: it is opt-in, POST /v1/gpus/${document.gpu.uuid}/probe with {"only":["traffic"]}`,
+    );
+  }
+  const elementBytes = query.elementBytes ?? 4;
+  if (query.strideBytes < elementBytes) throw new ValidationError(`querystring/strideBytes must be at least elementBytes (${elementBytes})`);
+  const q: TrafficQuery = { pattern: query.pattern ?? 'read', target: query.target ?? 'written', strideBytes: query.strideBytes, elementBytes, footprintBytes: query.footprintBytes };
+  const predicted = predictTraffic(parameters, q);
+  const storeFill = traffic.storeFillBytes ?? traffic.readTransactionBytes!;
+  return {
+    gpuUuid: document.gpu.uuid,
+    query: { pattern: q.pattern, target: q.target, strideBytes: q.strideBytes, elementBytes, footprintBytes: q.footprintBytes },
+    accesses: predicted.accesses,
+    usefulBytes: predicted.usefulBytes,
+    dramReadBytes: Math.round(predicted.readBytes),
+    dramWriteBytes: Math.round(predicted.writeBytes),
+    bytesPerUsefulByte: Math.round(predicted.bytesPerUsefulByte * 1000) / 1000,
+    lineModelBytesPerUsefulByte: Math.round(predictTraffic(lineSizeParameters(parameters), q).bytesPerUsefulByte * 1000) / 1000,
+    used: {
+      readTransactionBytes: used(traffic.readTransactionBytes!),
+      writeTransactionBytes: used(traffic.writeTransactionBytes!),
+      readFillBytes: used(traffic.readFillBytes!),
+      storeFillBytes: used(storeFill),
+      storesAllocate: { fresh: usedFlag(traffic.storesAllocate.fresh, true), written: usedFlag(traffic.storesAllocate.written, true) },
+      fullSectorStoresRead: usedFlag(traffic.fullSectorStoresRead, false),
+    },
+    measuredAt: document.probe.startedAt,
+    note: 'one pass over the array, from a flushed L2: reads min(span, accesses × readFillBytes), writes min(span, accesses × writeTransactionBytes), plus the fill of allocating stores',
+  };
+}
+
+const trafficRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/gpus/:id/traffic',
+    {
+      schema: {
+        tags: ['topology'],
+        operationId: 'getTrafficPrediction',
+        summary: 'Predicted device-memory bytes per useful byte for a strided access pattern',
+        description:
+          'From the GPU’s measured L2 ↔ device-memory traffic (transaction sizes, read fill, allocating stores; opt-in: a probe with only ["traffic"]): the bytes one pass of the pattern moves, and the same by the line-size model. A MIG device UUID answers for its parent GPU.',
+        params: GpuParamsSchema,
+        querystring: TrafficQuerySchema,
+        response: {
+          200: jsonResponse('the prediction, with the numbers it used', TrafficPredictionSchema),
+          400: problemResponse('a parameter missing, not an integer, out of range, or strideBytes below elementBytes'),
+          404: problemResponse('no such GPU, or its traffic was never measured'),
+          503: {
+            ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
+            headers: { 'retry-after': Type.Integer({ description: 'seconds, while a probe is pending' }), link: LinkHeaderSchema },
+          },
+        },
+      },
+    },
+    async (request) => trafficPrediction(servedGpuDocument(app, request.params.id).document, request.query),
+  );
+};
+
+export default trafficRoutes;
