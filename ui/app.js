@@ -1,53 +1,13 @@
-// topod's dashboard: the GPUs, the selected GPU's picture and MIG instances with their L2 shares, the conditions
-// the result was measured under, live probe progress (a probe waiting for a busy GPU with its reason) and MIG
-// changes from the /v1/events stream, and fit advice. Plain ES modules, no build step.
+// topod's dashboard: the node (its GPUs, their agreement, links and NUMA nodes), each GPU and MIG device (the
+// picture, MIG instances with their L2 shares, stale and warning notes, the conditions the result was measured
+// under, every measured element), live probe progress and MIG changes from /v1/events, and fit advice.
+// Views follow the URL's hash (#/node, #/gpu/<uuid>), so each is a link. Plain ES modules, no build step.
+import { logEvent } from './events-log.js';
+import { loadPicture, showGpuDocument, showMigDocument, showUnavailable } from './gpu-view.js';
+import { showNode } from './node-view.js';
+
 const $ = (selector) => document.querySelector(selector);
-const state = { gpus: [], selected: null };
-
-function formatBytes(bytes) {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
-  return `${Number(value.toFixed(unit === 0 || value >= 100 ? 0 : value >= 10 ? 1 : 2))} ${units[unit]}`;
-}
-
-function cell(row, text) {
-  const td = document.createElement('td');
-  td.textContent = text;
-  row.append(td);
-}
-
-const span = (a, b) => {
-  const low = Math.round(Math.min(a, b));
-  const high = Math.round(Math.max(a, b));
-  return low === high ? String(low) : `${low}–${high}`;
-};
-
-// The document's `conditions` in one line, as the picture's footer says them (server/faces/conditions.ts).
-function conditionsNote(conditions) {
-  if (conditions.source === 'none') return { text: `conditions unknown${conditions.note ? `: ${conditions.note}` : ''}`, busy: false };
-  const processes = conditions.otherProcesses;
-  const busy = conditions.probedWhileBusy || conditions.busyAtStart || processes.length > 0;
-  const memory = processes.reduce((sum, p) => sum + (p.usedMemoryBytes ?? 0), 0);
-  const tenants = processes.length === 0
-    ? (conditions.busyReason ?? 'other processes').replace(/^gpu-busy:\s*/, '')
-    : `${processes.length} other process${processes.length === 1 ? '' : 'es'}${memory > 0 ? ` (${formatBytes(memory)})` : ''}`;
-  const parts = [busy ? `measured on a busy GPU: ${tenants}` : 'idle GPU'];
-  if (conditions.smClockMHz) parts.push(`SM ${span(conditions.smClockMHz.min, conditions.smClockMHz.max)} MHz`);
-  const { start, end } = conditions.temperatureC;
-  if (start !== null || end !== null) parts.push(`${span(start ?? end, end ?? start)} °C`);
-  if (conditions.clocksEventReasons.length > 0) parts.push(`clocks held back: ${conditions.clocksEventReasons.join(', ')}`);
-  return { text: parts.join(' · '), busy };
-}
-
-function showConditions(document_) {
-  const element = $('#conditions');
-  const note = document_?.conditions ? conditionsNote(document_.conditions) : null;
-  element.hidden = note === null;
-  element.classList.toggle('busy', note?.busy === true);
-  element.textContent = note === null ? '' : `${note.busy ? '⚠ ' : ''}${note.text}${note.busy ? ' — its values are less sure; probe again when the GPU is idle' : ''}`;
-}
+const state = { gpus: [], migDevices: [], view: null };
 
 async function getJson(url) {
   const response = await fetch(url);
@@ -55,72 +15,92 @@ async function getJson(url) {
   return response.json();
 }
 
+/** The view the hash names: the node, or a GPU or MIG device by UUID; a page opened bare shows the first GPU. */
+function route() {
+  const match = /^#\/(node|gpu)(?:\/(.+))?$/.exec(location.hash);
+  if (match?.[1] === 'node') return { kind: 'node' };
+  if (match?.[1] === 'gpu' && match[2]) return { kind: 'gpu', id: decodeURIComponent(match[2]) };
+  return state.gpus[0] ? { kind: 'gpu', id: state.gpus[0].uuid } : { kind: 'node' };
+}
+
+/** The whole GPU a view's id belongs to (a MIG device's parent), for probe progress. */
+function parentUuid(id) {
+  return state.migDevices.find((m) => m.uuid === id)?.parent.uuid ?? id;
+}
+
+function listItem(href, text, { uuid, className } = {}) {
+  const item = document.createElement('li');
+  if (uuid) item.dataset.uuid = uuid;
+  if (className) item.className = className;
+  const link = document.createElement('a');
+  link.href = href;
+  link.textContent = text;
+  item.append(link);
+  return item;
+}
+
+function markSelected() {
+  const selected = state.view?.kind === 'gpu' ? state.view.id : null;
+  for (const item of document.querySelectorAll('#gpus li')) item.classList.toggle('selected', item.dataset.uuid === selected);
+  $('#node-entry').classList.toggle('selected', state.view?.kind === 'node');
+}
+
 async function loadGpus() {
   const { gpus } = await getJson('/v1/gpus');
   state.gpus = gpus;
+  const migUuids = gpus.flatMap((gpu) => gpu.migDeviceUuids);
+  state.migDevices = (await Promise.all(migUuids.map((uuid) => getJson(`/v1/gpus/${encodeURIComponent(uuid)}`).catch(() => null)))).filter(Boolean);
   const list = $('#gpus');
   list.replaceChildren();
   if (gpus.length === 0) list.innerHTML = '<li class="muted">no GPUs — try TOPOD_BACKEND=sim</li>';
   for (const gpu of gpus) {
-    const item = document.createElement('li');
-    item.dataset.uuid = gpu.uuid;
-    item.textContent = `${gpu.index}: ${gpu.name}${gpu.simulated ? ' (simulated)' : ''} — ${gpu.probe.status}`;
-    item.classList.toggle('selected', gpu.uuid === state.selected);
-    item.addEventListener('click', () => select(gpu.uuid));
-    list.append(item);
+    list.append(listItem(`#/gpu/${encodeURIComponent(gpu.uuid)}`, `${gpu.index}: ${gpu.name}${gpu.simulated ? ' (simulated)' : ''} — ${gpu.probe.status}`, { uuid: gpu.uuid, className: 'gpu' }));
+    for (const mig of state.migDevices.filter((m) => m.parent.uuid === gpu.uuid)) {
+      const label = `MIG ${(mig.profileName ?? `profile ${mig.profileId}`).replace(/^MIG\s+/, '')} · GI ${mig.gpuInstanceId}${mig.computeInstanceId !== null ? ` CI ${mig.computeInstanceId}` : ''}`;
+      list.append(listItem(`#/gpu/${encodeURIComponent(mig.uuid)}`, label, { uuid: mig.uuid, className: 'mig' }));
+    }
   }
-  if (!state.selected && gpus[0]) await select(gpus[0].uuid);
+  markSelected();
 }
 
-async function select(uuid) {
-  state.selected = uuid;
-  for (const item of document.querySelectorAll('#gpus li')) item.classList.toggle('selected', item.dataset.uuid === uuid);
-  $('#detail').hidden = false;
-  await loadTopology();
+async function showView() {
+  state.view = route();
+  markSelected();
+  $('#node').hidden = state.view.kind !== 'node';
+  $('#detail').hidden = state.view.kind !== 'gpu';
+  if (state.view.kind === 'node') await loadNode();
+  else await loadTopology();
+}
+
+async function loadNode() {
+  try {
+    showNode(await getJson('/v1/node'), state.migDevices);
+  } catch (error) {
+    $('#node-title').textContent = error.body?.detail ?? String(error);
+  }
 }
 
 async function loadTopology() {
-  const uuid = state.selected;
-  if (!uuid) return;
-  const gpu = state.gpus.find((g) => g.uuid === uuid);
-  $('#gpu-title').textContent = gpu ? `${gpu.name} (${gpu.uuid})` : uuid;
+  const id = state.view?.kind === 'gpu' ? state.view.id : null;
+  if (!id) return;
+  const gpu = state.gpus.find((g) => g.uuid === id);
+  const mig = state.migDevices.find((m) => m.uuid === id);
+  $('#gpu-title').textContent = gpu ? `${gpu.name} (${gpu.uuid})` : mig ? `MIG ${(mig.profileName ?? '').replace(/^MIG\s+/, '')} on ${mig.parent.name} (${mig.uuid})` : id;
   let document_;
   try {
-    document_ = await getJson(`/v1/gpus/${encodeURIComponent(uuid)}/topology`);
+    document_ = await getJson(`/v1/gpus/${encodeURIComponent(id)}/topology`);
   } catch (error) {
-    $('#mig-empty').textContent = error.body?.detail ?? String(error);
-    $('#picture').removeAttribute('src');
-    showConditions(null);
+    showUnavailable(error.body?.detail ?? String(error));
     return;
   }
-  showConditions(document_);
-  // Fetched (revalidated by its ETag, which follows the document's) and shown from a blob, so a changed picture is redrawn.
-  const picture = await fetch(`/v1/gpus/${encodeURIComponent(uuid)}/topology.svg`, { cache: 'no-cache' });
-  if (picture.ok) {
-    const previous = $('#picture').src;
-    $('#picture').src = URL.createObjectURL(await picture.blob());
-    if (previous.startsWith('blob:')) URL.revokeObjectURL(previous);
-  }
-  const body = $('#mig tbody');
-  body.replaceChildren();
-  const instances = document_.mig?.instances ?? [];
-  for (const instance of instances) {
-    const row = document.createElement('tr');
-    row.dataset.gpuInstanceId = String(instance.gpuInstanceId);
-    cell(row, String(instance.gpuInstanceId));
-    cell(row, instance.profileName ?? `profile ${instance.profileId}`);
-    cell(row, String(instance.multiprocessorCount ?? '?'));
-    cell(row, instance.memorySizeBytes === null ? '?' : formatBytes(instance.memorySizeBytes));
-    cell(row, instance.l2.bytes === null ? '?' : formatBytes(instance.l2.bytes));
-    cell(row, instance.l2.reachablePerSmBytes === null ? '?' : formatBytes(instance.l2.reachablePerSmBytes));
-    cell(row, instance.l2.source);
-    body.append(row);
-  }
-  $('#mig-empty').textContent = instances.length > 0 ? '' : document_.mig ? `MIG ${document_.mig.mode?.current ?? 'not supported'}: no GPU instances` : 'no NVML: MIG state unknown';
+  if (state.view?.id !== id) return;
+  if (document_.kind === 'mig-instance') showMigDocument(document_);
+  else showGpuDocument(document_);
+  await loadPicture(id);
 }
 
 function showProbe(job) {
-  if (job.gpuUuid !== state.selected) return;
+  if (state.view?.kind !== 'gpu' || job.gpuUuid !== parentUuid(state.view.id)) return;
   const waiting = job.state === 'waiting';
   const progress = $('#probe-progress');
   progress.hidden = job.state !== 'running' && job.state !== 'queued';
@@ -131,32 +111,46 @@ function showProbe(job) {
   $('#probe-phase').textContent = waiting && job.waitingSince ? `${job.phase ?? 'busy'} (since ${job.waitingSince.slice(11, 19)})` : (job.phase ?? '');
 }
 
-function logEvent(event) {
-  const item = document.createElement('li');
-  item.textContent = `${event.at.slice(11, 19)} ${event.type}${event.job ? ` ${Math.round(event.job.progress * 100)}% ${event.job.phase ?? ''}` : ''}`;
-  $('#events').prepend(item);
-  while ($('#events').children.length > 200) $('#events').lastChild.remove();
+/** Refreshes asked for by a burst of events (the replay on load, a probe's end) run once, shortly after. */
+const pending = new Set();
+let refreshTimer = null;
+function refresh(what) {
+  pending.add(what);
+  refreshTimer ??= setTimeout(async () => {
+    const jobs = [...pending];
+    pending.clear();
+    refreshTimer = null;
+    if (jobs.includes('gpus')) await loadGpus().catch(() => undefined);
+    if (jobs.includes('gpus') || jobs.includes('view')) await showView().catch(() => undefined);
+  }, 100);
+}
+
+function concerns(event) {
+  if (state.view?.kind === 'node') return true;
+  return state.view?.kind === 'gpu' && event.gpuUuid === parentUuid(state.view.id);
 }
 
 function listen() {
-  const source = new EventSource('/v1/events');
+  // lastEventId=0: the stream sends the events it keeps first, so the log shows what happened before the page opened.
+  const source = new EventSource('/v1/events?lastEventId=0');
   source.addEventListener('open', () => { $('#connection').textContent = 'live'; $('#connection').classList.add('live'); });
   source.addEventListener('error', () => { $('#connection').textContent = 'reconnecting…'; $('#connection').classList.remove('live'); });
   const on = (type, handler) => source.addEventListener(type, (message) => {
     const event = JSON.parse(message.data);
-    logEvent(event);
+    logEvent($('#events'), event);
     handler(event);
   });
   for (const type of ['probe.queued', 'probe.waiting', 'probe.started', 'probe.progress', 'probe.succeeded', 'probe.failed', 'probe.cancelled']) {
     on(type, (event) => {
       showProbe(event.job);
       // The GPU list shows each GPU's probe status: refreshed when a job starts, waits or ends.
-      if (type !== 'probe.progress' && type !== 'probe.queued') loadGpus().catch(() => undefined);
+      if (type !== 'probe.progress' && type !== 'probe.queued') refresh('gpus');
     });
   }
-  on('mig.changed', (event) => event.gpuUuid === state.selected && loadTopology());
-  on('topology.changed', (event) => event.gpuUuid === state.selected && loadTopology());
-  for (const type of ['gpu.added', 'gpu.removed']) on(type, () => loadGpus());
+  // A MIG change adds or removes MIG devices: the list and the view follow.
+  on('mig.changed', () => refresh('gpus'));
+  on('topology.changed', (event) => concerns(event) && refresh('view'));
+  for (const type of ['gpu.added', 'gpu.removed']) on(type, () => refresh('gpus'));
 }
 
 const SIZE_UNITS = { '': 1, b: 1, k: 1e3, kb: 1e3, kib: 1024, m: 1e6, mb: 1e6, mib: 1024 ** 2, g: 1e9, gb: 1e9, gib: 1024 ** 3 };
@@ -167,12 +161,15 @@ $('#fit').addEventListener('submit', async (submit) => {
   const scale = match ? SIZE_UNITS[match[2].toLowerCase()] : undefined;
   if (!match || scale === undefined) { $('#fit-summary').textContent = 'write a size: 8MiB, 512KiB, 2GB'; return; }
   try {
-    const advice = await getJson(`/v1/gpus/${encodeURIComponent(state.selected)}/fit?workingSetBytes=${Math.round(Number(match[1]) * scale)}`);
+    const advice = await getJson(`/v1/gpus/${encodeURIComponent(state.view.id)}/fit?workingSetBytes=${Math.round(Number(match[1]) * scale)}`);
     $('#fit-summary').textContent = advice.summary;
   } catch (error) {
     $('#fit-summary').textContent = error.body?.detail ?? String(error);
   }
 });
 
+window.addEventListener('hashchange', () => { showView().catch(() => undefined); });
 listen();
-loadGpus().catch((error) => { $('#gpus').textContent = String(error); });
+loadGpus()
+  .then(showView)
+  .catch((error) => { $('#gpus').textContent = String(error); });

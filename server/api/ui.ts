@@ -1,8 +1,9 @@
 /**
  * The dashboard: GET / and GET /ui/ serve ui/index.html, /ui/* its static
- * files (@fastify/static; plain ES modules, no build step). The page reads
- * the same API as everyone else: /v1/gpus, the topology, its picture and
- * /v1/events for live probe progress and MIG changes.
+ * files (@fastify/static; plain ES modules and a favicon, no build step). The
+ * page reads the same API as everyone else: /v1/gpus, the topology, its
+ * picture, /v1/node for the node view and /v1/events (replayed on load) for
+ * the event log, live probe progress and MIG changes.
  */
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

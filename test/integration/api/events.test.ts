@@ -123,7 +123,7 @@ describe('GET /v1/events (Server-Sent Events, real socket)', () => {
     const first = await open();
     await readUntil(first.reader, (text) => text.includes(': connected'));
     first.topology.emit({ type: 'mig.changed', gpuUuid: 'GPU-a', at: '2025-01-01T00:00:01.000Z' });
-    first.topology.emit({ type: 'topology.changed', gpuUuid: 'GPU-a', at: '2025-01-01T00:00:02.000Z' });
+    first.topology.emit({ type: 'topology.changed', gpuUuid: 'GPU-a', etag: '"e1"', at: '2025-01-01T00:00:02.000Z' });
     await readUntil(first.reader, (text) => text.includes('event: topology.changed'));
     const address = first.res.url.replace(/\/v1\/events$/, '');
     first.controller.abort();
