@@ -56,6 +56,8 @@ export interface Settings {
   probePath: string | null;
   /** The probe's own budget per request (its --deadline-ms); the daemon kills a probe silent well past it. */
   probeDeadlineMs: number;
+  /** Diagnostics: the file each probe appends its per-request host-time spans to (the probe reads TOPOD_PROBE_PROFILE itself). */
+  probeProfile: string | null;
   /** A file holding the admin token (a mounted secret); read once at boot into adminToken. */
   adminTokenFile: string | null;
   /** Listen on a non-loopback address without an admin token anyway. */
@@ -330,6 +332,14 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     // The probe's own default (native/probe/src/main.cpp).
     fallback: 120_000,
   },
+  probeProfile: {
+    key: 'probeProfile',
+    env: 'TOPOD_PROBE_PROFILE',
+    flag: '--probe-profile',
+    help: 'diagnostics: a file every probe appends one line per request to, with the host time of its spans (chain set-up, kernel, L2 flush, answer encoding); reaches the probe through its environment',
+    parse: nonEmpty,
+    fallback: null,
+  },
 };
 
 /**
@@ -448,7 +458,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     const unset = raw === undefined || (fromFlag === undefined && raw === '' && option.key !== 'adminToken');
     settings[option.key] = unset ? option.fallback : option.parse(raw, name);
   }
-  const config = { ...(settings as unknown as Settings), probeEnv: probeEnvironment(env) };
+  const parsed = settings as unknown as Settings;
+  // --probe-profile reaches the probe the way the variable does: in its environment.
+  const profile = parsed.probeProfile === null ? {} : { TOPOD_PROBE_PROFILE: parsed.probeProfile };
+  const config = { ...parsed, probeEnv: { ...probeEnvironment(env), ...profile } };
   if (config.adminTokenFile !== null) {
     if (config.adminToken !== null) throw new ConfigError('TOPOD_ADMIN_TOKEN and TOPOD_ADMIN_TOKEN_FILE are both set: give one');
     config.adminToken = readTokenFile(config.adminTokenFile);
