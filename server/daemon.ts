@@ -9,7 +9,7 @@ import { DynamicPoller } from './dynamic/poller.js';
 import type { DynamicSnapshot, DynamicSource } from './dynamic/types.js';
 import type { MeasurementBackend } from './gpu/backend.js';
 import type { GpuIdentity } from './model/gpu.js';
-import { selectBackend } from './gpu/select-backend.js';
+import { selectConfiguredBackend, type BackendSelection } from './gpu/select-backend.js';
 import type { GpuWatchOptions } from './jobs/gpu-watch.js';
 import { ProbeScheduler } from './jobs/scheduler.js';
 import { WorkerProbeRunner } from './jobs/worker-probe-runner.js';
@@ -54,6 +54,12 @@ export interface DaemonOptions {
   /** Tests inject backends and dynamic sources; production builds them from the config. */
   backend?: MeasurementBackend | null;
   dynamicSource?: DynamicSource;
+  /**
+   * The backend choice, already under way: main.ts starts the native probe's
+   * check (a process and a GPU context, ~0.4 s) while the rest of the daemon
+   * is still being loaded. Default: made here, from the config.
+   */
+  backendSelection?: Promise<BackendSelection>;
   /** The kernel module's driver version when NVML is absent (tests inject it; default: /proc/driver/nvidia/version). */
   kernelDriverVersion?: () => string | null;
   /** Whether probes take the per-GPU file lock (default: only a backend that measures a real GPU, i.e. not simulated). */
@@ -140,7 +146,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
     selection =
       options.backend !== undefined
         ? { backend: options.backend, reason: options.backend ? `${options.backend.kind} backend (injected)` : 'no backend (injected)' }
-        : await selectBackend({ choice: config.backend, simModels: config.simModels, probePath: config.probePath, probeDeadlineMs: config.probeDeadlineMs, probeEnv: config.probeEnv, logger });
+        : await (options.backendSelection ?? selectConfiguredBackend(config, logger));
   } catch (error) {
     await releaseStore();
     throw error;

@@ -2,16 +2,18 @@
  * The daemon's entry point: owns the logger, listen, signals and graceful
  * close (STYLE.md: app.ts composes, main.ts runs).
  *
- * Start-up order: configuration, the database (locked, checked, opened),
- * the HTTP app, `listen` — and only then boot (GPUs enumerated, probes
- * queued), so a port in use stops a second daemon before it touches a GPU.
+ * Start-up order: configuration, the native probe's check (one hello, run
+ * while the rest loads), the database (locked, checked, opened), the HTTP
+ * app, `listen` — and only then boot (GPUs enumerated, probes queued), so a
+ * port in use stops a second daemon before it measures anything.
  * Anything that stops the start is one line on stderr naming what and the
  * fix, exit status 2; never a stack trace (it goes to the log at debug).
  */
 import pino from 'pino';
 import { checkExposure, ConfigError, loadConfig, unknownVariables, usage, type Config } from './config.js';
-import { createDaemon, type Daemon } from './daemon.js';
+import type { Daemon } from './daemon.js';
 import { ERROR_CODES, isErrorCode, StartupError } from './errors.js';
+import { selectConfiguredBackend } from './gpu/select-backend.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const STARTUP_FAILED = 2;
@@ -70,10 +72,15 @@ async function main(): Promise<void> {
     logger.warn({ host: config.host }, `--insecure: listening on ${config.host} without an admin token; anyone who can reach it reads the topology (mutating requests stay loopback-only)`);
   }
 
+  // The native probe's check starts its process and GPU context now, while the daemon's modules (fastify,
+  // SQLite, the discovery) load: a first topology waits on both (issue 19).
+  const backendSelection = selectConfiguredBackend(config, logger);
+  backendSelection.catch(() => undefined);
   let daemon: Daemon | null = null;
   let address: string;
   try {
-    daemon = await createDaemon(config, { logger });
+    const { createDaemon } = await import('./daemon.js');
+    daemon = await createDaemon(config, { logger, backendSelection });
     address = await daemon.app.listen({ host: config.host, port: config.port });
     logger.debug({ address }, 'port bound; booting');
   } catch (error) {

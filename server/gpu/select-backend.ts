@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { BackendChoice } from '../config.js';
+import type { BackendChoice, Config } from '../config.js';
 import type { MeasurementBackend } from './backend.js';
 import { NativeBackend } from './native.js';
 import { SimulatedBackend } from './sim/index.js';
@@ -36,4 +36,9 @@ export async function selectBackend(options: {
       ? `TOPOD_BACKEND=native but the native probe cannot run: ${check.reason}`
       : `no GPU measurement backend: ${check.reason} (set TOPOD_BACKEND=sim for a simulated GPU)`;
   return { backend: null, reason };
+}
+
+/** selectBackend with the configuration's settings. */
+export function selectConfiguredBackend(config: Pick<Config, 'backend' | 'simModels' | 'probePath' | 'probeDeadlineMs' | 'probeEnv'>, logger: Logger): Promise<BackendSelection> {
+  return selectBackend({ choice: config.backend, simModels: config.simModels, probePath: config.probePath, probeDeadlineMs: config.probeDeadlineMs, probeEnv: config.probeEnv, logger });
 }
