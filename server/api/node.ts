@@ -6,13 +6,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DynamicSnapshot } from '../dynamic/types.js';
 import { HwlocUnavailableError } from '../errors.js';
-import { lookupDocument } from '../faces/documents.js';
+import { isMigDocument, lookupDocument } from '../faces/documents.js';
 import type { HwlocGpu } from '../faces/hwloc-gpu-info.js';
 import { HostHwlocXml } from '../faces/hwloc-lstopo.js';
 import { HWLOC_XML_MEDIA_TYPE, hwlocXmlWithGpus } from '../faces/hwloc-xml.js';
 import { buildNodeDocument } from '../fleet/node-document.js';
 import { NodeDocumentSchema, type NodeDocument } from '../fleet/node-schema.js';
-import type { GpuTopologyDocument } from '../model/document.js';
 import { jsonResponse, problemResponse } from './schemas/common.js';
 
 /** Where live NVML state comes from: the daemon's poller (a snapshot per read). */
@@ -47,7 +46,7 @@ const nodeRoutes: FastifyPluginAsyncTypebox<NodeRoutesOptions> = async (app, opt
     const summaries = new Map(app.topology.listGpus().map((gpu) => [gpu.uuid, gpu]));
     return node.gpus.map((gpu) => {
       const lookup = lookupDocument(app.topology, gpu.uuid);
-      const document = lookup.kind === 'ready' && !('kind' in lookup.document) ? (lookup.document as GpuTopologyDocument) : null;
+      const document = lookup.kind === 'ready' && !isMigDocument(lookup.document) ? lookup.document : null;
       return { ...gpu, vendor: summaries.get(gpu.uuid)?.vendor ?? 'nvidia', document };
     });
   };
