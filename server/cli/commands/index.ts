@@ -11,5 +11,6 @@ import { jobsCommand } from './jobs.js';
 import { probeCommand } from './probe.js';
 import { serveCommand } from './serve.js';
 import { topologyCommand } from './topology.js';
+import { trafficCommand } from './traffic.js';
 
-export const COMMANDS: readonly CommandFactory[] = [serveCommand, gpusCommand, topologyCommand, probeCommand, jobsCommand, exportCommand, fitCommand, completionCommand];
+export const COMMANDS: readonly CommandFactory[] = [serveCommand, gpusCommand, topologyCommand, probeCommand, jobsCommand, exportCommand, fitCommand, trafficCommand, completionCommand];
