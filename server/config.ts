@@ -460,8 +460,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
   }
   const parsed = settings as unknown as Settings;
   // --probe-profile reaches the probe the way the variable does: in its environment.
-  const profile = parsed.probeProfile === null ? {} : { TOPOD_PROBE_PROFILE: parsed.probeProfile };
-  const config = { ...parsed, probeEnv: { ...probeEnvironment(env), ...profile } };
+  const probeEnv = probeEnvironment(env);
+  if (parsed.probeProfile !== null) probeEnv.TOPOD_PROBE_PROFILE = parsed.probeProfile;
+  const config = { ...parsed, probeEnv };
   if (config.adminTokenFile !== null) {
     if (config.adminToken !== null) throw new ConfigError('TOPOD_ADMIN_TOKEN and TOPOD_ADMIN_TOKEN_FILE are both set: give one');
     config.adminToken = readTokenFile(config.adminTokenFile);
