@@ -21,14 +21,17 @@ const CONTEXT_BACKENDS_OFF = '-cuda,-opencl,-levelzero';
 
 export type HostXml = { kind: 'xml'; xml: string } | { kind: 'missing'; reason: string } | { kind: 'failed'; reason: string };
 
-/** Runs `lstopo --of xml` once; ENOENT means hwloc is not installed. */
-export function runLstopo(command = 'lstopo', env: NodeJS.ProcessEnv = process.env): Promise<HostXml> {
+/**
+ * lstopo-no-graphics first: it is what every distribution's base hwloc package installs (Fedora and RHEL put
+ * `lstopo` in hwloc-gui); Debian's hwloc has both.
+ */
+export const LSTOPO_COMMANDS = ['lstopo-no-graphics', 'lstopo'] as const;
+
+function runOnce(command: string, env: NodeJS.ProcessEnv): Promise<HostXml> {
   return new Promise((resolve) => {
-    const chosen = env['HWLOC_COMPONENTS'] !== undefined || env['HWLOC_XMLFILE'] !== undefined;
-    const childEnv = chosen ? env : { ...env, HWLOC_COMPONENTS: CONTEXT_BACKENDS_OFF };
-    execFile(command, ['--of', 'xml', '-'], { env: childEnv, timeout: LSTOPO_TIMEOUT_MS, maxBuffer: MAX_XML_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile(command, ['--of', 'xml', '-'], { env, timeout: LSTOPO_TIMEOUT_MS, maxBuffer: MAX_XML_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {
-        resolve({ kind: 'missing', reason: `${command} is not installed (not found on PATH): install hwloc (Debian and Ubuntu: apt-get install hwloc) to get the node as hwloc XML` });
+        resolve({ kind: 'missing', reason: `${command} not found on PATH` });
       } else if (error) {
         const why = error.killed ? `did not finish within ${LSTOPO_TIMEOUT_MS} ms` : `failed: ${stderr.trim().split('\n')[0] || error.message}`;
         resolve({ kind: 'failed', reason: `${command} --of xml ${why}` });
@@ -37,6 +40,17 @@ export function runLstopo(command = 'lstopo', env: NodeJS.ProcessEnv = process.e
       }
     });
   });
+}
+
+/** Runs the first lstopo found (`--of xml`) once; none on PATH means hwloc is not installed. */
+export async function runLstopo(commands: readonly string[] = LSTOPO_COMMANDS, env: NodeJS.ProcessEnv = process.env): Promise<HostXml> {
+  const chosen = env['HWLOC_COMPONENTS'] !== undefined || env['HWLOC_XMLFILE'] !== undefined;
+  const childEnv = chosen ? env : { ...env, HWLOC_COMPONENTS: CONTEXT_BACKENDS_OFF };
+  for (const command of commands) {
+    const answer = await runOnce(command, childEnv);
+    if (answer.kind !== 'missing') return answer;
+  }
+  return { kind: 'missing', reason: `lstopo is not installed (neither ${commands.join(' nor ')} is on PATH): install hwloc (Debian and Ubuntu: apt-get install hwloc) to get the node as hwloc XML` };
 }
 
 /** The host XML, read at most once per LSTOPO_KEEP_MS; concurrent askers share one run. A missing lstopo is looked for again each time. */

@@ -104,8 +104,8 @@ describe('GET /v1/node?format=hwloc-xml without a working lstopo', () => {
 
   it('answers 500 where lstopo fails, its reason in the log only', async () => {
     const dir = tempDir();
-    writeFileSync(path.join(dir, 'lstopo'), '#!/bin/sh\necho "hwloc: topology discovery failed" >&2\nexit 3\n');
-    chmodSync(path.join(dir, 'lstopo'), 0o755);
+    writeFileSync(path.join(dir, 'lstopo-no-graphics'), '#!/bin/sh\necho "hwloc: topology discovery failed" >&2\nexit 3\n');
+    chmodSync(path.join(dir, 'lstopo-no-graphics'), 0o755);
     process.env['PATH'] = `${dir}:${savedEnv.PATH ?? ''}`;
     const gpu = mergedGpu(recordedH100Result(), 'h100-80gb-mig-mixed.json');
     t = await buildTestApp({ topology: new DocumentTopology([gpu]), captureLogs: true });
