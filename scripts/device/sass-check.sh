@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Proof in the machine code that every pchase stop clock waits for its load
-# (issue 8), and every L2-structure kernel's too (issue 9): compiles native/probe/src/pchase.cu to a cubin per architecture,
+# (issue 8), and every L2-structure kernel's too (issue 9), and that every
+# traffic kernel keeps its loads and stores (issue 20): compiles native/probe/src/pchase.cu to a cubin per architecture,
 # disassembles it (cuobjdump -sass, else nvdisasm) and checks, in each timed
 # loop, that the register the load writes (LDG/LD/LDS/LDC/TEX/TLD) is read
 # before the CS2R/S2R ... SR_CLOCKLO that stops the clock; and that the
@@ -48,5 +49,17 @@ for arch in "${archs[@]}"; do
     fi
     sed 's/^/  /' "$l2.report"
   done
+  # The traffic kernels (issue 20): every pattern kernel keeps its global loads and stores at its element width.
+  tr="$OUT/traffic-$arch"
+  if nvcc -std=c++17 -cubin -arch="$arch" native/probe/src/traffic.cu -o "$tr.cubin" && disasm "$tr.cubin" > "$tr.sass"; then
+    if node --import tsx test/integration/probe/traffic-accesses-cli.ts sass "$tr.sass" > "$tr.report" 2>&1; then
+      echo "sass-check: $arch traffic: ok ($(grep -c '^read\|^write\|^rmw\|^vecmul' "$tr.report") pattern kernels keep their accesses)"
+    else
+      echo "sass-check: $arch traffic: FAILED"; status=1
+    fi
+    sed 's/^/  /' "$tr.report"
+  else
+    echo "sass-check: $arch traffic: nvcc or disassembly failed"; status=1
+  fi
 done
 exit $status

@@ -96,7 +96,8 @@ fi
 # (d) SASS of the traffic kernels.
 if command -v cuobjdump > /dev/null; then DISASM="cuobjdump -sass"; else DISASM=nvdisasm; fi
 want sass && step sass sh -c "nvcc -std=c++17 -cubin -arch=$ARCH native/probe/src/traffic.cu -o '$W/traffic.cubin' && $DISASM '$W/traffic.cubin' > '$W/traffic.sass'"
-echo "sass: $(grep -c 'LDG' "$W/traffic.sass" 2>/dev/null) LDG, $(grep -c 'STG' "$W/traffic.sass" 2>/dev/null) STG" >> "$summary"
+want sass && node --import tsx test/integration/probe/traffic-accesses-cli.ts sass "$W/traffic.sass" > "$W/traffic-sass.report" 2>&1
+want sass && tail -1 "$W/traffic-sass.report" >> "$summary"
 
 rm -rf "$W/obj"
 tar -C "$W" -czf "$OUT/traffic.tar.gz" --exclude=topod-probe --exclude=cupti-check --exclude='*.cubin' .
