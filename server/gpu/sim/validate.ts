@@ -54,6 +54,14 @@
  *     - l2.persist: arrayBytes an integer in [128, 2^52], a multiple of 128;
  *       windowBytes an integer in [128, min(arrayBytes, 2^32)], a multiple of
  *       128; hitRatio a number in (0, 1]; samples an integer in [1, 8192].
+ *     - traffic (its validator is validateTraffic in ./traffic.ts): method ∈
+ *       {counters, timing}; footprintBytes an integer in [16, 2^52], a
+ *       multiple of 16; cases 1 to 256 objects of pattern ∈ {read, write,
+ *       rmw, vecmul}, elementBytes ∈ {4, 8, 16}, strideElements in
+ *       [1, footprintBytes / elementBytes], target ∈ {fresh, written}
+ *       (default written); repetitions, when present, in [1, 1000];
+ *       metrics, when present, 1 to 16 names of [a-z0-9_.] (≤ 128 chars);
+ *       l2FetchGranularityBytes, when present, one of 32, 64, 128.
  *  3. Device limits → bad_request (a probe that sees no GPU answers
  *     `unsupported` here, having checked everything above):
  *     - smId in [0, multiprocessorCount - 1]; at most multiprocessorCount
@@ -81,7 +89,8 @@
  *     pchase.pair; bandwidth adds its 4-byte-per-thread sink; bandwidth.copy
  *     needs its source and target, 2 × arrayBytes; l2.partition private
  *     mode arrayBytes × multiprocessorCount; l2.farnear arrayBytes, × smIds
- *     length unless shared; l2.persist arrayBytes) plus a 64 MiB
+ *     length unless shared; l2.persist arrayBytes; traffic 3 × footprintBytes
+ *     plus its flush buffer, 4 × l2CacheSizeBytes) plus a 64 MiB
  *     runtime margin must fit in free device memory (the sim: totalMemoryBytes).
  *  5. Capability → unsupported: a chain over 2^34 - 4 bytes (32-bit element
  *     indices); a texture-space array over 2^27 elements (the probe also

@@ -42,6 +42,8 @@ const dsmem = { samples: 16, transferBytes: 1024, threadsPerBlock: 32, repetitio
 const clusterLaunch = { clusterSize: 4, blocks: 64, spinNs: 1000, repetitions: 2 };
 const farnear = { smIds: [0, 1], arrayBytes: 1 << 20, strideBytes: 256, passes: 2, shared: false };
 const persist = { arrayBytes: 1 << 22, windowBytes: 1 << 20, hitRatio: 1, samples: 64 };
+const trafficCase = { pattern: 'read', elementBytes: 4, strideElements: 8, target: 'written' };
+const traffic = { method: 'timing', footprintBytes: 1 << 20, cases: [trafficCase], repetitions: 1 };
 const down = (bytes: number, unit: number) => Math.floor(bytes / unit) * unit;
 const constLimit = (d: Limits) => Math.min(d.totalConstMemBytes ?? CONSTANT_TABLE_BYTES, CONSTANT_TABLE_BYTES);
 const sharedLimit = (d: Limits) => d.sharedMemPerBlockOptinBytes ?? d.sharedMemPerBlockBytes;
@@ -161,6 +163,18 @@ const ROWS: Row[] = [
   bad('persist hit ratio 0', 'l2.persist', () => ({ ...persist, hitRatio: 0 })),
   bad('persist hit ratio above 1', 'l2.persist', () => ({ ...persist, hitRatio: 1.5 })),
   bad('persist with no samples', 'l2.persist', () => ({ ...persist, samples: 0 })),
+  bad('traffic by an unknown method', 'traffic', () => ({ ...traffic, method: 'guess' })),
+  bad('traffic footprint not a multiple of 16', 'traffic', () => ({ ...traffic, footprintBytes: (1 << 20) + 4 })),
+  bad('traffic with no cases', 'traffic', () => ({ ...traffic, cases: [] })),
+  bad('traffic case not an object', 'traffic', () => ({ ...traffic, cases: [7] })),
+  bad('traffic case of an unknown pattern', 'traffic', () => ({ ...traffic, cases: [{ ...trafficCase, pattern: 'scatter' }] })),
+  bad('traffic element of 12 bytes', 'traffic', () => ({ ...traffic, cases: [{ ...trafficCase, elementBytes: 12 }] })),
+  bad('traffic stride 0', 'traffic', () => ({ ...traffic, cases: [{ ...trafficCase, strideElements: 0 }] })),
+  bad('traffic stride past the footprint', 'traffic', () => ({ ...traffic, cases: [{ ...trafficCase, strideElements: (1 << 18) + 1 }] })),
+  bad('traffic target unknown', 'traffic', () => ({ ...traffic, cases: [{ ...trafficCase, target: 'stale' }] })),
+  bad('traffic with no repetitions', 'traffic', () => ({ ...traffic, repetitions: 0 })),
+  bad('traffic metric name with capitals', 'traffic', () => ({ ...traffic, method: 'counters', metrics: ['DRAM__bytes'] })),
+  bad('traffic fetch limit of 48 bytes', 'traffic', () => ({ ...traffic, l2FetchGranularityBytes: 48 })),
   // Device limits.
   device('SM out of range', 'pchase', (d) => ({ ...chase, smId: d.multiprocessorCount })),
   device('self-test SM out of range', 'selftest.consumer', (d) => ({ ...chase, smId: d.multiprocessorCount })),
@@ -203,6 +217,7 @@ const ROWS: Row[] = [
     strideBytes: 1024 * 1024,
   }), 'out_of_memory'),
   device('persist array larger than device memory', 'l2.persist', (d) => ({ ...persist, arrayBytes: down(d.totalMemoryBytes * 2, 128) }), 'out_of_memory'),
+  device('traffic arrays larger than device memory together', 'traffic', (d) => ({ ...traffic, footprintBytes: down(d.totalMemoryBytes * 0.4, 16) }), 'out_of_memory'),
   device('bandwidth array larger than device memory', 'bandwidth', (d) => ({ ...bandwidth, arrayBytes: down(d.totalMemoryBytes * 2, 16) }), 'out_of_memory'),
   device('copy of more than half the device memory (source and target)', 'bandwidth.copy', (d) => ({ arrayBytes: down(d.totalMemoryBytes * 0.6, 16), repetitions: 1 }), 'out_of_memory'),
   device('chain beyond 32-bit element indices', 'pchase', () => ({ ...chase, space: 'global.cg', arrayBytes: MAX_CHAIN_BYTES + 4, strideBytes: 4096 }), 'unsupported'),
