@@ -31,9 +31,12 @@ const { values } = parseArgs({
     backend: { type: 'string', default: 'native' },
     json: { type: 'string' },
     timeline: { type: 'boolean', default: false },
+    daemon: { type: 'string' },
   },
 });
 const runs = Number(values.runs);
+/** Another build's entry (e.g. an older commit's dist/server/main.js), to compare on the same GPU. */
+const daemonEntry = values.daemon ?? path.join(projectRoot(), 'dist/server/main.js');
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer (got ${values.runs})`);
 
 interface RunFigures {
@@ -68,7 +71,7 @@ async function oneRun(): Promise<RunFigures> {
   const base = `http://127.0.0.1:${port}`;
   const env = { ...process.env, TOPOD_DB: path.join(dir, 'topod.sqlite'), TOPOD_PORT: String(port), TOPOD_BACKEND: values.backend, TOPOD_LOG_LEVEL: 'debug', TOPOD_LOCK_DIR: dir };
   const spawnedAt = Date.now();
-  const daemon = spawn(process.execPath, [...DAEMON_NODE_FLAGS, path.join(projectRoot(), 'dist/server/main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const daemon = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonEntry], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const timeline: string[] = [];
   let pending = '';
   daemon.stdout.setEncoding('utf8');
@@ -110,7 +113,7 @@ async function oneRun(): Promise<RunFigures> {
 }
 
 const figures: RunFigures[] = [];
-console.log(`bench:first-topology — ${values.backend} backend, ${runs} run(s), fresh database each; goal ≤ ${GOAL_MS} ms`);
+console.log(`bench:first-topology — ${daemonEntry}, ${values.backend} backend, ${runs} run(s), fresh database each; goal ≤ ${GOAL_MS} ms`);
 console.log('run   first answer   job started   job finished   topology 200');
 for (let run = 1; run <= runs; run += 1) {
   const result = await oneRun();

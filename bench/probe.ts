@@ -30,16 +30,19 @@ interface Target {
 const options = new Command()
   .option('--backend <name>', 'native, sim, or auto (native when a GPU answers)', 'auto')
   .option('--model <id>', 'simulated GPU model', 'h100-sxm5-80gb')
+  .option('--probe <path>', 'the topod-probe executable (native; default the built one)')
+  .option('--out <file>', 'write the phases, elements (values and confidences) and warnings as JSON')
   .option('--trace <file>', 'write one JSON line per probe operation (phase, op, its size, wall ms) to this file')
   .option('--only <elements>', 'a selective probe: these elements only, comma-separated (as POST /v1/gpus/{id}/probe takes them)', (value) => value.split(',').map((name) => name.trim()))
   .parse()
-  .opts<{ backend: string; model: string; only?: string[]; trace?: string }>();
+  .opts<{ backend: string; model: string; only?: string[]; trace?: string; probe?: string; out?: string }>();
 
 async function pickTarget(): Promise<Target> {
   if (options.backend !== 'sim') {
-    const check = await NativeBackend.available();
+    const native = options.probe ? { probePath: options.probe } : {};
+    const check = await NativeBackend.available(native);
     if (check.ok) {
-      const backend = new NativeBackend();
+      const backend = new NativeBackend(native);
       const gpu = (await backend.listDevices())[0]!;
       // What a probe job pays: the daemon lists its GPUs once at boot, then opens one pinned probe per job.
       const openBegan = performance.now();
@@ -139,3 +142,7 @@ console.log(`${'total'.padEnd(10)} ${totalMs.toFixed(0).padStart(9)} ${String(su
 console.log(`elements: ${Object.keys(outcome.elements).join(', ')}; raw series ${outcome.raw.length}; warnings ${outcome.warnings.length}`);
 for (const warning of outcome.warnings) console.log(`warning: ${warning}`);
 if (options.trace) writeFileSync(options.trace, traced.map((line) => JSON.stringify(line)).join('\n') + '\n');
+if (options.out) {
+  const phases = Object.fromEntries([...costs].filter(([name]) => name !== 'done').map(([name, cost]) => [name, { wallMs: Math.round(cost.wallMs), ops: cost.ops }]));
+  writeFileSync(options.out, JSON.stringify({ target: target.label, startMs: Math.round(jobStartMs), totalMs: Math.round(totalMs), phases, elements: outcome.elements, warnings: outcome.warnings }, null, 1));
+}
