@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MEASURABLE_ELEMENTS } from '../../../server/discovery/registry.js';
+import { MEASURABLE_ELEMENTS, PROBE_TARGETS } from '../../../server/discovery/registry.js';
 import { ELEMENT_NAMES } from '../../../server/model/document.js';
 import { makeJob } from './fake-topology.js';
 import { PROBLEM_TYPE, TEST_TOKEN, buildTestApp, type TestApp, type TestAppOptions } from './harness.js';
@@ -102,15 +102,16 @@ describe('POST /v1/gpus/{id}/probe', () => {
       const problem = res.json();
       expect(problem).toMatchObject({ code: 'TOPOD_ERR_VALIDATION', status: 400 });
       expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'body', pointer: '/only/0' })]));
-      expect(problem.detail).toBe(`body/only/0 is not an element a probe can measure: use one of ${MEASURABLE_ELEMENTS.join(', ')}`);
-      for (const measurable of MEASURABLE_ELEMENTS) expect(problem.detail).toContain(measurable);
+      expect(problem.detail).toBe(`body/only/0 is not an element a probe can measure: use one of ${PROBE_TARGETS.join(', ')}`);
+      for (const measurable of PROBE_TARGETS) expect(problem.detail).toContain(measurable);
       expect(t?.topology.probeRequests).toHaveLength(0);
     });
 
-    it('accepts every measurable element in only', async () => {
-      const res = await post(JSON.stringify({ only: [...MEASURABLE_ELEMENTS] }));
+    it('accepts every measurable element and opt-in family (traffic) in only', async () => {
+      const res = await post(JSON.stringify({ only: [...PROBE_TARGETS] }));
       expect(res.statusCode).toBe(202);
-      expect(t?.topology.probeRequests[0]?.options.only).toEqual([...MEASURABLE_ELEMENTS]);
+      expect(t?.topology.probeRequests[0]?.options.only).toEqual([...PROBE_TARGETS]);
+      expect(PROBE_TARGETS).toContain('traffic');
     });
 
     it('answers 400 for malformed JSON', async () => {
