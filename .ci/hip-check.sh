@@ -19,13 +19,13 @@ export HIP_PLATFORM=amd # hipcc would pick nvcc where CUDA is installed too
 echo "[hip-check] $(hipcc --version 2>/dev/null | head -1), --offload-arch=$arch, objects in $out"
 
 mkdir -p "$out"
+sources=("$root"/native/probe/src/*.cu "$root"/native/probe/src/*.cpp)
 objects=()
-for src in "$root"/native/probe/src/*.cu "$root"/native/probe/src/*.cpp; do
-  obj="$out/$(basename "$src").o"
-  hipcc -std=c++17 -O2 -Wall --offload-arch="$arch" -x hip -c "$src" -o "$obj"
-  objects+=("$obj")
-  echo "[hip-check] compiled $(basename "$src")"
-done
+for src in "${sources[@]}"; do objects+=("$out/$(basename "$src").o"); done
+# One compile per core: each file takes seconds to tens of seconds, and CI waits for all of them.
+printf '%s\0' "${sources[@]}" | xargs -0 -P "$(nproc)" -I{} sh -c \
+  'hipcc -std=c++17 -O2 -Wall --offload-arch="$1" -x hip -c "$2" -o "$3/$(basename "$2").o" && echo "[hip-check] compiled $(basename "$2")"' \
+  _ "$arch" {} "$out"
 hipcc --offload-arch="$arch" "${objects[@]}" -o "$out/topod-probe"
 "$out/topod-probe" --version
 echo "[hip-check] ok: topod-probe compiled and linked for $arch"
