@@ -22,6 +22,7 @@ import type { GpuTopologyDocument, RawSeries } from '../server/model/document.js
 import { compareToReference, renderTable } from './validate/compare.js';
 import { parseBarrierReference, renderCompute, sameGpcMap } from './validate/compute.js';
 import { renderL2Structure, samePartitionMap } from './validate/l2-structure.js';
+import { renderTraffic } from './validate/traffic.js';
 import { parseReference } from './validate/reference.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,8 +34,9 @@ const options = new Command()
   .option('--backend <name>', 'native (the GPU) or sim', 'native')
   .option('--json <file>', 'also write every run’s rows and document here')
   .option('--raw <file>', 'also write every run’s raw series, as the daemon stored them (a fixture for re-analysis without the GPU)')
+  .option('--traffic', 'after the runs, probe the L2 ↔ device-memory traffic too (opt-in, issue 20) and print it beside the paper’s A100')
   .parse()
-  .opts<{ runs: number; reference?: string; backend: string; json?: string; raw?: string }>();
+  .opts<{ runs: number; reference?: string; backend: string; json?: string; raw?: string; traffic?: boolean }>();
 
 const dir = mkdtempSync(path.join(tmpdir(), 'topod-validate-'));
 const daemon = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/main.ts'), '--port', '0'], {
@@ -81,6 +83,13 @@ try {
     if (options.raw && document.probe.resultId !== undefined) rawRuns.push({ run, document, raw: storedRawSeries(document.probe.resultId) });
   }
   if (options.runs > 1) console.log(`\n${sameGpcMap(computes)}\n${samePartitionMap(l2s)}`);
+  if (options.traffic) {
+    await post(`${baseUrl}/v1/gpus/0/probe`, { force: true, only: ['traffic'] });
+    const document = await waitForResult(baseUrl, lastResultId);
+    console.log(`\n## traffic (probe ${document.probe.durationMs} ms)`);
+    for (const line of renderTraffic(document.traffic)) console.log(line);
+    runs.push({ run: 'traffic', rows: [], document });
+  }
   if (options.json) writeFileSync(options.json, JSON.stringify(runs, null, 1));
   if (options.raw) writeFileSync(options.raw, JSON.stringify({ recordedAt: new Date().toISOString(), command: process.argv.slice(1).join(' '), runs: rawRuns }));
 } finally {
