@@ -7,10 +7,12 @@
 #      the L2's sector counts) around each strided kernel, CUPTI linked directly;
 #  (b) the probe's traffic op: the paper's sweep by counters and by timing;
 #  (c) ncu on the probe's pattern kernels, when ncu is there (a third opinion);
-#  (d) the traffic kernels' SASS (every access kept).
+#  (d) the traffic kernels' SASS (every access kept);
+#  (e) the daemon end to end: validate:gpu --runs 1 --traffic (a full probe,
+#      then the opt-in traffic probe, printed beside the paper's A100).
 # Never changes device settings. Everything goes into $OUT/traffic.tar.gz
 # (OUT defaults to /tmp/topod-traffic-out); a summary is printed at the end.
-# PARTS picks the parts (default "check probe ncu sass"); the build always runs.
+# PARTS picks the parts (default "check probe ncu sass daemon"); the build always runs.
 # Each part has its own timeout, so one run stays within about 9 minutes.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,7 +46,7 @@ CUPTI_LIB=$(dirname "$(ls "$CUDA_ROOT"/extras/CUPTI/lib64/libcupti.so "$CUDA_ROO
 CUPTI_INC=$CUDA_ROOT/include; [ -f "$CUDA_ROOT/extras/CUPTI/include/cupti.h" ] && CUPTI_INC=$CUDA_ROOT/extras/CUPTI/include
 echo "CUDA_ROOT=$CUDA_ROOT CUPTI_LIB=$CUPTI_LIB CUPTI_INC=$CUPTI_INC" >> "$summary"
 ARCH=${ARCH:-sm_90}
-PARTS=" ${PARTS:-check probe ncu sass} "
+PARTS=" ${PARTS:-check probe ncu sass daemon} "
 want() { [[ "$PARTS" == *" $1 "* ]]; }
 
 # Build: the probe, every source in parallel (what CMake would do, without needing cmake), and the check.
@@ -98,6 +100,13 @@ if command -v cuobjdump > /dev/null; then DISASM="cuobjdump -sass"; else DISASM=
 want sass && step sass sh -c "nvcc -std=c++17 -cubin -arch=$ARCH native/probe/src/traffic.cu -o '$W/traffic.cubin' && $DISASM '$W/traffic.cubin' > '$W/traffic.sass'"
 want sass && node --import tsx test/integration/probe/traffic-accesses-cli.ts sass "$W/traffic.sass" > "$W/traffic-sass.report" 2>&1
 want sass && tail -1 "$W/traffic-sass.report" >> "$summary"
+
+# (e) The daemon on the native backend with the probe just built.
+if want daemon; then
+  mkdir -p native/probe/build && cp "$PROBE" native/probe/build/topod-probe
+  step daemon timeout 400 node --import tsx scripts/validate-gpu.ts --runs 1 --traffic --json "$W/validate.json" --raw "$W/validate-raw.json"
+  sed -n '/^## traffic/,$p' "$W/daemon.log" >> "$summary"
+fi
 
 rm -rf "$W/obj"
 tar -C "$W" -czf "$OUT/traffic.tar.gz" --exclude=topod-probe --exclude=cupti-check --exclude='*.cubin' .
