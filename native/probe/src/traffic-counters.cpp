@@ -87,7 +87,8 @@ std::vector<std::string> library_candidates() {
 struct Cupti {
   CuptiApi api;
   std::string library;
-  std::string failure;  // why CUPTI cannot be used; empty when it can
+  std::string failure;  // why CUPTI cannot be loaded; empty when it can
+  CUptiResult initResult = CUPTI_SUCCESS;  // cuptiProfilerInitialize's answer
   std::string chip;
 };
 
@@ -199,11 +200,8 @@ Cupti& cupti() {
       return;
     }
     auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-    const CUptiResult r = c.api.cuptiProfilerInitialize(&init);
-    if (r != CUPTI_SUCCESS) {
-      c.failure = "cuptiProfilerInitialize: " + result_name(c.api, r);
-      return;
-    }
+    c.initResult = c.api.cuptiProfilerInitialize(&init);
+    if (c.initResult != CUPTI_SUCCESS) return;
     auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip.deviceIndex = 0;
     if (c.api.cuptiDeviceGetChipName(&chip) == CUPTI_SUCCESS && chip.pChipName) c.chip = chip.pChipName;
@@ -228,6 +226,7 @@ struct TrafficCounters::State {
 TrafficCounters::TrafficCounters(const std::vector<std::string>& metrics) : state_(std::make_unique<State>()) {
   Cupti& c = cupti();
   if (!c.failure.empty()) throw ProbeFailure(ErrorCode::Unsupported, c.failure);
+  ok(c.api, c.initResult, "cuptiProfilerInitialize");
   State& s = *state_;
   s.api = &c.api;
   s.library = c.library;
