@@ -10,6 +10,7 @@ import type { DynamicSnapshot, DynamicSource } from './dynamic/types.js';
 import type { MeasurementBackend } from './gpu/backend.js';
 import type { GpuIdentity } from './model/gpu.js';
 import { selectConfiguredBackend, type BackendSelection } from './gpu/select-backend.js';
+import { WalCheckpointer } from './store/wal-checkpointer.js';
 import type { GpuWatchOptions } from './jobs/gpu-watch.js';
 import { ProbeScheduler } from './jobs/scheduler.js';
 import { WorkerProbeRunner } from './jobs/worker-probe-runner.js';
@@ -115,6 +116,8 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
     throw error;
   }
   const db = opened.db;
+  // A file's WAL is checkpointed in a worker after each stored result, not inside a commit on the event loop.
+  const checkpointer = config.dbPath === ':memory:' ? null : new WalCheckpointer(db, config.dbPath, logger);
   if (opened.movedAside) {
     const { reason, salvageError } = opened.movedAside;
     logger.error(
@@ -138,6 +141,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
 
   /** A failure further on must not leave the database open and locked (tests create daemons in one process). */
   const releaseStore = async (): Promise<void> => {
+    await checkpointer?.close();
     db.close();
     await dbLock?.release();
   };
@@ -184,7 +188,11 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   // Without a backend nothing is measured, and nothing re-analysed: no worker threads are started.
   const analysis = backend ? createAnalysisExecutor(discovery) : null;
   const lifecycle = analysis
-    ? new ResultLifecycle({ db, results, jobs, analysis, analysisVersion: discovery.version, logger, storeHealth: store, afterStore: (gpuUuid) => prune(gpuUuid) })
+    ? new ResultLifecycle({ db, results, jobs, analysis, analysisVersion: discovery.version, logger, storeHealth: store, afterStore: (gpuUuid) => {
+          prune(gpuUuid);
+          checkpointer?.request();
+        },
+      })
     : null;
   // The daemon's own backend (not one a test injects) measures in probe worker threads, rebuilt there from its recipe.
   const recipe: BackendRecipe | null =
@@ -322,6 +330,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
       await topology.whenReanalysed();
       await analysis?.close();
       await dynamicSource.close();
+      await checkpointer?.close();
       db.close();
       await dbLock?.release();
     },
