@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkExposure, ConfigError, loadConfig, probeEnvironment, SETTINGS, TEST_SETTINGS, unknownVariables, usage } from '../../server/config.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const CONFIGURATION_DOC = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
 
-/** The README's "## Configuration" section, up to the next top-level heading. */
+/** docs/configuration.md from its "# Configuration" heading up to the next heading. */
 function configurationSection(): string {
-  const start = README.indexOf('## Configuration');
-  const end = README.indexOf('\n## ', start + 1);
+  const start = CONFIGURATION_DOC.indexOf('# Configuration');
+  const end = CONFIGURATION_DOC.indexOf('\n#', start + 1);
   expect(start).toBeGreaterThanOrEqual(0);
-  return README.slice(start, end < 0 ? undefined : end);
+  return CONFIGURATION_DOC.slice(start, end < 0 ? undefined : end);
 }
 
 describe('loadConfig', () => {
@@ -108,7 +108,7 @@ describe('loadConfig', () => {
     expect(SETTINGS.map((s) => s.env).concat(TEST_SETTINGS.map((t) => t.env)).sort()).toEqual([...names].sort());
   });
 
-  it('the README configuration table has a row for every variable, with its flag, and no other', () => {
+  it('the configuration table (docs/configuration.md) has a row for every variable, with its flag, and no other', () => {
     const section = configurationSection();
     const rows = section.split('\n').filter((line) => line.startsWith('| `TOPOD_'));
     for (const setting of SETTINGS) {

@@ -2,7 +2,7 @@
  * server/config.ts is the one place the daemon reads its environment: a
  * source scan fails when any other module under server/ reads process.env,
  * and when native code reads a TOPOD_* variable the config table (and so
- * --help and the README) does not list.
+ * --help and docs/configuration.md) does not list.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

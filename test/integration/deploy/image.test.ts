@@ -3,7 +3,7 @@
  * CI's machines): the Dockerfile's runtime stage is assembled file by file as
  * its COPY lines say (read with dockerfile-ast, not a copy of the list), the
  * daemon is started from that tree with the image's ENV, CMD and the
- * README's `docker run` flags, and it must answer — the dashboard included,
+ * `docker run` flags of docs/operating.md, and it must answer — the dashboard included,
  * whose ui/ the image once left out (issue 22: every deployment was down).
  *
  * What the build stage makes is taken from this checkout: `npm ci` built
@@ -26,7 +26,14 @@ import { useTempDir } from '../../helpers/temp-dir.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const DOCKERFILE = readFileSync(path.join(repo, 'Dockerfile'), 'utf8');
-const README = readFileSync(path.join(repo, 'README.md'), 'utf8');
+const OPERATING_DOC = readFileSync(path.join(repo, 'docs/operating.md'), 'utf8');
+
+/** docs/operating.md's "## Docker" section, up to the next section. */
+function dockerSection(): string {
+  const start = OPERATING_DOC.indexOf('\n## Docker');
+  const end = OPERATING_DOC.indexOf('\n## ', start + 1);
+  return start < 0 ? '' : OPERATING_DOC.slice(start, end < 0 ? undefined : end);
+}
 
 /** What the build stage's `RUN npm ci` writes under its WORKDIR (scripts/build.mjs), besides what it was given. */
 const BUILD_OUTPUTS = ['node_modules', 'dist', 'native/nvml/build', 'native/fake-nvml/build', 'native/probe/build'];
@@ -92,9 +99,9 @@ function assembleRuntime(dockerfileText: string, root: string): Assembled & { st
   return { root, missing, leftOut, stage: runtime };
 }
 
-/** The README's `docker run` line (section "Docker"), split into words as sh would. */
+/** The `docker run` line of docs/operating.md (section "Docker"), split into words as sh would. */
 function readmeDockerRun(): string[] {
-  const section = README.slice(README.indexOf('\n## Docker'));
+  const section = dockerSection();
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
   const line = block.replace(/\\\n\s*/g, ' ').split('\n').find((l) => l.trim().startsWith('docker run')) ?? '';
   return [...line.replace(/\s+#.*$/, '').matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
@@ -128,7 +135,7 @@ interface Started {
 
 /**
  * Runs the image's CMD in the assembled tree with the image's ENV and the
- * README's flags. Paths under a VOLUME or mount land inside `root`; bind
+ * documented flags. Paths under a VOLUME or mount land inside `root`; bind
  * mounts of host files (the token) get a test token. Only the port (0: any
  * free one, as `-p` maps it) and what keeps the run hermetic (no real NVML,
  * no GPU, locks inside `root`) differ from the container.
@@ -176,12 +183,12 @@ async function startImage(assembled: Assembled & { stage: Stage }, run: RunOptio
 describe('the container image (Dockerfile runtime stage)', () => {
   const token = 'image-test-token-0123456789';
 
-  it('holds every file the daemon needs: it starts with the README\'s docker run and answers', async () => {
+  it('holds every file the daemon needs: it starts with the documented docker run and answers', async () => {
     const assembled = assembleRuntime(DOCKERFILE, tempDir());
     expect(assembled.missing, 'runtime COPY sources the build stage has not got').toEqual([]);
     if (assembled.leftOut.length > 0) console.info(`[image test] left out (built only with a GPU toolchain): ${assembled.leftOut.join(', ')}`);
     const run = runOptions(readmeDockerRun());
-    expect(run.mounts.map((m) => m.destination), "the README's docker run keeps the database in the image's volume").toEqual(expect.arrayContaining(assembled.stage.volumes));
+    expect(run.mounts.map((m) => m.destination), "the documented docker run keeps the database in the image's volume").toEqual(expect.arrayContaining(assembled.stage.volumes));
     const started = await startImage(assembled, run, token);
     try {
       await answers(`http://127.0.0.1:${started.port}`, started.port, assembled.stage);
@@ -197,7 +204,7 @@ describe('the container image (Dockerfile runtime stage)', () => {
     expect((await fetch(`${base}/ui/app.js`)).status).toBe(200);
     expect((await fetch(`${base}/openapi.json`)).status).toBe(200);
     expect(await (await fetch(`${base}/v1/gpus`)).json()).toMatchObject({ gpus: expect.any(Array) });
-    // The token the README mounts is the one the daemon checks.
+    // The token the documented docker run mounts is the one the daemon checks.
     expect((await fetch(`${base}/v1/gpus/0/probe`, { method: 'POST' })).status).toBe(401);
     expect((await fetch(`${base}/v1/gpus/0/probe`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status).not.toBe(401);
 
@@ -216,11 +223,11 @@ describe('the container image (Dockerfile runtime stage)', () => {
     await expect(startImage(assembled, runOptions(readmeDockerRun()), token)).rejects.toThrow(/ui\/index\.html not found/);
   }, 60_000);
 
-  it("the README names the image's Node major version, and its docker run sets an admin token", () => {
+  it("docs/operating.md names the image's Node major version, and its docker run sets an admin token", () => {
     const nodeStage = readStages(DOCKERFILE).find((s) => s.name === 'node');
     const major = /^node:(\d+)/.exec(nodeStage?.image ?? '')?.[1];
     expect(major).toBeDefined();
-    const section = README.slice(README.indexOf('\n## Docker'));
+    const section = dockerSection();
     expect(/runtime image with Node (\d+)/.exec(section)?.[1]).toBe(major);
     const run = runOptions(readmeDockerRun());
     expect(Object.keys(run.env)).toEqual(expect.arrayContaining(['TOPOD_ADMIN_TOKEN_FILE']));

@@ -3,7 +3,7 @@
  * each object validated against the Kubernetes OpenAPI schemas
  * (kubernetes-models; the prometheus-operator CRD schema for the
  * ServiceMonitor), and the pieces checked against each other, against
- * topod's own settings, the package's version and the README's commands.
+ * topod's own settings, the package's version and the commands in docs/operating.md.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -20,7 +20,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const DEPLOY = path.join(ROOT, 'deploy/kubernetes');
 const OVERLAY = path.join(DEPLOY, 'overlays/nvidia-runtime-class');
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const OPERATING_DOC = readFileSync(path.join(ROOT, 'docs/operating.md'), 'utf8');
 
 type Validating = { validate(): void };
 const MODELS: Record<string, (m: Manifest) => Validating> = {
@@ -81,7 +81,7 @@ describe('deploy/kubernetes (kustomize base and overlays)', () => {
     expect(container?.imagePullPolicy).toBe('IfNotPresent');
   });
 
-  it('the README creates the admin token Secret the DaemonSet mounts, under the key its settings read', () => {
+  it('docs/operating.md creates the admin token Secret the DaemonSet mounts, under the key its settings read', () => {
     const ds = find(rendered(), 'DaemonSet');
     const [container] = podContainers(ds) as Array<Record<string, any>>;
     const env = Object.fromEntries((container?.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
@@ -91,7 +91,7 @@ describe('deploy/kubernetes (kustomize base and overlays)', () => {
     const secretName = volume?.secret.secretName as string;
     expect(secretName).toBeTruthy();
     const namespace = ds.metadata.namespace as string;
-    expect(README).toContain(`kubectl -n ${namespace} create secret generic ${secretName} --from-literal=${path.posix.basename(tokenFile)}=`);
+    expect(OPERATING_DOC).toContain(`kubectl -n ${namespace} create secret generic ${secretName} --from-literal=${path.posix.basename(tokenFile)}=`);
   });
 
   it('why a generated Secret failed validation: kustomize folds base64 of 70 characters or more, which format: byte refuses', () => {
