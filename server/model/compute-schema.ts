@@ -5,14 +5,12 @@
  * (shared/seeds/thread-block-cluster-paper.txt). Built by
  * server/discovery/compute.ts from its raw series alone.
  */
-import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
-import type { LatencyValue, MeasuredValue } from './document-schema.js';
-import { Count, Nullable } from './schema-helpers.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { Count, Nullable, partRef } from './schema-helpers.js';
+import { LatencyValueSchema, MeasuredValueSchema } from './value-schema.js';
 
-/** A `$ref` to a part document-schema.ts defines (imported by name, not by module: that module imports this one). */
-const ref = <T>(id: string): TUnsafe<T> => Type.Unsafe<T>({ $ref: `${id}#` });
-const measured = () => ref<MeasuredValue>('MeasuredValue');
-const latency = () => ref<LatencyValue>('LatencyValue');
+const measured = () => partRef(MeasuredValueSchema);
+const latency = () => partRef(LatencyValueSchema);
 const Fraction = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
 
 export const GpcLayoutSchema = Type.Object(

@@ -12,23 +12,19 @@ import type { TrafficTopology } from './traffic-schema.js';
 
 export { DOCUMENT_SCHEMA_VERSION, ELEMENT_NAMES, PROBE_FAMILIES, PROBE_TARGETS } from './document-schema.js';
 export type {
-  AmountValue,
   Carveout,
   ElementName,
   ElementTopology,
   GpuTopologyDocument,
   L2Partitions,
-  LatencyValue,
-  MeasuredValue,
   MigInstanceTopologyDocument,
   ProbeRun,
   ProbeTarget,
   ResultDocument,
   TopologyElements,
   TopologyStatus,
-  ValueSource,
-  ValueUnit,
 } from './document-schema.js';
+export type { AmountValue, LatencyValue, MeasuredValue, ValueSource, ValueUnit } from './value-schema.js';
 export type { ClockCalibration, DeviceProperties, DocumentDeviceProperties, DynamicState } from './device-schema.js';
 export type { MigComputeInstanceView, MigInstanceView, MigL2Share, MigL2Source, MigModeName, MigProfileView, MigView } from './mig-schema.js';
 
