@@ -32,7 +32,7 @@ import type { TopologyApi } from './model/topology-api.js';
 import type { PollSource } from './faces/metrics.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'adminToken' | 'bodyLimitBytes'> & Partial<ConnectionLimits>;
+  config: Pick<Config, 'adminToken' | 'bodyLimitBytes'> & Partial<ConnectionLimits> & Partial<Pick<Config, 'hwlocEnv'>>;
   topology: TopologyApi;
   /** A pino logger to derive from, `true` for a default JSON logger at info, false/absent for none. */
   logger?: Logger | boolean;
@@ -102,7 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(trafficRoutes);
       await v1.register(pictureRoutes);
       await v1.register(jobRoutes);
-      await v1.register(nodeRoutes, { nvml: deps.nvmlPoller ?? null });
+      await v1.register(nodeRoutes, { nvml: deps.nvmlPoller ?? null, ...(deps.config.hwlocEnv ? { hwlocEnv: deps.config.hwlocEnv } : {}) });
       await v1.register(eventRoutes, deps.sseHeartbeatMs === undefined ? {} : { heartbeatMs: deps.sseHeartbeatMs });
     },
     { prefix: API_PREFIX },

@@ -28,6 +28,8 @@ export interface Config extends Settings {
    * daemon's that the GPU runtime needs (see probeEnvironment), nothing else.
    */
   probeEnv: Readonly<Record<string, string>>;
+  /** What lstopo (GET /v1/node?format=hwloc-xml) is run with: the paths and the operator's own HWLOC_* choices. */
+  hwlocEnv: Readonly<Record<string, string>>;
 }
 
 /** The settings of the table below: each one variable, one flag, one default. */
@@ -416,10 +418,19 @@ export const PROBE_ENV_PREFIXES = ['CUDA_', 'HIP_', 'HSA_', 'ROCR_', 'ROCM_', 'A
 
 /** The part of an environment the probe inherits (see above); the daemon's own by default. */
 export function probeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return keptEnvironment(env, PROBE_ENV_NAMES, PROBE_ENV_PREFIXES);
+}
+
+/** lstopo's environment: where to find it and its libraries, and hwloc's own variables (HWLOC_COMPONENTS, HWLOC_XMLFILE…). */
+export function hwlocEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  return keptEnvironment(env, ['PATH', 'LD_LIBRARY_PATH', 'HOME', 'TMPDIR'], ['HWLOC_']);
+}
+
+function keptEnvironment(env: NodeJS.ProcessEnv, names: readonly string[], prefixes: readonly string[]): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if ((PROBE_ENV_NAMES as readonly string[]).includes(name) || PROBE_ENV_PREFIXES.some((prefix) => name.startsWith(prefix))) kept[name] = value;
+    if (names.includes(name) || prefixes.some((prefix) => name.startsWith(prefix))) kept[name] = value;
   }
   return kept;
 }
@@ -462,7 +473,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
   // --probe-profile reaches the probe the way the variable does: in its environment.
   const probeEnv = probeEnvironment(env);
   if (parsed.probeProfile !== null) probeEnv.TOPOD_PROBE_PROFILE = parsed.probeProfile;
-  const config = { ...parsed, probeEnv };
+  const config = { ...parsed, probeEnv, hwlocEnv: hwlocEnvironment(env) };
   if (config.adminTokenFile !== null) {
     if (config.adminToken !== null) throw new ConfigError('TOPOD_ADMIN_TOKEN and TOPOD_ADMIN_TOKEN_FILE are both set: give one');
     config.adminToken = readTokenFile(config.adminTokenFile);

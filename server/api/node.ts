@@ -8,7 +8,7 @@ import type { DynamicSnapshot } from '../dynamic/types.js';
 import { HwlocUnavailableError } from '../errors.js';
 import { isMigDocument, lookupDocument } from '../faces/documents.js';
 import type { HwlocGpu } from '../faces/hwloc-gpu-info.js';
-import { HostHwlocXml } from '../faces/hwloc-lstopo.js';
+import { HostHwlocXml, runLstopo } from '../faces/hwloc-lstopo.js';
 import { HWLOC_XML_MEDIA_TYPE, hwlocXmlWithGpus } from '../faces/hwloc-xml.js';
 import { buildNodeDocument } from '../fleet/node-document.js';
 import { NodeDocumentSchema, type NodeDocument } from '../fleet/node-schema.js';
@@ -23,7 +23,11 @@ export interface NodeSnapshotSource {
 
 export interface NodeRoutesOptions {
   nvml?: NodeSnapshotSource | null;
+  /** lstopo's environment (config's hwlocEnv); default: the usual binary folders only. */
+  hwlocEnv?: Readonly<Record<string, string>>;
 }
+
+const DEFAULT_HWLOC_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
 
 const NODE_FORMATS = ['json', 'hwloc-xml'] as const;
 
@@ -39,7 +43,7 @@ const nodeRoutes: FastifyPluginAsyncTypebox<NodeRoutesOptions> = async (app, opt
       source.off('snapshot', onSnapshot);
     });
   }
-  const hostXml = new HostHwlocXml();
+  const hostXml = new HostHwlocXml(() => runLstopo(options.hwlocEnv ?? DEFAULT_HWLOC_ENV));
 
   /** The node document's GPUs with their served whole-GPU documents, as the hwloc face reads them. */
   const hwlocGpus = (node: NodeDocument): HwlocGpu[] => {

@@ -27,7 +27,7 @@ export type HostXml = { kind: 'xml'; xml: string } | { kind: 'missing'; reason: 
  */
 export const LSTOPO_COMMANDS = ['lstopo-no-graphics', 'lstopo'] as const;
 
-function runOnce(command: string, env: NodeJS.ProcessEnv): Promise<HostXml> {
+function runOnce(command: string, env: Readonly<Record<string, string | undefined>>): Promise<HostXml> {
   return new Promise((resolve) => {
     execFile(command, ['--of', 'xml', '-'], { env, timeout: LSTOPO_TIMEOUT_MS, maxBuffer: MAX_XML_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -43,7 +43,7 @@ function runOnce(command: string, env: NodeJS.ProcessEnv): Promise<HostXml> {
 }
 
 /** Runs the first lstopo found (`--of xml`) once; none on PATH means hwloc is not installed. */
-export async function runLstopo(commands: readonly string[] = LSTOPO_COMMANDS, env: NodeJS.ProcessEnv = process.env): Promise<HostXml> {
+export async function runLstopo(env: Readonly<Record<string, string | undefined>>, commands: readonly string[] = LSTOPO_COMMANDS): Promise<HostXml> {
   const chosen = env['HWLOC_COMPONENTS'] !== undefined || env['HWLOC_XMLFILE'] !== undefined;
   const childEnv = chosen ? env : { ...env, HWLOC_COMPONENTS: CONTEXT_BACKENDS_OFF };
   for (const command of commands) {
@@ -59,7 +59,7 @@ export class HostHwlocXml {
   private running: Promise<HostXml> | null = null;
 
   constructor(
-    private readonly read: () => Promise<HostXml> = () => runLstopo(),
+    private readonly read: () => Promise<HostXml>,
     private readonly keepMs = LSTOPO_KEEP_MS,
     private readonly nowMs: () => number = Date.now,
   ) {}

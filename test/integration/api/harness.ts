@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { buildApp } from '../../../server/app.js';
+import { hwlocEnvironment } from '../../../server/config.js';
 import { FakeTopology } from './fake-topology.js';
 
 export const TEST_TOKEN = 'test-admin-token-0123456789';
@@ -32,7 +33,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const app = await buildApp({
-    config: { adminToken: options.adminToken ?? null, bodyLimitBytes: options.bodyLimitBytes ?? 16 * 1024 },
+    // lstopo's environment as config would read it now (the hwloc tests set PATH and HWLOC_XMLFILE first).
+    config: { adminToken: options.adminToken ?? null, bodyLimitBytes: options.bodyLimitBytes ?? 16 * 1024, hwlocEnv: hwlocEnvironment(process.env) },
     topology,
     logger: options.captureLogs ? pino({ level: 'trace' }, sink) : false,
     version: '0.0.0-test',

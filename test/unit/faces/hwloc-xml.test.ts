@@ -115,7 +115,7 @@ describe.skipIf(!HAVE_LSTOPO)('hwloc XML read back by lstopo', () => {
   });
 
   it('adds the GPU hwloc did not list, beside its NUMA node, and says so', async () => {
-    const host = await runLstopo();
+    const host = await runLstopo({ PATH: process.env.PATH ?? '/usr/bin:/bin' });
     expect(host.kind).toBe('xml');
     const xml = hwlocXmlWithGpus(host.kind === 'xml' ? host.xml : '', [h100({ pciBusId: '00000000:C1:00.0' })]);
     const output = lstopoVerbose(xml);
