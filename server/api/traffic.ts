@@ -1,7 +1,7 @@
 /** GET /v1/gpus/{id}/traffic?strideBytes=&elementBytes=&footprintBytes=&pattern=&target= — predicted L2 ↔ device-memory bytes (issue 20). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { lineSizeParameters, parametersFromDocument, predictTraffic, type TrafficQuery } from '../discovery/traffic-predict.js';
+import { curveCorrections, lineSizeParameters, parametersFromDocument, predictTraffic, predictWithCurve, type TrafficQuery } from '../discovery/traffic-predict.js';
 import { NotFoundError, TopologyPendingError, TopologyUnavailableError, ValidationError } from '../errors.js';
 import type { GpuTopologyDocument } from '../model/document.js';
 import { TRAFFIC_METHOD_NAMES, TRAFFIC_PATTERN_NAMES, TRAFFIC_TARGET_NAMES, type TrafficValue } from '../model/traffic-schema.js';
@@ -52,6 +52,7 @@ export const TrafficPredictionSchema = Type.Object(
     dramReadBytes: Type.Number({ minimum: 0 }),
     dramWriteBytes: Type.Number({ minimum: 0 }),
     bytesPerUsefulByte: Type.Number({ minimum: 0, description: 'predicted device-memory bytes per useful byte' }),
+    modelBytesPerUsefulByte: Type.Number({ minimum: 0, description: 'the parametric model alone, before the measured curve’s factor' }),
     lineModelBytesPerUsefulByte: Type.Number({ minimum: 0, description: 'the same by the line-size model (one transaction per touched sector, no prefetch)' }),
     used: Type.Object(
       {
@@ -61,6 +62,13 @@ export const TrafficPredictionSchema = Type.Object(
         storeFillBytes: Used('bytes an allocating store reads per sector it dirties (the read transaction when not measured)'),
         storesAllocate: Type.Object({ fresh: UsedFlag('fresh arrays'), written: UsedFlag('written arrays') }, { additionalProperties: false }),
         fullSectorStoresRead: UsedFlag('whole-sector stores read too'),
+        curveFactor: Type.Object(
+          { value: Type.Number({ minimum: 0 }), source: StringEnum(['microbenchmark', 'none'] as const), method: Type.Union([StringEnum(TRAFFIC_METHOD_NAMES), Type.Null()]) },
+          {
+            additionalProperties: false,
+            description: 'measured bytes over the model at this stride, from the served curve of the same pattern (interpolated in log2 stride; the end value past it); 1 with source none when the curve has no such pattern',
+          },
+        ),
       },
       { additionalProperties: false, description: 'the measured numbers the prediction used, with their source and method' },
     ),
@@ -87,7 +95,9 @@ export function trafficPrediction(document: GpuTopologyDocument, query: TrafficQ
   const elementBytes = query.elementBytes ?? 4;
   if (query.strideBytes < elementBytes) throw new ValidationError(`querystring/strideBytes must be at least elementBytes (${elementBytes})`);
   const q: TrafficQuery = { pattern: query.pattern ?? 'read', target: query.target ?? 'written', strideBytes: query.strideBytes, elementBytes, footprintBytes: query.footprintBytes };
-  const predicted = predictTraffic(parameters, q);
+  const corrections = curveCorrections(parameters, traffic.curve);
+  const predicted = predictWithCurve(parameters, corrections, q);
+  const model = predictTraffic(parameters, q);
   const storeFill = traffic.storeFillBytes ?? traffic.readTransactionBytes!;
   return {
     gpuUuid: document.gpu.uuid,
@@ -97,6 +107,7 @@ export function trafficPrediction(document: GpuTopologyDocument, query: TrafficQ
     dramReadBytes: Math.round(predicted.readBytes),
     dramWriteBytes: Math.round(predicted.writeBytes),
     bytesPerUsefulByte: Math.round(predicted.bytesPerUsefulByte * 1000) / 1000,
+    modelBytesPerUsefulByte: Math.round(model.bytesPerUsefulByte * 1000) / 1000,
     lineModelBytesPerUsefulByte: Math.round(predictTraffic(lineSizeParameters(parameters), q).bytesPerUsefulByte * 1000) / 1000,
     used: {
       readTransactionBytes: used(traffic.readTransactionBytes!),
@@ -105,9 +116,12 @@ export function trafficPrediction(document: GpuTopologyDocument, query: TrafficQ
       storeFillBytes: used(storeFill),
       storesAllocate: { fresh: usedFlag(traffic.storesAllocate.fresh, true), written: usedFlag(traffic.storesAllocate.written, true) },
       fullSectorStoresRead: usedFlag(traffic.fullSectorStoresRead, false),
+      curveFactor: corrections.some((c) => c.pattern === q.pattern)
+        ? { value: Math.round(predicted.curveFactor * 1000) / 1000, source: 'microbenchmark', method: traffic.method }
+        : { value: 1, source: 'none', method: null },
     },
     measuredAt: document.probe.startedAt,
-    note: 'one pass over the array, from a flushed L2: reads min(span, accesses × readFillBytes), writes min(span, accesses × writeTransactionBytes), plus the fill of allocating stores',
+    note: 'one pass over the array, from a flushed L2: reads min(span, accesses × readFillBytes), writes min(span, accesses × writeTransactionBytes), plus the fill of allocating stores; × the measured curve’s factor at this stride',
   };
 }
 

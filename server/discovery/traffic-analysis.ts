@@ -3,8 +3,10 @@
  * → points (DRAM bytes per case), the predictor's parameters, the curve and
  * the timing method's error against the counters.
  *
- * Counted bytes of a case: reads while the pattern ran, writes while it ran
- * plus those the flush after it wrote back (the lines it left dirty). Timed
+ * Counted bytes of a case: what moved while the pattern ran, plus what the
+ * flush after it moved for it: the lines it left dirty, written back, and
+ * the fills of sectors it wrote in part (read at eviction), past the flush's
+ * own reads of its buffer. Timed
  * bytes: the median launch time × the bandwidth the same pattern reached at
  * stride 1 with whole elements, where every model agrees on the bytes (one
  * read of the array, one write, or both).
@@ -46,7 +48,9 @@ export function countedPoints(result: TrafficResult, fetchLimitBytes: number | n
     const during = c.during;
     const after = c.after;
     if (!during || !after) return [];
-    const readBytes = during[r] ?? 0;
+    // A partially written sector is filled when it is evicted (the H100 reads it then, not at the store): reads
+    // the flush after made beyond its own buffer belong to the pattern, as its dirty lines written back do.
+    const readBytes = (during[r] ?? 0) + Math.max(0, (after[r] ?? 0) - result.flushBytes);
     const writeBytes = (during[w] ?? 0) + (after[w] ?? 0);
     return [{ ...pointBase(c, result.footprintBytes, fetchLimitBytes, 'counters'), readBytes, writeBytes, totalBytes: readBytes + writeBytes }];
   });

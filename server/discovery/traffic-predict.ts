@@ -108,3 +108,65 @@ export function parametersFromDocument(traffic: TrafficTopology): TrafficParamet
     fullSectorStoresRead: traffic.fullSectorStoresRead?.value ?? false,
   };
 }
+
+/** One measured point of the curve, as the predictor reads it: what a pass moved against what the parameters predict. */
+export interface CurveCorrection {
+  pattern: TrafficPatternName;
+  target: 'fresh' | 'written';
+  elementBytes: number;
+  strideBytes: number;
+  /** Measured bytes over the parametric prediction at this stride. */
+  factor: number;
+}
+
+/**
+ * The measured curve's departures from the parametric model, per pattern,
+ * target and stride (the paper's Table II is such a table: per-stride
+ * factors). Where the model is exact the factors are 1; where the GPU does
+ * something it does not model (an H100's read-modify-write reads more than
+ * one fill at middle strides) they carry the measurement.
+ */
+export function curveCorrections(parameters: TrafficParameters, curve: TrafficTopology['curve']): CurveCorrection[] {
+  return curve.flatMap((p) => {
+    const footprintBytes = p.accesses * p.strideBytes;
+    const model = predictTraffic(parameters, { pattern: p.pattern, strideBytes: p.strideBytes, elementBytes: p.elementBytes, footprintBytes, target: p.target });
+    const modelled = model.readBytes + model.writeBytes;
+    const measured = p.dramReadBytes + p.dramWriteBytes;
+    return modelled > 0 && measured > 0 ? [{ pattern: p.pattern, target: p.target, elementBytes: p.elementBytes, strideBytes: p.strideBytes, factor: measured / modelled }] : [];
+  });
+}
+
+/**
+ * The factor at a query's stride: interpolated in log2(stride) between the
+ * nearest measured strides of its pattern (its target and element size
+ * first, where measured), the end one past them; 1 without any.
+ */
+export function correctionAt(corrections: readonly CurveCorrection[], q: Pick<TrafficQuery, 'pattern' | 'target' | 'strideBytes' | 'elementBytes'>): number {
+  const narrow = (list: CurveCorrection[], keep: (c: CurveCorrection) => boolean) => (list.some(keep) ? list.filter(keep) : list);
+  const ofPattern = corrections.filter((c) => c.pattern === q.pattern);
+  const points = narrow(narrow(ofPattern, (c) => c.target === q.target), (c) => c.elementBytes === q.elementBytes).slice().sort((a, b) => a.strideBytes - b.strideBytes);
+  if (points.length === 0) return 1;
+  // Several points at one stride (footprints, repeats): their mean.
+  const byStride = [...new Map(points.map((p) => [p.strideBytes, points.filter((x) => x.strideBytes === p.strideBytes)])).entries()].map(([strideBytes, same]) => ({
+    strideBytes,
+    factor: same.reduce((s, x) => s + x.factor, 0) / same.length,
+  }));
+  const first = byStride[0]!;
+  const last = byStride[byStride.length - 1]!;
+  if (q.strideBytes <= first.strideBytes) return first.factor;
+  if (q.strideBytes >= last.strideBytes) return last.factor;
+  const upper = byStride.findIndex((p) => p.strideBytes >= q.strideBytes);
+  const a = byStride[upper - 1]!;
+  const b = byStride[upper]!;
+  const t = (Math.log2(q.strideBytes) - Math.log2(a.strideBytes)) / (Math.log2(b.strideBytes) - Math.log2(a.strideBytes));
+  return a.factor + t * (b.factor - a.factor);
+}
+
+/** The prediction with the measured curve's factor at the query's stride (reads and writes scaled alike). */
+export function predictWithCurve(parameters: TrafficParameters, corrections: readonly CurveCorrection[], q: TrafficQuery): TrafficPrediction & { curveFactor: number } {
+  const base = predictTraffic(parameters, q);
+  const curveFactor = correctionAt(corrections, q);
+  const readBytes = base.readBytes * curveFactor;
+  const writeBytes = base.writeBytes * curveFactor;
+  return { ...base, readBytes, writeBytes, bytesPerUsefulByte: (readBytes + writeBytes) / base.usefulBytes, curveFactor };
+}

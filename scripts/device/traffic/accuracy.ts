@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { countedPoints, fitTraffic, parametersOf, timedPoints, type TrafficPoint } from '../../../server/discovery/traffic-analysis.js';
-import { accuracyPercent, predictTraffic } from '../../../server/discovery/traffic-predict.js';
+import { accuracyPercent, curveCorrections, predictTraffic, predictWithCurve, type CurveCorrection } from '../../../server/discovery/traffic-predict.js';
 import type { TrafficArgs, TrafficResult } from '../../../server/gpu/protocol.js';
 import type { RawSeries } from '../../../server/model/document.js';
 
@@ -37,8 +37,16 @@ if (!parameters) {
 console.log(`parameters (fitted on ${largest} B): ${JSON.stringify(parameters)}\n`);
 
 const evaluated = counted.filter((p) => p.fetchLimitBytes === null && p.elementBytes === 4);
-const predicted = (p: TrafficPoint) => {
-  const r = predictTraffic(parameters, { pattern: p.pattern, strideBytes: p.strideBytes, elementBytes: p.elementBytes, footprintBytes: p.footprintBytes, target: p.target });
+// The measured curve of the fitted footprint, as a served document holds it.
+const corrections = curveCorrections(
+  parameters,
+  evaluated
+    .filter((p) => p.footprintBytes === largest)
+    .map((p) => ({ ...p, usefulBytes: 0, dramReadBytes: p.readBytes ?? p.totalBytes, dramWriteBytes: p.writeBytes ?? 0, bytesPerUsefulByte: 0, lineModelBytesPerUsefulByte: 0 })),
+);
+const predicted = (p: TrafficPoint, curve: readonly CurveCorrection[] | null) => {
+  const q = { pattern: p.pattern, strideBytes: p.strideBytes, elementBytes: p.elementBytes, footprintBytes: p.footprintBytes, target: p.target };
+  const r = curve ? predictWithCurve(parameters, curve, q) : predictTraffic(parameters, q);
   return r.readBytes + r.writeBytes;
 };
 const columns = [...new Set(evaluated.map((p) => `${p.pattern}/${p.target}/${p.footprintBytes}`))];
@@ -47,21 +55,29 @@ const label = (c: string) => {
   const [pattern, target, footprint] = c.split('/');
   return `${pattern}${pattern === 'read' ? '' : ` ${target}`} ${Math.round(Number(footprint) / 4e6)}M`;
 };
-console.log(`| stride (floats) | ${columns.map(label).join(' | ')} |`);
-console.log(`|---:|${columns.map(() => '---:').join('|')}|`);
-const all: number[] = [];
-for (const stride of strides) {
-  const cells = columns.map((c) => {
-    const p = evaluated.find((x) => `${x.pattern}/${x.target}/${x.footprintBytes}` === c && x.strideBytes === stride);
-    if (!p) return '';
-    const a = accuracyPercent(p.totalBytes, predicted(p));
-    all.push(a);
-    return a.toFixed(1);
-  });
-  console.log(`| ${stride / 4} | ${cells.join(' | ')} |`);
-}
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-console.log(`\nmean accuracy ${mean(all).toFixed(1)} %, worst ${Math.min(...all).toFixed(1)} % over ${all.length} points\n`);
+for (const [title, curve] of [
+  ['the parametric model alone', null],
+  [`the model × the measured curve of ${Math.round(largest / 4e6)}M floats (the other footprint out of sample)`, corrections],
+] as const) {
+  console.log(`accuracy (%) of ${title}\n`);
+  console.log(`| stride (floats) | ${columns.map(label).join(' | ')} |`);
+  console.log(`|---:|${columns.map(() => '---:').join('|')}|`);
+  const all: number[] = [];
+  const byPattern = new Map<string, number[]>();
+  for (const stride of strides) {
+    const cells = columns.map((c) => {
+      const p = evaluated.find((x) => `${x.pattern}/${x.target}/${x.footprintBytes}` === c && x.strideBytes === stride);
+      if (!p) return '';
+      const a = accuracyPercent(p.totalBytes, predicted(p, curve));
+      all.push(a);
+      byPattern.set(`${p.pattern} ${Math.round(p.footprintBytes / 4e6)}M`, [...(byPattern.get(`${p.pattern} ${Math.round(p.footprintBytes / 4e6)}M`) ?? []), a]);
+      return a.toFixed(1);
+    });
+    console.log(`| ${stride / 4} | ${cells.join(' | ')} |`);
+  }
+  console.log(`\nmean ${mean(all).toFixed(1)} %, worst ${Math.min(...all).toFixed(1)} % over ${all.length} points; per pattern (mean / worst): ${[...byPattern].map(([k, v]) => `${k} ${mean(v).toFixed(1)} / ${Math.min(...v).toFixed(1)}`).join(', ')}\n`);
+}
 
 const byKey = new Map(counted.map((p) => [`${p.pattern}/${p.target}/${p.elementBytes}/${p.strideBytes}/${p.footprintBytes}/${p.fetchLimitBytes}`, p]));
 const errors = timed

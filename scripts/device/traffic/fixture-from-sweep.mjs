@@ -3,9 +3,11 @@
 // hello.json) into one fixture of raw series, named as the traffic strategy
 // names its own (traffic.counters.*, traffic.timing.*, traffic.counters-refused),
 // so the analysis re-reads a real GPU's run:
-//   node scripts/device/traffic/fixture-from-sweep.mjs <unpacked-suite-dir> test/fixtures/h100/traffic-sweep.json [note]
+//   node scripts/device/traffic/fixture-from-sweep.mjs <unpacked-suite-dir> test/fixtures/h100/traffic-sweep.json.gz [note]
+// (.gz: gzipped). The standalone CUPTI check's lines ride along under `standalone`.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 
 const [dir, out, note = ''] = process.argv.slice(2);
 if (!dir || !out) {
@@ -27,6 +29,20 @@ for (const method of ['counters', 'timing']) {
     else errors.push({ method, id: response.id, error: response.error });
   }
 }
+// The standalone CUPTI check's lines (cupti-check-<MiB>.log: a header, then one case a line), for cross-checks.
+const standalone = {};
+for (const mib of ['191', '763']) {
+  const parsed = lines(`cupti-check-${mib}.log`).flatMap((l) => {
+    try {
+      return [JSON.parse(l)];
+    } catch {
+      return [];
+    }
+  });
+  if (parsed.length > 0) standalone[mib] = parsed;
+}
 const summary = lines('summary.txt');
-writeFileSync(out, `${JSON.stringify({ note, environment: summary.slice(0, 6), errors, raw }, null, 1)}\n`);
+const fixture = { note, environment: summary.slice(0, 6), errors, raw, standalone };
+const text = `${JSON.stringify(fixture)}\n`;
+writeFileSync(out, out.endsWith('.gz') ? gzipSync(text) : text);
 console.log(`${out}: ${raw.length} raw series, ${errors.length} error answers`);

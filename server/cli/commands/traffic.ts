@@ -28,8 +28,20 @@ function size(text: string, flag: string): number {
 export function trafficText(p: TrafficPrediction, view: TableView = { wide: false, headers: true }): string {
   const q = p.query;
   const rows = table(
-    ['pattern', 'stride', 'element', 'accesses', 'DRAM read', 'DRAM write', 'per useful byte', 'line-size model'],
-    [[`${q.pattern} (${q.target})`, formatBytes(q.strideBytes), `${q.elementBytes} B`, String(p.accesses), formatBytes(p.dramReadBytes), formatBytes(p.dramWriteBytes), p.bytesPerUsefulByte.toFixed(2), p.lineModelBytesPerUsefulByte.toFixed(2)]],
+    ['pattern', 'stride', 'element', 'accesses', 'DRAM read', 'DRAM write', 'per useful byte', 'model alone', 'line-size model'],
+    [
+      [
+        `${q.pattern} (${q.target})`,
+        formatBytes(q.strideBytes),
+        `${q.elementBytes} B`,
+        String(p.accesses),
+        formatBytes(p.dramReadBytes),
+        formatBytes(p.dramWriteBytes),
+        p.bytesPerUsefulByte.toFixed(2),
+        p.modelBytesPerUsefulByte.toFixed(2),
+        p.lineModelBytesPerUsefulByte.toFixed(2),
+      ],
+    ],
     view.headers,
   );
   if (!view.headers) return rows;
@@ -38,7 +50,7 @@ export function trafficText(p: TrafficPrediction, view: TableView = { wide: fals
   return [
     `${p.gpuUuid}: one pass over ${formatBytes(q.footprintBytes)}`,
     rows,
-    `used (${u.readFillBytes.method}, measured ${p.measuredAt}): read transaction ${u.readTransactionBytes.value} B, read fill ${u.readFillBytes.value} B, write transaction ${u.writeTransactionBytes.value} B, store fill ${u.storeFillBytes.value} B; stores allocate: fresh ${flag(u.storesAllocate.fresh)}, written ${flag(u.storesAllocate.written)}; whole-sector stores read: ${flag(u.fullSectorStoresRead)}`,
+    `used (${u.readFillBytes.method}, measured ${p.measuredAt}): read transaction ${u.readTransactionBytes.value} B, read fill ${u.readFillBytes.value} B, write transaction ${u.writeTransactionBytes.value} B, store fill ${u.storeFillBytes.value} B; stores allocate: fresh ${flag(u.storesAllocate.fresh)}, written ${flag(u.storesAllocate.written)}; whole-sector stores read: ${flag(u.fullSectorStoresRead)}; measured curve factor ${u.curveFactor.value}`,
   ].join('\n');
 }
 
