@@ -2,12 +2,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ConflictError, NoBackendError } from '../errors.js';
+import { ReanalysisSchema } from '../model/reanalysis-schema.js';
 import { BEARER_SECURITY } from '../plugins/admin-auth.js';
 import { OPTIONAL_BODY_MARKER } from '../plugins/openapi.js';
 import { defaultEmptyBody, unknownGpu } from './gpus.js';
 import { jsonResponse, problemResponse } from './schemas/common.js';
 import { GpuParamsSchema } from './schemas/gpu.js';
-import { ReanalysisSchema } from './schemas/reanalysis.js';
 
 const reanalysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

@@ -7,8 +7,8 @@ import fp from 'fastify-plugin';
 import { ProblemSchema } from '../api/schemas/common.js';
 import { GpuSummarySchema, MigDeviceSummarySchema } from '../api/schemas/gpu.js';
 import { ProbeJobSchema } from '../api/schemas/job.js';
-import { ReanalysisSchema } from '../api/schemas/reanalysis.js';
 import { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema } from '../api/schemas/topology.js';
+import { ReanalysisSchema } from '../model/reanalysis-schema.js';
 
 export const SHARED_SCHEMAS = [ProblemSchema, GpuSummarySchema, MigDeviceSummarySchema, ProbeJobSchema, GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema, ReanalysisSchema];
 

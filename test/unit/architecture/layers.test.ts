@@ -42,7 +42,6 @@ const KNOWN_UPWARD = [
   'plugins/shared-schemas.ts -> api/schemas/common',
   'plugins/shared-schemas.ts -> api/schemas/gpu',
   'plugins/shared-schemas.ts -> api/schemas/job',
-  'plugins/shared-schemas.ts -> api/schemas/reanalysis',
   'plugins/shared-schemas.ts -> api/schemas/topology',
 ];
 
