@@ -89,6 +89,7 @@ try {
     console.log(`\n## traffic (probe ${document.probe.durationMs} ms)`);
     for (const line of renderTraffic(document.traffic)) console.log(line);
     runs.push({ run: 'traffic', rows: [], document });
+    if (options.raw && document.probe.resultId !== undefined) rawRuns.push({ run: 'traffic', document, raw: storedRawSeries(document.probe.resultId) });
   }
   if (options.json) writeFileSync(options.json, JSON.stringify(runs, null, 1));
   if (options.raw) writeFileSync(options.raw, JSON.stringify({ recordedAt: new Date().toISOString(), command: process.argv.slice(1).join(' '), runs: rawRuns }));

@@ -6,7 +6,7 @@
 #  (a) the standalone check: dram__bytes_read.sum / dram__bytes_write.sum (and
 #      the L2's sector counts) around each strided kernel, CUPTI linked directly;
 #  (b) the probe's traffic op: the paper's sweep by counters and by timing;
-#  (c) ncu on the probe's pattern kernels, when ncu is there (a third opinion);
+#  (c) ncu on the probe's vecMul kernels, when ncu is there (a third opinion);
 #  (d) the traffic kernels' SASS (every access kept);
 #  (e) the daemon end to end: validate:gpu --runs 1 --traffic (a full probe,
 #      then the opt-in traffic probe, printed beside the paper's A100).
@@ -85,14 +85,14 @@ for f in probe-counters probe-timing probe-nocupti; do
 done
 fi
 
-# (c) ncu on the probe's pattern kernels (one timed repetition each; ncu flushes caches before each kernel).
+# (c) ncu on the probe's vecMul kernels at 200M floats (a warm-up and one timed launch each; ncu flushes caches before each kernel).
 if want ncu && command -v ncu > /dev/null; then
   node -e '
     const strides=[1,2,4,8,16,32,64,128,256,512,1024]; const cases=[];
-    for (const pattern of ["read","write","rmw","vecmul"]) for (const s of strides) cases.push({pattern,elementBytes:4,strideElements:s,target:"written"});
+    for (const s of strides) cases.push({pattern:"vecmul",elementBytes:4,strideElements:s,target:"fresh"});
     console.log(JSON.stringify({id:1,op:"traffic",args:{method:"timing",footprintBytes:800000000,repetitions:1,cases}}));' > "$W/requests-ncu.jsonl"
-  step ncu sh -c "timeout 150 ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum \
-    -k regex:'read_kernel|write_kernel|rmw_kernel|vecmul_kernel' --csv '$PROBE' < '$W/requests-ncu.jsonl' > '$W/ncu.csv'"
+  step ncu sh -c "timeout 90 ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum \
+    -k regex:vecmul_kernel --csv '$PROBE' < '$W/requests-ncu.jsonl' > '$W/ncu.csv'"
 fi
 
 # (d) SASS of the traffic kernels.
@@ -104,7 +104,7 @@ want sass && tail -1 "$W/traffic-sass.report" >> "$summary"
 # (e) The daemon on the native backend with the probe just built.
 if want daemon; then
   mkdir -p native/probe/build && cp "$PROBE" native/probe/build/topod-probe
-  step daemon timeout 400 node --import tsx scripts/validate-gpu.ts --runs 1 --traffic --json "$W/validate.json" --raw "$W/validate-raw.json"
+  step daemon timeout 150 node --import tsx scripts/validate-gpu.ts --runs 1 --traffic --json "$W/validate.json" --raw "$W/validate-raw.json"
   sed -n '/^## traffic/,$p' "$W/daemon.log" >> "$summary"
 fi
 
