@@ -12,6 +12,7 @@
  * under `topod.unknown`: a 0 or false there is "not known", never a fact.
  */
 import type { GpuTopologyDocument } from '../model/document.js';
+import type { DocumentDeviceProperties } from '../model/device-schema.js';
 
 /** MT4G's `meta` besides its timestamp: how and where the benchmarks ran. */
 export interface Mt4gRunRecord {
@@ -35,17 +36,8 @@ export interface Mt4gHost {
   osName: string | null;
 }
 
-/**
- * Device properties MT4G writes that the probe's hello does not report yet
- * (asked of the probe in issue 21's report): read where a document has them.
- */
-interface PendingDeviceProperties {
-  asicRevision?: number | null;
-  concurrentKernels?: boolean | null;
-  cooperativeLaunch?: boolean | null;
-  globalL1CacheSupported?: boolean | null;
-  localL1CacheSupported?: boolean | null;
-}
+/** Device properties MT4G writes that hellos recorded before issue 21 lack (and asicRevision, null on NVIDIA). */
+type PendingDeviceProperties = Pick<DocumentDeviceProperties, 'asicRevision' | 'concurrentKernels' | 'cooperativeLaunch' | 'globalL1CacheSupported' | 'localL1CacheSupported'>;
 
 /** MT4G's own words for a value it does not know. */
 export const MT4G_UNKNOWN = { text: 'unknown', count: 0, flag: false } as const;
@@ -53,7 +45,7 @@ export const MT4G_UNKNOWN = { text: 'unknown', count: 0, flag: false } as const;
 /** Paths written as MT4G's "unknown" value, each with why topod does not know it. */
 export type UnknownPaths = Record<string, string>;
 
-const NOT_IN_HELLO = 'the probe’s hello does not report it';
+const NOT_IN_HELLO = 'the probe’s hello of this result did not report it (recorded before the probe read it; asicRevision is null on NVIDIA)';
 
 /** The run record as far as the document and the host tell it; the rest null. */
 export function mt4gRunRecord(document: GpuTopologyDocument, host: Mt4gHost): Mt4gRunRecord {

@@ -40,6 +40,12 @@ export const DevicePropertiesSchema = Type.Object(
     maxL2FetchGranularityBytes: Type.Optional(
       NullableCount('cudaLimitMaxL2FetchGranularity in force when the probe ran: how many bytes device memory moves into the L2 per miss (null on AMD)'),
     ),
+    // Added with issue 21 (MT4G's compute and l1 keys); hellos recorded before it lack them.
+    concurrentKernels: Type.Optional(Type.Boolean({ description: 'the runtime says kernels of one context can run at once (concurrentKernels)' })),
+    cooperativeLaunch: Type.Optional(Type.Boolean({ description: 'the runtime supports cooperative launches (cooperativeLaunch)' })),
+    globalL1CacheSupported: Type.Optional(Type.Boolean({ description: 'the runtime says global loads can be cached in the L1 (globalL1CacheSupported)' })),
+    localL1CacheSupported: Type.Optional(Type.Boolean({ description: 'the runtime says local memory can be cached in the L1 (localL1CacheSupported)' })),
+    asicRevision: Type.Optional(NullableCount('the ASIC revision (AMD; null on NVIDIA, whose runtime has none)')),
   },
   { additionalProperties: false, description: 'one device as the runtime reported it in the probe hello' },
 );

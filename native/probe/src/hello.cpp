@@ -101,7 +101,16 @@ json::Value describe_device(int device) {
       .set("maxBlocksPerMultiprocessor", nullptr)
 #endif
       .set("reservedSharedMemPerBlockBytes", size_or_null(hasReservedShared, reservedShared))
-      .set("maxL2FetchGranularityBytes", size_or_null(hasFetchGranularity, fetchGranularity));
+      .set("maxL2FetchGranularityBytes", size_or_null(hasFetchGranularity, fetchGranularity))
+      .set("concurrentKernels", p.concurrentKernels != 0)
+      .set("cooperativeLaunch", p.cooperativeLaunch != 0)
+      .set("globalL1CacheSupported", p.globalL1CacheSupported != 0)
+      .set("localL1CacheSupported", p.localL1CacheSupported != 0)
+#if defined(TOPOD_VENDOR_NVIDIA)
+      .set("asicRevision", nullptr);
+#else
+      .set("asicRevision", p.asicRevision);
+#endif
   return d;
 }
 

@@ -64,6 +64,10 @@ describe('the key paths MT4G writes', () => {
     expect(exported['meta']).toMatchObject({ hostCpu: HOST.cpuModel, os: HOST.osName });
     expect(exported['memory'].l1.latency.sampleSize).toBe(merged.elements.l1!.latency!.sampleCount);
     expect(exported['memory'].l1.globalL1CacheSupported).toBe(true);
+    // The runtime's answers, from the hello: no longer MT4G's unknown.
+    expect(exported['compute']).toMatchObject({ concurrentKernels: true, supportsCooperativeLaunch: true });
+    expect(exported['memory'].l1.localL1CacheSupported).toBe(true);
+    for (const key of ['compute.concurrentKernels', 'compute.supportsCooperativeLaunch', 'memory.l1.localL1CacheSupported']) expect(exported['topod'].unknown[key], key).toBeUndefined();
     expect(exported['topod'].withheld).toEqual({});
   }, WHOLE_DISCOVERY_TIMEOUT_MS);
 

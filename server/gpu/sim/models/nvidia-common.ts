@@ -17,6 +17,12 @@ export const NVIDIA_LAUNCH_LIMITS = {
   maxBlocksPerMultiprocessor: 32,
   /** cudaDevAttrReservedSharedMemoryPerBlock on sm_80 and sm_90. */
   reservedSharedMemPerBlockBytes: 1 * KIB,
+  // The runtime's answers on sm_80 and sm_90 (the recorded H100's hello).
+  concurrentKernels: true,
+  cooperativeLaunch: true,
+  globalL1CacheSupported: true,
+  localL1CacheSupported: true,
+  asicRevision: null,
 } as const;
 
 /** Gaussian jitter around each latency plus rare disturbances of 500–2000 cycles in 0.5% of loads. */
