@@ -31,6 +31,8 @@ COPY tsconfig.json tsconfig.build.json ./
 RUN npm ci && npm prune --omit=dev
 
 FROM nvidia/cuda:13.0.0-runtime-ubuntu24.04
+# lstopo (hwloc's, without X) for GET /v1/node?format=hwloc-xml; without it that route answers 501.
+RUN apt-get update && apt-get install -y --no-install-recommends hwloc-nox && rm -rf /var/lib/apt/lists/*
 COPY --from=node /usr/local/bin/node /usr/local/bin/node
 WORKDIR /app
 COPY --from=build /app/package.json ./
