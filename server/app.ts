@@ -15,7 +15,6 @@ import metricsRoutes from './api/metrics.js';
 import nodeRoutes from './api/node.js';
 import reanalysisRoutes from './api/reanalysis.js';
 import { API_PREFIX } from './api/links.js';
-import { MAX_PARAM_LENGTH } from './api/schemas/common.js';
 import topologyRoutes from './api/topology.js';
 import uiRoutes from './api/ui.js';
 import type { Config } from './config.js';
@@ -30,6 +29,7 @@ import sharedSchemas from './plugins/shared-schemas.js';
 import topologyPlugin from './plugins/topology.js';
 import type { TopologyApi } from './model/topology-api.js';
 import type { PollSource } from './faces/metrics.js';
+import { MAX_PARAM_LENGTH } from './model/api-schema.js';
 
 export interface AppDeps {
   config: Pick<Config, 'adminToken' | 'bodyLimitBytes'> & Partial<ConnectionLimits> & Partial<Pick<Config, 'hwlocEnv'>>;

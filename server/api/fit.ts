@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
 import { FitAdviceSchema, fitAdvice } from '../faces/fit.js';
+import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import { servedGpuDocument } from './face-lookup.js';
-import { LinkHeaderSchema, jsonResponse, problemResponse } from './schemas/common.js';
 import { GpuParamsSchema } from './schemas/gpu.js';
 
 /** 2^53: the largest byte count a JSON number carries exactly. */

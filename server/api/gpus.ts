@@ -3,10 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { ConflictError, NoBackendError, NotFoundError } from '../errors.js';
+import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import { BEARER_SECURITY } from '../plugins/admin-auth.js';
 import { OPTIONAL_BODY_MARKER } from '../plugins/openapi.js';
 import { jobExtensions, jobLinkHeader, jobPath } from './links.js';
-import { LinkHeaderSchema, jsonResponse, problemResponse } from './schemas/common.js';
 import { GpuListSchema, GpuOrMigDeviceSchema, GpuParamsSchema, ProbeRequestBodySchema, probeBodyErrorFormatter } from './schemas/gpu.js';
 import { ProbeJobSchema } from './schemas/job.js';
 

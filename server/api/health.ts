@@ -1,8 +1,8 @@
 /** GET /healthz (liveness) and GET /readyz (readiness from topology.health()). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NotReadyError } from '../errors.js';
+import { jsonResponse, problemResponse } from '../model/api-schema.js';
 import { LivenessSchema, ReadinessSchema } from '../model/health-schema.js';
-import { jsonResponse, problemResponse } from './schemas/common.js';
 
 export interface HealthRoutesOptions {
   version: string;

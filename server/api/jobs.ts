@@ -1,12 +1,12 @@
 /** GET /v1/jobs/{jobId}, GET /v1/jobs. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NotFoundError, ValidationError } from '../errors.js';
+import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import type { JobPosition, JobQuery } from '../model/job.js';
 import { roundedJob } from './events.js';
 import { unknownGpu } from './gpus.js';
 import { decodeJobCursor, encodeJobCursor } from './job-cursor.js';
 import { API_PREFIX } from './links.js';
-import { LinkHeaderSchema, jsonResponse, problemResponse } from './schemas/common.js';
 import { DEFAULT_JOB_LIMIT, JobListSchema, JobParamsSchema, JobQuerySchema, ProbeJobSchema } from './schemas/job.js';
 
 function positionOf(cursor: string | undefined): JobPosition | null {

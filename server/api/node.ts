@@ -12,7 +12,7 @@ import { HostHwlocXml, runLstopo } from '../faces/hwloc-lstopo.js';
 import { HWLOC_XML_MEDIA_TYPE, hwlocXmlWithGpus } from '../faces/hwloc-xml.js';
 import { buildNodeDocument } from '../fleet/node-document.js';
 import { NodeDocumentSchema, type NodeDocument } from '../fleet/node-schema.js';
-import { jsonResponse, problemResponse } from './schemas/common.js';
+import { jsonResponse, problemResponse } from '../model/api-schema.js';
 
 /** Where live NVML state comes from: the daemon's poller (a snapshot per read). */
 export interface NodeSnapshotSource {

@@ -7,9 +7,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
 import { topologySvg } from '../faces/svg.js';
+import { LinkHeaderSchema, problemResponse } from '../model/api-schema.js';
 import { servedGpuDocument } from './face-lookup.js';
 import { formatEtag, ifNoneMatchHits } from './http-cache.js';
-import { LinkHeaderSchema, problemResponse } from './schemas/common.js';
 import { GpuParamsSchema } from './schemas/gpu.js';
 
 const SVG_CONTENT_TYPE = 'image/svg+xml; charset=utf-8';

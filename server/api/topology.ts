@@ -6,10 +6,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
 import { MT4G_MEDIA_TYPE } from '../faces/mt4g-export.js';
+import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import { notServed } from './face-lookup.js';
 import { sendMt4g } from './mt4g.js';
 import { formatEtag, ifNoneMatchHits } from './http-cache.js';
-import { LinkHeaderSchema, jsonResponse, problemResponse } from './schemas/common.js';
 import { GpuParamsSchema } from './schemas/gpu.js';
 import { TopologyDocumentSchema } from './schemas/topology.js';
 

@@ -3,10 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { curveCorrections, lineSizeParameters, parametersFromDocument, predictTraffic, predictWithCurve, type TrafficQuery } from '../discovery/traffic-predict.js';
 import { NotFoundError, TopologyPendingError, TopologyUnavailableError, ValidationError } from '../errors.js';
+import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import type { GpuTopologyDocument } from '../model/document.js';
+import { StringEnum } from '../model/schema-helpers.js';
 import { TRAFFIC_METHOD_NAMES, TRAFFIC_PATTERN_NAMES, TRAFFIC_TARGET_NAMES, type TrafficValue } from '../model/traffic-schema.js';
 import { servedGpuDocument } from './face-lookup.js';
-import { LinkHeaderSchema, StringEnum, jsonResponse, problemResponse } from './schemas/common.js';
 import { GpuParamsSchema } from './schemas/gpu.js';
 
 /** 2^53 − 1: the largest byte count a JSON number carries exactly. */

@@ -3,8 +3,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DRIVER_SOURCES, type GpuSummary, type MigDeviceSummary } from '../../model/gpu.js';
 import { MigL2ShareSchema, MigPlacementSchema } from '../../model/mig-schema.js';
 import { PROBE_TARGETS } from '../../discovery/registry.js';
+import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, sharedRef } from '../../model/api-schema.js';
 import { ELEMENT_NAMES, PROBE_TARGETS as ALL_PROBE_TARGETS } from '../../model/document.js';
-import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, StringEnum, sharedRef } from './common.js';
+import { StringEnum } from '../../model/schema-helpers.js';
 import type { Equivalent } from './equivalent.js';
 
 export const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'waiting', 'running', 'probed', 'failed'] as const;

@@ -8,13 +8,13 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { MigComputeInstanceInfo, MigInstanceInfo, MigProfileInfo } from '../../dynamic/types.js';
+import { sharedRef } from '../../model/api-schema.js';
 import type { buildResultDocument } from '../../results/result-document.js';
 import type { GpuProbeStatus } from '../../model/gpu.js';
 import { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema, ResultDocumentSchema, TopologyStatusSchema } from '../../model/document-schema.js';
 import type { MigComputeInstanceView, MigInstanceView, MigProfileView, MigView } from '../../model/document.js';
 import type { MergedTopology, mergeMigInstance } from '../../topology/merge.js';
 import type { buildMigView } from '../../topology/mig.js';
-import { sharedRef } from './common.js';
 import type { Identical } from './identical.js';
 
 export { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema };
