@@ -346,7 +346,7 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
 
 /**
  * Variables read by test doubles, not by topod: listed in --help and the
- * README so every TOPOD_* variable is documented in one table.
+ * docs/configuration.md so every TOPOD_* variable is documented in one table.
  */
 export const TEST_SETTINGS = [
   { env: 'TOPOD_FAKE_NVML_SCENARIO', help: 'test setting: the JSON scenario the fake libnvidia-ml (native/fake-nvml) serves; that library reads it itself' },
@@ -398,7 +398,7 @@ export function unknownVariables(env: NodeJS.ProcessEnv): Array<{ name: string; 
     .map((name) => ({ name, closest: settings.reduce((best, candidate) => (editDistance(name, candidate) < editDistance(name, best) ? candidate : best)) }));
 }
 
-/** The rows of `--help` and of the README's configuration table. */
+/** The rows of `--help` and of the configuration table in docs/configuration.md. */
 export const SETTINGS: ReadonlyArray<Pick<Option<keyof Settings>, 'env' | 'flag' | 'help' | 'fallback'>> = Object.values(OPTIONS);
 
 /*

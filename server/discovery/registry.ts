@@ -16,7 +16,7 @@ export type { Strategy, StrategyBuild } from './strategy.js';
 /**
  * Every benchmark family discovery knows, in the order they run (and their
  * elements and warnings appear). Adding one is a module exporting a Strategy
- * and a line here: see README.md, "Adding a benchmark".
+ * and a line here: see docs/adding-a-benchmark.md.
  */
 export const STRATEGIES: readonly Strategy[] = [L1_STRATEGY, TEXTURE_STRATEGY, READ_ONLY_STRATEGY, CONSTANT_STRATEGY, SHARED_STRATEGY, SHARING_STRATEGY, L2_STRATEGY, BANDWIDTH_STRATEGY, COMPUTE_STRATEGY, L2_STRUCTURE_STRATEGY, TRAFFIC_STRATEGY];
 

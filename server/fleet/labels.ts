@@ -9,7 +9,7 @@
  * operators work on them. A label whose value is not known is left out rather
  * than given a placeholder.
  *
- * Every name is under LABEL_PREFIX (README "Run on a cluster" lists them);
+ * Every name is under LABEL_PREFIX (docs/operating.md "Run on a cluster" lists them);
  * NFD ≥ 0.13 accepts any namespace outside kubernetes.io by default.
  */
 import { nodeAgreement } from './agreement.js';

@@ -7,7 +7,7 @@
  *
  * The file is kept when the daemon stops: labels that vanish on every restart
  * would make pods unschedulable for the seconds a restart takes. Removing
- * topod from a node means removing the file too (README "Run on a cluster").
+ * topod from a node means removing the file too (docs/operating.md, "Run on a cluster").
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
