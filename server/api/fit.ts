@@ -4,8 +4,8 @@ import { Type } from '@sinclair/typebox';
 import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
 import { FitAdviceSchema, fitAdvice } from '../faces/fit.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
+import { GpuParamsSchema } from '../model/gpu-schema.js';
 import { servedGpuDocument } from './face-lookup.js';
-import { GpuParamsSchema } from './schemas/gpu.js';
 
 /** 2^53: the largest byte count a JSON number carries exactly. */
 const MAX_WORKING_SET_BYTES = Number.MAX_SAFE_INTEGER;

@@ -4,10 +4,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { ConflictError, NoBackendError, NotFoundError } from '../errors.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
+import { GpuListSchema, GpuOrMigDeviceSchema, GpuParamsSchema } from '../model/gpu-schema.js';
 import { BEARER_SECURITY } from '../plugins/admin-auth.js';
 import { OPTIONAL_BODY_MARKER } from '../plugins/openapi.js';
 import { jobExtensions, jobLinkHeader, jobPath } from './links.js';
-import { GpuListSchema, GpuOrMigDeviceSchema, GpuParamsSchema, ProbeRequestBodySchema, probeBodyErrorFormatter } from './schemas/gpu.js';
+import { ProbeRequestBodySchema, probeBodyErrorFormatter } from './probe-request.js';
 import { ProbeJobSchema } from './schemas/job.js';
 
 export function unknownGpu(id: string): InstanceType<typeof NotFoundError> {

@@ -8,9 +8,9 @@ import { Type } from '@sinclair/typebox';
 import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
 import { topologySvg } from '../faces/svg.js';
 import { LinkHeaderSchema, problemResponse } from '../model/api-schema.js';
+import { GpuParamsSchema } from '../model/gpu-schema.js';
 import { servedGpuDocument } from './face-lookup.js';
 import { formatEtag, ifNoneMatchHits } from './http-cache.js';
-import { GpuParamsSchema } from './schemas/gpu.js';
 
 const SVG_CONTENT_TYPE = 'image/svg+xml; charset=utf-8';
 /** One rendering per document: pictures are asked for far less often than documents change. */

@@ -3,11 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ConflictError, NoBackendError } from '../errors.js';
 import { jsonResponse, problemResponse } from '../model/api-schema.js';
+import { GpuParamsSchema } from '../model/gpu-schema.js';
 import { ReanalysisSchema } from '../model/reanalysis-schema.js';
 import { BEARER_SECURITY } from '../plugins/admin-auth.js';
 import { OPTIONAL_BODY_MARKER } from '../plugins/openapi.js';
 import { defaultEmptyBody, unknownGpu } from './gpus.js';
-import { GpuParamsSchema } from './schemas/gpu.js';
 
 const reanalysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

@@ -5,10 +5,10 @@ import { curveCorrections, lineSizeParameters, parametersFromDocument, predictTr
 import { NotFoundError, TopologyPendingError, TopologyUnavailableError, ValidationError } from '../errors.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import type { GpuTopologyDocument } from '../model/document.js';
+import { GpuParamsSchema } from '../model/gpu-schema.js';
 import { StringEnum } from '../model/schema-helpers.js';
 import { TRAFFIC_METHOD_NAMES, TRAFFIC_PATTERN_NAMES, TRAFFIC_TARGET_NAMES, type TrafficValue } from '../model/traffic-schema.js';
 import { servedGpuDocument } from './face-lookup.js';
-import { GpuParamsSchema } from './schemas/gpu.js';
 
 /** 2^53 − 1: the largest byte count a JSON number carries exactly. */
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;

@@ -1,8 +1,11 @@
-import type { MigL2Share } from './mig-schema.js';
+/**
+ * Who a GPU is. A GPU and a MIG device as the API lists them (GpuSummary,
+ * MigDeviceSummary) are the Static<> types of their schemas (./gpu-schema.ts).
+ */
+import type { DriverSource } from './gpu-schema.js';
 
-/** Where the driver version of the cache key came from (server/topology/driver-identity.ts). */
-export const DRIVER_SOURCES = ['nvml', 'kernel-module', 'last-known', 'runtime'] as const;
-export type DriverSource = (typeof DRIVER_SOURCES)[number];
+export { DRIVER_SOURCES, GPU_PROBE_STATUSES } from './gpu-schema.js';
+export type { DriverSource, GpuProbeStatus, GpuSummary, MigDeviceSummary } from './gpu-schema.js';
 
 /** A driver version and where it was learnt. */
 export interface DriverIdentity {
@@ -21,45 +24,4 @@ export interface GpuIdentity {
   driverVersion: string;
   /** Set by the GPU registry once the version is made canonical; backends leave it out. */
   driverSource?: DriverSource;
-}
-
-export type GpuProbeStatus = 'unprobed' | 'queued' | 'waiting' | 'running' | 'probed' | 'failed';
-
-/** A GPU as the API lists it: its identity (driver version included) plus what topod knows of it. */
-export interface GpuSummary extends GpuIdentity {
-  simulated: boolean;
-  /** Still visible to NVML / the backend right now. */
-  present: boolean;
-  probe: {
-    status: GpuProbeStatus;
-    /** The result served is for another driver or probe version: re-probe queued. */
-    stale: boolean;
-    staleReason: string | null;
-    lastResultAt: string | null;
-    activeJobId: string | null;
-  };
-  migDeviceUuids: string[];
-}
-
-/**
- * A MIG device as `GET /v1/gpus/{MIG-uuid}` shows it: which GPU instance (and
- * compute instance) it is, its profile, SMs, memory and L2 share — the MIG
- * view's numbers (server/topology/mig.ts), not the parent's summary.
- */
-export interface MigDeviceSummary {
-  kind: 'mig-device';
-  /** The MIG device UUID as NVML spells it. */
-  uuid: string;
-  parent: { uuid: string; index: number; name: string };
-  gpuInstanceId: number;
-  /** The compute instance this MIG device is; null when NVML listed none with this UUID (the GPU instance's own). */
-  computeInstanceId: number | null;
-  profileId: number;
-  profileName: string | null;
-  placement: { start: number; size: number } | null;
-  /** The compute instance's SMs when it is one, else the GPU instance's. */
-  multiprocessorCount: number | null;
-  memorySizeBytes: number | null;
-  l2: MigL2Share;
-  simulated: boolean;
 }

@@ -1,11 +1,11 @@
 /** Schemas of the probe-job resource (ProbeJob in server/topology/contracts.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, TimestampSchema, sharedRef } from '../../model/api-schema.js';
+import { ProbeTargetSchema } from '../../model/gpu-schema.js';
 import { JOB_STATES, type ProbeJob } from '../../model/job.js';
 import { StringEnum } from '../../model/schema-helpers.js';
 import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from '../job-cursor.js';
 import type { Equivalent } from './equivalent.js';
-import { ProbeTargetSchema } from './gpu.js';
 
 export const JobStateSchema = StringEnum(JOB_STATES);
 

@@ -8,7 +8,7 @@ import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../server/app.js';
-import { MigDeviceSummarySchema } from '../../../server/api/schemas/gpu.js';
+import { MigDeviceSummarySchema } from '../../../server/model/gpu-schema.js';
 import type { MigDeviceSummary } from '../../../server/model/gpu.js';
 import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';

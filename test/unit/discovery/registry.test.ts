@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ProbeRequestBodySchema } from '../../../server/api/schemas/gpu.js';
+import { ProbeRequestBodySchema } from '../../../server/api/probe-request.js';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
 import { MEASURABLE_ELEMENTS, PROBE_TARGETS, STRATEGIES, carryOverRaw, strategiesFor, strategyOwning, strategiesToBuild, type Strategy } from '../../../server/discovery/registry.js';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';

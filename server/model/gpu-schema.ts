@@ -1,22 +1,24 @@
-/** Schemas of the GPU resource (GpuSummary in server/topology/contracts.ts). */
+/**
+ * Schemas of the GPU resource: a GPU as the API lists it, a MIG device, and
+ * the probe request. GpuSummary and MigDeviceSummary are their Static<> types.
+ */
 import { Type, type Static } from '@sinclair/typebox';
-import { DRIVER_SOURCES, type GpuSummary, type MigDeviceSummary } from '../../model/gpu.js';
-import { MigL2ShareSchema, MigPlacementSchema } from '../../model/mig-schema.js';
-import { PROBE_TARGETS } from '../../discovery/registry.js';
-import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, sharedRef } from '../../model/api-schema.js';
-import { ELEMENT_NAMES, PROBE_TARGETS as ALL_PROBE_TARGETS } from '../../model/document.js';
-import { StringEnum } from '../../model/schema-helpers.js';
-import type { Equivalent } from './equivalent.js';
+import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, sharedRef } from './api-schema.js';
+import { ELEMENT_NAMES, PROBE_TARGETS, type ProbeTarget } from './document-schema.js';
+import { MigL2ShareSchema, MigPlacementSchema } from './mig-schema.js';
+import { StringEnum } from './schema-helpers.js';
+
+/** Where the driver version of the cache key came from (server/topology/driver-identity.ts). */
+export const DRIVER_SOURCES = ['nvml', 'kernel-module', 'last-known', 'runtime'] as const;
+export type DriverSource = (typeof DRIVER_SOURCES)[number];
 
 export const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'waiting', 'running', 'probed', 'failed'] as const;
+export type GpuProbeStatus = (typeof GPU_PROBE_STATUSES)[number];
 
 export const ElementNameSchema = StringEnum(ELEMENT_NAMES, { description: 'a memory element of the topology document' });
 
-/** What a probe can be asked to measure: the elements some discovery strategy measures, and the opt-in families (server/discovery/registry.ts). */
-export const MeasurableElementSchema = StringEnum(PROBE_TARGETS, { description: 'an element some discovery strategy measures, or an opt-in family (traffic)' });
-
 /** What a job's `only` may hold: any element or opt-in family name. */
-export const ProbeTargetSchema = StringEnum(ALL_PROBE_TARGETS, { description: 'a memory element of the topology document, or an opt-in family (traffic)' });
+export const ProbeTargetSchema = StringEnum(PROBE_TARGETS, { description: 'a memory element of the topology document, or an opt-in family (traffic)' });
 
 export const GpuSummarySchema = Type.Object({
   uuid: Type.String({ description: 'GPU UUID (GPU-…)' }),
@@ -78,51 +80,36 @@ export const GpuParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH, description: 'GPU index, GPU UUID or MIG device UUID' }),
 });
 
-/** Optional: an absent body is read as `{}` (all elements, no force). */
-export const ProbeRequestBodySchema = Type.Object(
-  {
-    only: Type.Optional(
-      Type.Array(MeasurableElementSchema, {
-        minItems: 1,
-        uniqueItems: true,
-        description: `probe only these elements (and keep the others from the previous result); measurable: ${PROBE_TARGETS.join(', ')}`,
-      }),
-    ),
-    force: Type.Optional(Type.Boolean({ description: 'cancel the GPU\'s queued, waiting or running probe and start this one (default false)' })),
-    evenIfBusy: Type.Optional(
-      Type.Boolean({
-        description:
-          'measure even while other processes use the GPU (default false: the job waits for the GPU to be idle under TOPOD_PROBE_WHEN=idle); the result then says it was measured on a busy GPU',
-      }),
-    ),
-  },
-  { additionalProperties: false, description: 'optional; an absent body probes every element' },
-);
-
-export type ProbeRequestBody = Static<typeof ProbeRequestBodySchema>;
-
-interface SchemaIssue {
-  instancePath?: string;
-  keyword?: string;
-  message?: string;
-}
-
 /**
- * The probe body's validation message (fastify's wording, `body/force must be
- * boolean`), except that an `only` entry no strategy measures — an unknown
- * name or a known element like "texture" — says which elements can be measured.
+ * The probe request body. `measurable` are the elements some discovery
+ * strategy measures and the opt-in families (server/discovery/registry.ts:
+ * PROBE_TARGETS), passed in because the model imports nothing outside itself;
+ * server/api/probe-request.ts builds the one the route uses. Optional: an
+ * absent body is read as `{}` (all elements, no force).
  */
-export function probeBodyErrorFormatter(errors: readonly SchemaIssue[], dataVar: string): Error {
-  const text = errors.map((issue) => {
-    const where = `${dataVar}${issue.instancePath ?? ''}`;
-    if (issue.keyword === 'enum' && /^\/only\/\d+$/.test(issue.instancePath ?? '')) {
-      return `${where} is not an element a probe can measure: use one of ${PROBE_TARGETS.join(', ')}`;
-    }
-    return `${where} ${issue.message ?? 'is invalid'}`;
-  });
-  return new Error(text.join(', '));
+export function probeRequestBodySchema(measurable: readonly ProbeTarget[]) {
+  const MeasurableElementSchema = StringEnum(measurable, { description: 'an element some discovery strategy measures, or an opt-in family (traffic)' });
+  return Type.Object(
+    {
+      only: Type.Optional(
+        Type.Array(MeasurableElementSchema, {
+          minItems: 1,
+          uniqueItems: true,
+          description: `probe only these elements (and keep the others from the previous result); measurable: ${measurable.join(', ')}`,
+        }),
+      ),
+      force: Type.Optional(Type.Boolean({ description: 'cancel the GPU\'s queued, waiting or running probe and start this one (default false)' })),
+      evenIfBusy: Type.Optional(
+        Type.Boolean({
+          description:
+            'measure even while other processes use the GPU (default false: the job waits for the GPU to be idle under TOPOD_PROBE_WHEN=idle); the result then says it was measured on a busy GPU',
+        }),
+      ),
+    },
+    { additionalProperties: false, description: 'optional; an absent body probes every element' },
+  );
 }
 
-const gpuSummaryMatches: Equivalent<Static<typeof GpuSummarySchema>, GpuSummary> = true;
-const migDeviceSummaryMatches: Equivalent<Static<typeof MigDeviceSummarySchema>, MigDeviceSummary> = true;
-void [gpuSummaryMatches, migDeviceSummaryMatches];
+export type ProbeRequestBody = Static<ReturnType<typeof probeRequestBodySchema>>;
+export type GpuSummary = Static<typeof GpuSummarySchema>;
+export type MigDeviceSummary = Static<typeof MigDeviceSummarySchema>;
