@@ -39,7 +39,7 @@ const INVALID = -1;
 const NONE = -1;
 /** Free slots of a set are bits of one int32 (see `freeSlots`). */
 const MAX_WAYS = 32;
-/** Lines up to this index take firstSlot's integer path (folded + rotation stays below 2^31 too). */
+/** Lines up to this index take setOf's integer path (folded + rotation stays below 2^31 too). */
 const MAX_INT32_LINE = 0x3fffffff;
 
 /** A random eviction of a share of the lines (another tenant's slice), applied lazily: see evictShare. */
@@ -79,6 +79,9 @@ export class SetAssociativeCache {
   private readonly allFree: number;
   private readonly chunkLines: number;
   private readonly chunkCount: number;
+  /** log2 of chunkLines and chunkCount where they are powers of two, else -1. */
+  private readonly chunkLinesShift: number;
+  private readonly chunkCountShift: number;
   private readonly rotationPageLines: number;
   private readonly rotationSeed: number;
   private tick = 0;
@@ -116,25 +119,30 @@ export class SetAssociativeCache {
     this.freeSlots = new Int32Array(this.sets).fill(this.allFree);
     this.chunkLines = interleave ? Math.max(1, Math.floor(interleave.chunkBytes / geometry.lineBytes)) : 1;
     this.chunkCount = interleave?.count ?? 1;
+    this.chunkLinesShift = log2OfPowerOfTwo(this.chunkLines);
+    this.chunkCountShift = log2OfPowerOfTwo(this.chunkCount);
     const rotation = geometry.pageSetRotation;
     this.rotationPageLines = rotation ? Math.max(1, Math.floor(rotation.pageBytes / geometry.lineBytes)) : 0;
     this.rotationSeed = rotation?.seed ?? 0;
   }
 
-  private firstSlot(line: number): number {
-    if (line > MAX_INT32_LINE) return this.firstSlotOfLargeLine(line);
-    // Integer arithmetic (| 0 truncates like Math.floor for these non-negative int32s): V8 then divides in
-    // registers instead of calling fmod for a double `%`. The hottest line of a simulated discovery.
-    const chunk = (line / this.chunkLines) | 0;
-    const folded = ((chunk / this.chunkCount) | 0) * this.chunkLines + (line - chunk * this.chunkLines);
-    return (((folded + this.pageRotation(line)) | 0) % this.sets) * this.ways;
+  /** The set a line maps to: its first slot is set × ways. */
+  private setOf(line: number): number {
+    if (line > MAX_INT32_LINE) return this.setOfLargeLine(line);
+    // Integer arithmetic (| 0 truncates like Math.floor for these non-negative int32s; shifts where the
+    // divisor is a power of two): V8 then divides in registers instead of calling fmod for a double `%`.
+    // The hottest line of a simulated discovery.
+    const chunk = this.chunkLinesShift >= 0 ? line >> this.chunkLinesShift : (line / this.chunkLines) | 0;
+    const group = this.chunkCountShift >= 0 ? chunk >> this.chunkCountShift : (chunk / this.chunkCount) | 0;
+    const folded = group * this.chunkLines + (line - chunk * this.chunkLines);
+    return ((folded + this.pageRotation(line)) | 0) % this.sets;
   }
 
-  /** firstSlot in double arithmetic, for lines past int32 (addresses beyond 2^31 lines; no simulated GPU has them). */
-  private firstSlotOfLargeLine(line: number): number {
+  /** setOf in double arithmetic, for lines past int32 (addresses beyond 2^31 lines; no simulated GPU has them). */
+  private setOfLargeLine(line: number): number {
     const chunk = Math.floor(line / this.chunkLines);
     const folded = Math.floor(chunk / this.chunkCount) * this.chunkLines + (line - chunk * this.chunkLines);
-    return ((folded + this.pageRotation(line)) % this.sets) * this.ways;
+    return (folded + this.pageRotation(line)) % this.sets;
   }
 
   private pageRotation(line: number): number {
@@ -159,13 +167,14 @@ export class SetAssociativeCache {
   /** Looks the sector up and fills it when absent (evicting the LRU line). True on a hit. */
   access(address: number): boolean {
     const line = Math.floor(address / this.lineBytes);
-    const sectorBit = 1 << Math.floor((address - line * this.lineBytes) / this.sectorBytes);
-    const first = this.firstSlot(line);
+    const sectorBit = 1 << (((address - line * this.lineBytes) / this.sectorBytes) | 0);
+    const set = this.setOf(line);
+    const first = set * this.ways;
     this.tick += 1;
     let slot = this.find(line, first);
     this.lastLine = line;
     if (slot >= 0) {
-      this.touch(slot, first);
+      this.touch(slot, set, first);
       this.lastSlot = slot;
       const mask = this.sectorMasks[slot]!;
       if ((mask & sectorBit) !== 0) return true;
@@ -173,20 +182,18 @@ export class SetAssociativeCache {
       this.lastFillSlot = slot;
       return false;
     }
-    const set = first / this.ways;
     const free = this.freeSlots[set]!;
     slot = free !== 0 ? first + 31 - Math.clz32(free & -free) : this.oldest[set]!;
     this.tags[slot] = line;
     this.sectorMasks[slot] = sectorBit;
-    this.touch(slot, first);
+    this.touch(slot, set, first);
     this.lastSlot = slot;
     this.lastFillSlot = slot;
     return false;
   }
 
   /** Stamps the slot with the current tick: it becomes its set's newest. */
-  private touch(slot: number, first: number): void {
-    const set = first / this.ways;
+  private touch(slot: number, set: number, first: number): void {
     if (this.stamps[slot] === 0) this.freeSlots[set] = this.freeSlots[set]! & ~(1 << (slot - first));
     else if (this.newest[set] === slot) {
       this.stamps[slot] = this.tick;
@@ -244,8 +251,8 @@ export class SetAssociativeCache {
    */
   take(address: number): boolean {
     const line = Math.floor(address / this.lineBytes);
-    const sectorBit = 1 << Math.floor((address - line * this.lineBytes) / this.sectorBytes);
-    const slot = this.find(line, this.firstSlot(line));
+    const sectorBit = 1 << (((address - line * this.lineBytes) / this.sectorBytes) | 0);
+    const slot = this.find(line, this.setOf(line) * this.ways);
     if (slot < 0) return false;
     const mask = this.sectorMasks[slot]!;
     if ((mask & sectorBit) === 0) return false;
@@ -271,8 +278,8 @@ export class SetAssociativeCache {
   /** True when the sector is present; changes nothing. */
   contains(address: number): boolean {
     const line = Math.floor(address / this.lineBytes);
-    const sectorBit = 1 << Math.floor((address - line * this.lineBytes) / this.sectorBytes);
-    const slot = this.find(line, this.firstSlot(line));
+    const sectorBit = 1 << (((address - line * this.lineBytes) / this.sectorBytes) | 0);
+    const slot = this.find(line, this.setOf(line) * this.ways);
     return slot >= 0 && (this.sectorMasks[slot]! & sectorBit) !== 0;
   }
 
@@ -309,4 +316,9 @@ export class SetAssociativeCache {
     }
     return false;
   }
+}
+
+/** log2(value) for a power of two, else -1. */
+function log2OfPowerOfTwo(value: number): number {
+  return Number.isInteger(value) && value > 0 && (value & (value - 1)) === 0 ? 31 - Math.clz32(value) : -1;
 }
