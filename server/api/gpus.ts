@@ -5,11 +5,11 @@ import type { FastifyRequest } from 'fastify';
 import { ConflictError, NoBackendError, NotFoundError } from '../errors.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import { GpuListSchema, GpuOrMigDeviceSchema, GpuParamsSchema } from '../model/gpu-schema.js';
+import { ProbeJobSchema } from '../model/job-schema.js';
 import { BEARER_SECURITY } from '../plugins/admin-auth.js';
 import { OPTIONAL_BODY_MARKER } from '../plugins/openapi.js';
 import { jobExtensions, jobLinkHeader, jobPath } from './links.js';
 import { ProbeRequestBodySchema, probeBodyErrorFormatter } from './probe-request.js';
-import { ProbeJobSchema } from './schemas/job.js';
 
 export function unknownGpu(id: string): InstanceType<typeof NotFoundError> {
   return new NotFoundError(`No GPU "${id}": use an index, a GPU UUID or a MIG device UUID listed by GET /v1/gpus.`);

@@ -7,9 +7,6 @@
 import type { JobPosition } from '../model/job.js';
 
 const ISO_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
-/** A cursor is a base64url string (the query schema's pattern) no longer than this. */
-export const MAX_CURSOR_LENGTH = 512;
-export const CURSOR_PATTERN = '^[A-Za-z0-9_-]+$';
 
 export function encodeJobCursor(position: JobPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.id]), 'utf8').toString('base64url');

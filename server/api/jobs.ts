@@ -2,12 +2,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
+import { DEFAULT_JOB_LIMIT, JobListSchema, JobParamsSchema, JobQuerySchema, ProbeJobSchema } from '../model/job-schema.js';
 import type { JobPosition, JobQuery } from '../model/job.js';
 import { roundedJob } from './events.js';
 import { unknownGpu } from './gpus.js';
 import { decodeJobCursor, encodeJobCursor } from './job-cursor.js';
 import { API_PREFIX } from './links.js';
-import { DEFAULT_JOB_LIMIT, JobListSchema, JobParamsSchema, JobQuerySchema, ProbeJobSchema } from './schemas/job.js';
 
 function positionOf(cursor: string | undefined): JobPosition | null {
   if (cursor === undefined) return null;

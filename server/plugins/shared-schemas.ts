@@ -4,11 +4,11 @@
  * components/schemas. Register before the routes.
  */
 import fp from 'fastify-plugin';
-import { ProbeJobSchema } from '../api/schemas/job.js';
 import { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema } from '../api/schemas/topology.js';
 import { PROBLEM_CODES } from '../errors.js';
 import { problemSchema } from '../model/api-schema.js';
 import { GpuSummarySchema, MigDeviceSummarySchema } from '../model/gpu-schema.js';
+import { ProbeJobSchema } from '../model/job-schema.js';
 import { ReanalysisSchema } from '../model/reanalysis-schema.js';
 
 /** The problem document, its `code` an enum of every code the API answers with. */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../server/app.js';
 import { encodeJobCursor } from '../../../server/api/job-cursor.js';
-import { DEFAULT_JOB_LIMIT } from '../../../server/api/schemas/job.js';
+import { DEFAULT_JOB_LIMIT } from '../../../server/model/job-schema.js';
 import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
 import { JobStore } from '../../../server/store/jobs.js';

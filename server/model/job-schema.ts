@@ -1,11 +1,11 @@
-/** Schemas of the probe-job resource (ProbeJob in server/topology/contracts.ts). */
+/** Schemas of the probe-job resource; ProbeJob is the Static<> type of ProbeJobSchema. */
 import { Type, type Static } from '@sinclair/typebox';
-import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, TimestampSchema, sharedRef } from '../../model/api-schema.js';
-import { ProbeTargetSchema } from '../../model/gpu-schema.js';
-import { JOB_STATES, type ProbeJob } from '../../model/job.js';
-import { StringEnum } from '../../model/schema-helpers.js';
-import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from '../job-cursor.js';
-import type { Equivalent } from './equivalent.js';
+import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, TimestampSchema, sharedRef } from './api-schema.js';
+import { ProbeTargetSchema } from './gpu-schema.js';
+import { StringEnum } from './schema-helpers.js';
+
+export const JOB_STATES = ['queued', 'waiting', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type JobState = (typeof JOB_STATES)[number];
 
 export const JobStateSchema = StringEnum(JOB_STATES);
 
@@ -28,6 +28,8 @@ export const ProbeJobSchema = Type.Object({
   finishedAt: NullableTimestamp('when it ended'),
 }, { $id: 'ProbeJob' });
 
+export type ProbeJob = Static<typeof ProbeJobSchema>;
+
 export const JobListSchema = Type.Object({
   jobs: Type.Array(sharedRef(ProbeJobSchema), { description: 'newest first (creation time, then id)' }),
   next: NullableString({ description: 'the next page: this query with its cursor (also the Link rel="next" header); null on the last page' }),
@@ -37,6 +39,10 @@ export const JobParamsSchema = Type.Object({ jobId: Type.String({ minLength: 1, 
 
 export const DEFAULT_JOB_LIMIT = 50;
 export const MAX_JOB_LIMIT = 500;
+
+/** A page cursor (server/api/job-cursor.ts) is a base64url string no longer than this. */
+export const MAX_CURSOR_LENGTH = 512;
+export const CURSOR_PATTERN = '^[A-Za-z0-9_-]+$';
 
 export const JobQuerySchema = Type.Object({
   gpu: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH, description: 'GPU index, GPU UUID or MIG device UUID' })),
@@ -51,6 +57,3 @@ export const JobQuerySchema = Type.Object({
     }),
   ),
 });
-
-const probeJobMatches: Equivalent<Static<typeof ProbeJobSchema>, ProbeJob> = true;
-void probeJobMatches;
