@@ -72,6 +72,8 @@ export interface TrueTraffic {
   /** Sectors the L1s asked the L2 for (lts__t_sectors_op_read / _write). */
   l2ReadSectors: number;
   l2WriteSectors: number;
+  /** Of readBytes, the fills of partially written sectors (read when the sector is evicted, as an H100 does). */
+  storeFillBytes: number;
 }
 
 /** The bytes one case moves between the L2 and device memory, noise-free. */
@@ -91,13 +93,13 @@ export function trueTraffic(model: TrafficModel, footprintBytes: number, c: Requ
   const storeFill = allocating ? sectors * sector : 0;
   switch (c.pattern) {
     case 'read':
-      return { readBytes: arrayRead, writeBytes: 0, l2ReadSectors: sectors, l2WriteSectors: 0 };
+      return { readBytes: arrayRead, writeBytes: 0, l2ReadSectors: sectors, l2WriteSectors: 0, storeFillBytes: 0 };
     case 'write':
-      return { readBytes: storeFill, writeBytes: dirtied, l2ReadSectors: 0, l2WriteSectors: sectors };
+      return { readBytes: storeFill, writeBytes: dirtied, l2ReadSectors: 0, l2WriteSectors: sectors, storeFillBytes: storeFill };
     case 'rmw':
-      return { readBytes: arrayRead, writeBytes: dirtied, l2ReadSectors: sectors, l2WriteSectors: sectors };
+      return { readBytes: arrayRead, writeBytes: dirtied, l2ReadSectors: sectors, l2WriteSectors: sectors, storeFillBytes: 0 };
     case 'vecmul':
-      return { readBytes: 2 * arrayRead + storeFill, writeBytes: dirtied, l2ReadSectors: 2 * sectors, l2WriteSectors: sectors };
+      return { readBytes: 2 * arrayRead + storeFill, writeBytes: dirtied, l2ReadSectors: 2 * sectors, l2WriteSectors: sectors, storeFillBytes: storeFill };
   }
 }
 
@@ -184,7 +186,9 @@ const SIM_METRICS: Record<string, (t: TrueTraffic) => number> = {
  * from the analytic model rather than walked loads (a sweep touches hundreds
  * of millions of elements). Counters: the flush before reads its buffer and
  * writes back the lines the target's fill left dirty; the pattern's writes
- * that outgrow the L2 are written back during it, the rest by the flush after.
+ * that outgrow the L2 are written back during it, the rest by the flush
+ * after, which also reads the fills of their partial sectors (an H100 fills
+ * a partially written sector when it evicts it).
  * Timing: the launch overhead plus the bytes at the device-memory bandwidths.
  */
 export function simulateTraffic(device: SimulatedDevice, properties: DeviceProperties, raw: unknown): TrafficResult {
@@ -209,10 +213,15 @@ export function simulateTraffic(device: SimulatedDevice, properties: DevicePrope
     if (args.method === 'counters') {
       const preparedDirty = c.pattern !== 'read' && c.target === 'written' ? Math.min(args.footprintBytes, l2Bytes) : 0;
       const writtenDuring = Math.max(0, truth.writeBytes - l2Bytes);
-      const zero: TrueTraffic = { readBytes: 0, writeBytes: 0, l2ReadSectors: 0, l2WriteSectors: 0 };
-      const flush = (dirty: number): TrueTraffic => ({ ...zero, readBytes: flushBytes, writeBytes: dirty, l2ReadSectors: flushBytes / model.readTransactionBytes });
-      const ranges = [flush(preparedDirty), { ...truth, writeBytes: writtenDuring }, flush(truth.writeBytes - writtenDuring)];
-      const [before, during, after] = ranges.map((range) => args.metrics.map((name) => noisy(SIM_METRICS[name]!(range))));
+      const zero: TrueTraffic = { readBytes: 0, writeBytes: 0, l2ReadSectors: 0, l2WriteSectors: 0, storeFillBytes: 0 };
+      // The lines still dirty when the pattern ends are written back, and their partial sectors filled, by the flush after.
+      const late = truth.writeBytes > 0 ? (truth.writeBytes - writtenDuring) / truth.writeBytes : 0;
+      const lateFill = truth.storeFillBytes * late;
+      // A flush reads its whole buffer exactly (an H100 counts it within ~10 kB); the noise is on what the case moved.
+      const flushOwn: TrueTraffic = { ...zero, readBytes: flushBytes, l2ReadSectors: flushBytes / model.readTransactionBytes };
+      const flush = (dirty: number, fill: number) => args.metrics.map((name) => SIM_METRICS[name]!(flushOwn) + noisy(SIM_METRICS[name]!({ ...zero, writeBytes: dirty, readBytes: fill })));
+      const during = args.metrics.map((name) => noisy(SIM_METRICS[name]!({ ...truth, readBytes: truth.readBytes - lateFill, writeBytes: writtenDuring })));
+      const [before, after] = [flush(preparedDirty, 0), flush(truth.writeBytes - writtenDuring, lateFill)];
       Object.assign(result, { before, during, after, kernel: `${c.pattern}_kernel` });
       device.addSeconds(2 * flushSeconds + kernelSeconds);
     } else {
