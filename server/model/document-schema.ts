@@ -33,7 +33,8 @@ export const PROBE_FAMILIES = ['traffic'] as const;
 export const PROBE_TARGETS = [...ELEMENT_NAMES, ...PROBE_FAMILIES] as const;
 export type ProbeTarget = (typeof PROBE_TARGETS)[number];
 
-const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'waiting', 'running', 'probed', 'failed'] as const;
+/** Where a GPU's probing stands (the topology status; a GPU summary's probe.status). */
+export const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'waiting', 'running', 'probed', 'failed'] as const;
 
 const measured = () => Type.Optional(partRef(MeasuredValueSchema));
 

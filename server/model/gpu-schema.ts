@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_PARAM_LENGTH, NullableString, NullableTimestamp, sharedRef } from './api-schema.js';
-import { ELEMENT_NAMES, PROBE_TARGETS, type ProbeTarget } from './document-schema.js';
+import { ELEMENT_NAMES, GPU_PROBE_STATUSES, PROBE_TARGETS, type ProbeTarget } from './document-schema.js';
 import { MigL2ShareSchema, MigPlacementSchema } from './mig-schema.js';
 import { StringEnum } from './schema-helpers.js';
 
@@ -12,7 +12,6 @@ import { StringEnum } from './schema-helpers.js';
 export const DRIVER_SOURCES = ['nvml', 'kernel-module', 'last-known', 'runtime'] as const;
 export type DriverSource = (typeof DRIVER_SOURCES)[number];
 
-export const GPU_PROBE_STATUSES = ['unprobed', 'queued', 'waiting', 'running', 'probed', 'failed'] as const;
 export type GpuProbeStatus = (typeof GPU_PROBE_STATUSES)[number];
 
 export const ElementNameSchema = StringEnum(ELEMENT_NAMES, { description: 'a memory element of the topology document' });

@@ -4,7 +4,7 @@
  */
 import type { DriverSource } from './gpu-schema.js';
 
-export { DRIVER_SOURCES, GPU_PROBE_STATUSES } from './gpu-schema.js';
+export { DRIVER_SOURCES } from './gpu-schema.js';
 export type { DriverSource, GpuProbeStatus, GpuSummary, MigDeviceSummary } from './gpu-schema.js';
 
 /** A driver version and where it was learnt. */

@@ -10,8 +10,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { MigComputeInstanceInfo, MigInstanceInfo, MigProfileInfo } from '../../dynamic/types.js';
 import { sharedRef } from '../../model/api-schema.js';
 import type { buildResultDocument } from '../../results/result-document.js';
-import type { GpuProbeStatus } from '../../model/gpu.js';
-import { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema, ResultDocumentSchema, TopologyStatusSchema } from '../../model/document-schema.js';
+import { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema, ResultDocumentSchema } from '../../model/document-schema.js';
 import type { MigComputeInstanceView, MigInstanceView, MigProfileView, MigView } from '../../model/document.js';
 import type { MergedTopology, mergeMigInstance } from '../../topology/merge.js';
 import type { buildMigView } from '../../topology/mig.js';
@@ -32,5 +31,4 @@ const migViewMatches: Identical<MigView, ReturnType<typeof buildMigView>> = true
 const migProfileMatches: Identical<Omit<MigProfileView, 'l2' | 'clusters'>, MigProfileInfo> = true;
 const migInstanceMatches: Identical<Omit<MigInstanceView, 'profileName' | 'computeInstances' | 'l2' | 'clusters'>, Omit<MigInstanceInfo, 'computeInstances'>> = true;
 const migComputeInstanceMatches: Identical<MigComputeInstanceView, Required<MigComputeInstanceInfo>> = true;
-const probeStatusMatches: Identical<Static<typeof TopologyStatusSchema>['probeStatus'], GpuProbeStatus> = true;
-void [resultDocumentMatches, gpuDocumentMatches, migDocumentMatches, migViewMatches, migProfileMatches, migInstanceMatches, migComputeInstanceMatches, probeStatusMatches];
+void [resultDocumentMatches, gpuDocumentMatches, migDocumentMatches, migViewMatches, migProfileMatches, migInstanceMatches, migComputeInstanceMatches];
