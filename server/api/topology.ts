@@ -8,10 +8,10 @@ import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
 import { MT4G_MEDIA_TYPE } from '../faces/mt4g-export.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import { GpuParamsSchema } from '../model/gpu-schema.js';
+import { TopologyDocumentSchema } from '../model/topology-schema.js';
 import { notServed } from './face-lookup.js';
 import { sendMt4g } from './mt4g.js';
 import { formatEtag, ifNoneMatchHits } from './http-cache.js';
-import { TopologyDocumentSchema } from './schemas/topology.js';
 
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

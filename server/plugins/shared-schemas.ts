@@ -4,9 +4,9 @@
  * components/schemas. Register before the routes.
  */
 import fp from 'fastify-plugin';
-import { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema } from '../api/schemas/topology.js';
 import { PROBLEM_CODES } from '../errors.js';
 import { problemSchema } from '../model/api-schema.js';
+import { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema } from '../model/document-schema.js';
 import { GpuSummarySchema, MigDeviceSummarySchema } from '../model/gpu-schema.js';
 import { ProbeJobSchema } from '../model/job-schema.js';
 import { ReanalysisSchema } from '../model/reanalysis-schema.js';

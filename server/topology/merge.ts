@@ -64,8 +64,8 @@ export interface StatusPart {
 
 /**
  * The whole-GPU document: the stored result plus status, stable live state and
- * the MIG view. Checked equivalent to the served schema's type
- * (GpuTopologyDocument) in server/api/schemas/topology.ts.
+ * the MIG view. Checked identical to the served schema's type
+ * (GpuTopologyDocument) in ./document-contract.ts.
  */
 export type MergedTopology = ResultDocument & {
   status: TopologyStatus;
