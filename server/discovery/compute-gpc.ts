@@ -1,5 +1,4 @@
-import type { ComputeTopology, GpcLayout } from '../model/compute-schema.js';
-import type { MigClusterShareView } from '../model/mig-schema.js';
+import type { GpcLayout } from '../model/compute-schema.js';
 
 /**
  * The GPC map from cluster placements (thread-block-cluster paper §III-A1,
@@ -143,24 +142,4 @@ export function gpcLayout(
     source: 'microbenchmark',
     note,
   };
-}
-
-/** What a MIG GPU instance of a profile can launch, derived (not measured) from the parent's compute section. */
-export type MigClusterShare = MigClusterShareView;
-
-/**
- * A GPU instance's GPC share from its profile: MIG gives each compute slice
- * (the "N" of an "Ng" profile) SMs of one GPC, so the instance has
- * `computeSlices` GPCs of about smCount / computeSlices SMs each (never more
- * than the parent's largest GPC), and the largest cluster it can launch is
- * that, capped by the parent's largest cluster. null when the parent has no
- * measured GPC map or no clusters. NVML does not say which SMs an instance
- * holds, so this is `derived`.
- */
-export function migClusterShare(parent: ComputeTopology, instance: { smCount: number; computeSlices: number }): MigClusterShare | null {
-  const maxCluster = parent.clusters.maxClusterSize?.value;
-  if (!parent.gpcs || !parent.clusters.supported || maxCluster === undefined || instance.computeSlices < 1) return null;
-  const largestGpc = Math.max(...parent.gpcs.smsPerGpc);
-  const smsPerGpc = Math.min(largestGpc, Math.floor(instance.smCount / instance.computeSlices));
-  return { gpcCount: instance.computeSlices, smsPerGpc, largestCluster: Math.min(maxCluster, smsPerGpc), source: 'derived' };
 }

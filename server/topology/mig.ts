@@ -11,9 +11,9 @@
  * the L2 segment (partition) size the probe measured.
  */
 import type { DynamicSnapshot, MigComputeInstanceInfo, MigInstanceInfo, MigProfileInfo, NvmlDeviceState } from '../dynamic/types.js';
-import { migClusterShare } from '../discovery/compute-gpc.js';
 import type { ComputeTopology } from '../model/compute-schema.js';
 import type { MigComputeInstanceView, MigL2Share, MigL2Source, MigModeName, MigView } from '../model/document.js';
+import type { MigClusterShareView } from '../model/mig-schema.js';
 
 /** The view's types are the Static<> types of its schema (server/model/mig-schema.ts), part of the document's contract. */
 export type { MigComputeInstanceView, MigInstanceView, MigL2Share, MigL2Source, MigModeName, MigProfileView, MigView } from '../model/document.js';
@@ -106,6 +106,24 @@ function instanceSlices(
   const memory = instance.memorySizeBytes ?? profile?.memorySizeBytes ?? null;
   if (memory !== null) return { count: slicesByMemory(memory, total), source: 'derived' };
   return profile ? profileSlices(profile, total) : { count: 1, source: 'derived' };
+}
+
+/**
+ * What a GPU instance of a profile can launch, derived (not measured) from the
+ * parent's compute section. MIG gives each compute slice (the "N" of an "Ng"
+ * profile) SMs of one GPC, so the instance has `computeSlices` GPCs of about
+ * smCount / computeSlices SMs each (never more than the parent's largest GPC),
+ * and the largest cluster it can launch is that, capped by the parent's
+ * largest cluster. null when the parent has no measured GPC map or no
+ * clusters. NVML does not say which SMs an instance holds, so this is
+ * `derived`.
+ */
+export function migClusterShare(parent: ComputeTopology, instance: { smCount: number; computeSlices: number }): MigClusterShareView | null {
+  const maxCluster = parent.clusters.maxClusterSize?.value;
+  if (!parent.gpcs || !parent.clusters.supported || maxCluster === undefined || instance.computeSlices < 1) return null;
+  const largestGpc = Math.max(...parent.gpcs.smsPerGpc);
+  const smsPerGpc = Math.min(largestGpc, Math.floor(instance.smCount / instance.computeSlices));
+  return { gpcCount: instance.computeSlices, smsPerGpc, largestCluster: Math.min(maxCluster, smsPerGpc), source: 'derived' };
 }
 
 function computeInstanceView(ci: MigComputeInstanceInfo): MigComputeInstanceView {

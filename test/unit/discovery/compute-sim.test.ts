@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { clustersTheMapHolds, gpcLayout, groupsFromPlacements, migClusterShare, tpcsFromPairs } from '../../../server/discovery/compute-gpc.js';
+import { clustersTheMapHolds, gpcLayout, groupsFromPlacements, tpcsFromPairs } from '../../../server/discovery/compute-gpc.js';
 import { reanalyse } from '../../../server/discovery/index.js';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
 import { GPU_MODELS, type GpuModel } from '../../../server/gpu/sim/index.js';
+import { migClusterShare } from '../../../server/topology/mig.js';
 import { measureCompute, openSimulated } from '../../helpers/sim-channel.js';
 import { SHARED_H100_SEED, simulatedDiscovery, WHOLE_DISCOVERY_TIMEOUT_MS } from '../../helpers/simulated-discovery.js';
 
