@@ -1,7 +1,6 @@
 /**
- * TypeBox building blocks for the model's schemas. server/model imports
- * nothing outside itself, so these mirror the few the API layer has
- * (server/api/schemas/common.ts) rather than importing them.
+ * TypeBox building blocks for the document's schemas; the routes' own
+ * (parameter limits, problem and response entries) are in ./api-schema.ts.
  */
 import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
