@@ -88,9 +88,9 @@ describe('completion scripts', () => {
 
   it('follow the program: a command added to it is completed too', () => {
     const root = program();
-    root.addCommand(new Command('traffic').description('a later command').option('--stride <bytes>', 'stride'));
-    expect(bashComplete(scriptFile('bash', root), 'topod tr')).toEqual(['traffic']);
-    expect(bashComplete(scriptFile('bash', root), 'topod traffic --st')).toEqual(['--stride']);
+    root.addCommand(new Command('topple').description('a later command').option('--wobble <degrees>', 'wobble'));
+    expect(bashComplete(scriptFile('bash', root), 'topod topp')).toEqual(['topple']);
+    expect(bashComplete(scriptFile('bash', root), 'topod topple --wo')).toEqual(['--wobble']);
   });
 
   it('bash: commands, options, option values and argument choices', () => {
