@@ -45,6 +45,10 @@ const ERROR_CODE_TABLE = {
   NO_BACKEND: ['TOPOD_ERR_NO_BACKEND', 'no measurement backend, so nothing can be probed (503)'],
   NOT_READY: ['TOPOD_ERR_NOT_READY', 'a readiness check failed (503)'],
   SHUTTING_DOWN: ['TOPOD_ERR_SHUTTING_DOWN', 'the daemon is stopping (503)'],
+  EXPORT_INCOMPLETE: [
+    'TOPOD_ERR_EXPORT_INCOMPLETE',
+    'the result holds no device properties (rebuilt from raw series recorded without the probe hello), which an MT4G file needs; probe the GPU again (409)',
+  ],
   HWLOC_UNAVAILABLE: ['TOPOD_ERR_HWLOC_UNAVAILABLE', 'lstopo (hwloc) is not installed, so the node cannot be answered as hwloc XML; the detail says how to install it (501)'],
   // Probe jobs (a failed or cancelled job's `error.code`).
   JOB_TIMEOUT: ['TOPOD_ERR_JOB_TIMEOUT', 'the whole probe job ran past the job timeout and was aborted'],
@@ -198,6 +202,7 @@ export const TopologyUnavailableError = defineError('TopologyUnavailableError', 
 export const NoBackendError = defineError('NoBackendError', ERROR_CODES.NO_BACKEND, 503, 'No measurement backend');
 export const NotReadyError = defineError('NotReadyError', ERROR_CODES.NOT_READY, 503, 'Not ready');
 export const ShuttingDownError = defineError('ShuttingDownError', ERROR_CODES.SHUTTING_DOWN, 503, 'Shutting down');
+export const ExportIncompleteError = defineError('ExportIncompleteError', ERROR_CODES.EXPORT_INCOMPLETE, 409, 'Conflict');
 export const HwlocUnavailableError = defineError('HwlocUnavailableError', ERROR_CODES.HWLOC_UNAVAILABLE, 501, 'Not Implemented');
 
 /** A 4xx raised by fastify itself that has no class of its own; its status is kept. */

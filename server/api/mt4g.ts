@@ -1,6 +1,7 @@
 /** The MT4G answer of GET /v1/gpus/{id}/topology (format=mt4g or Accept: application/vnd.mt4g+json). */
 import { cpus, release, type } from 'node:os';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ExportIncompleteError } from '../errors.js';
 import { isMigDocument } from '../faces/documents.js';
 import { MT4G_MEDIA_TYPE, mt4gJson, mt4gRunRecord, type Mt4gHost } from '../faces/mt4g-export.js';
 import { servedDocument, servedGpuDocument } from './face-lookup.js';
@@ -24,6 +25,10 @@ export function sendMt4g(app: FastifyInstance, id: string, request: FastifyReque
   let body = exported.get(served.document);
   if (body === undefined) {
     const gpuDocument = parent as Parameters<typeof mt4gJson>[0];
+    // MT4G's compute and general sections come from the device properties; sys-sage divides by their SM count.
+    if (gpuDocument.device.multiprocessorCount === undefined) {
+      throw new ExportIncompleteError(`GPU ${id}: its result was rebuilt from raw series recorded without the probe's hello, so it has no device properties to export; probe it again (POST /v1/gpus/${id}/probe)`);
+    }
     body = mt4gJson(gpuDocument, { run: mt4gRunRecord(gpuDocument, daemonHost()), ...(migDevice ? { migDevice } : {}) });
     exported.set(served.document, body);
   }

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
+import { ExportIncompleteError, TopologyPendingError, TopologyUnavailableError } from '../errors.js';
 import { MT4G_MEDIA_TYPE } from '../faces/mt4g-export.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import { GpuParamsSchema } from '../model/gpu-schema.js';
@@ -52,6 +52,7 @@ const topologyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           304: { description: 'unchanged since the ETag sent in If-None-Match', type: 'null', headers: { etag: EtagHeaderSchema } },
           404: problemResponse('no such GPU'),
+          409: problemResponse(`format=mt4g only: the result has no device properties to export (${ExportIncompleteError.code}); probe the GPU again`),
           503: {
             ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
             headers: { 'retry-after': Type.Integer({ description: 'seconds, while a probe is pending' }), link: LinkHeaderSchema },

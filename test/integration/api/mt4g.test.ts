@@ -53,6 +53,18 @@ describe('MT4G export', () => {
     },
   );
 
+  it('a result without device properties (no hello in its raw series) is a 409 problem, not a file sys-sage cannot read', async () => {
+    const bare = mergedGpu({ ...recordedH100Result(), device: {} }, 'h100-80gb-mig-mixed.json');
+    t = await buildTestApp({ topology: new DocumentTopology([bare]) });
+    const response = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology?format=mt4g' });
+    expect(response.statusCode).toBe(409);
+    expect(response.headers['content-type']).toMatch(PROBLEM_TYPE);
+    expect(response.json()).toMatchObject({ status: 409, code: 'TOPOD_ERR_EXPORT_INCOMPLETE' });
+    expect(response.json().detail).toMatch(/probe it again/);
+    // The document itself is still served.
+    expect((await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology' })).statusCode).toBe(200);
+  });
+
   it('is served for ?format=mt4g and for Accept: application/vnd.mt4g+json; a MIG device gets its own SMs, L2 share and memory', async () => {
     t = await buildTestApp({ topology: new DocumentTopology([gpu]) });
     const byQuery = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology?format=mt4g' });
