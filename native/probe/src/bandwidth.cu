@@ -51,36 +51,15 @@ __global__ void write_kernel(uint4* data, uint64_t count, uint32_t passes, uint3
   }
 }
 
-class Event {
- public:
-  Event() { check(hipEventCreate(&e_), "hipEventCreate"); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  ~Event() { (void)hipEventDestroy(e_); }
-  hipEvent_t get() const { return e_; }
-
- private:
-  hipEvent_t e_{};
-};
-
 // One untimed warm-up run of `launch`, then `repetitions` runs each between two events.
 template <typename Launch>
 std::vector<double> time_repetitions(uint32_t repetitions, const char* what, Launch launch) {
   launch(0);
   check_launch(what);
-  Event start, stop;
+  EventTimer timer;
   std::vector<double> seconds;
   seconds.reserve(repetitions);
-  for (uint32_t rep = 1; rep <= repetitions; ++rep) {
-    check(hipEventRecord(start.get(), nullptr), "hipEventRecord");
-    launch(rep);
-    check(hipEventRecord(stop.get(), nullptr), "hipEventRecord");
-    check(hipEventSynchronize(stop.get()), what);
-    check(hipGetLastError(), what);
-    float ms = 0;
-    check(hipEventElapsedTime(&ms, start.get(), stop.get()), "hipEventElapsedTime");
-    seconds.push_back(ms / 1e3);
-  }
+  for (uint32_t rep = 1; rep <= repetitions; ++rep) seconds.push_back(timer.seconds(what, [&] { launch(rep); }));
   return seconds;
 }
 

@@ -18,18 +18,6 @@ namespace topod::probe {
 #if defined(TOPOD_VENDOR_NVIDIA)
 namespace {
 
-class Event {
- public:
-  Event() { check(cudaEventCreate(&e_), "cudaEventCreate"); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  ~Event() { (void)cudaEventDestroy(e_); }
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_{};
-};
-
 // Every thread of the cluster takes part in each barrier; block 0's thread 0
 // times them (paper Listing 2): arrive alone, the wait after it, both
 // together (cluster.sync()), then __syncthreads().
@@ -251,17 +239,8 @@ ClusterLaunchOutcome run_cluster_launch(const ClusterLaunchSpec& s, const hipDev
   allow_large_clusters(reinterpret_cast<const void*>(spin_kernel));
   auto clustered = [&] { check(launch_in_clusters(spin_kernel, s.blocks, 32, shared, s.clusterSize, s.spinNs), "cudaLaunchKernelEx(spin_kernel)"); };
   auto plain = [&] { spin_kernel<<<s.blocks, 32, shared>>>(s.spinNs); };
-  Event start, stop;
-  auto timed = [&](auto launch) {
-    check(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
-    launch();
-    check(cudaEventRecord(stop.get(), nullptr), "cudaEventRecord");
-    check(cudaEventSynchronize(stop.get()), "spin_kernel");
-    check(cudaGetLastError(), "spin_kernel");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime");
-    return ms / 1e3;
-  };
+  EventTimer timer;
+  auto timed = [&](auto launch) { return timer.seconds("spin_kernel", launch); };
   clustered();
   plain();
   check_launch("spin_kernel warm-up");

@@ -1,5 +1,5 @@
 // Runtime helpers shared by every operation: error mapping, owned device
-// buffers, free-memory checks. Errors become ProbeFailure with a protocol code.
+// buffers, free-memory checks, event timing. Errors become ProbeFailure with a protocol code.
 #pragma once
 
 #include <cstddef>
@@ -78,6 +78,39 @@ class DeviceBuffer {
   }
   T* ptr_ = nullptr;
   size_t count_ = 0;
+};
+
+// A runtime event, destroyed when it goes out of scope.
+class Event {
+ public:
+  Event() { check(hipEventCreate(&e_), "hipEventCreate"); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event() { (void)hipEventDestroy(e_); }
+  hipEvent_t get() const { return e_; }
+
+ private:
+  hipEvent_t e_{};
+};
+
+// Times launches on the default stream between two events, created once and
+// reused. A launch or execution error of the timed work reports as `what`.
+class EventTimer {
+ public:
+  template <typename Launch>
+  double seconds(const char* what, Launch&& launch) {
+    check(hipEventRecord(start_.get(), nullptr), "hipEventRecord");
+    launch();
+    check(hipEventRecord(stop_.get(), nullptr), "hipEventRecord");
+    check(hipEventSynchronize(stop_.get()), what);
+    check(hipGetLastError(), what);
+    float ms = 0;
+    check(hipEventElapsedTime(&ms, start_.get(), stop_.get()), "hipEventElapsedTime");
+    return ms / 1e3;
+  }
+
+ private:
+  Event start_, stop_;
 };
 
 }  // namespace topod::probe

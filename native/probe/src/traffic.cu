@@ -91,18 +91,6 @@ void* device_alloc(uint64_t bytes) {
   return p;
 }
 
-class Event {
- public:
-  Event() { check(hipEventCreate(&e_), "hipEventCreate"); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  ~Event() { (void)hipEventDestroy(e_); }
-  hipEvent_t get() const { return e_; }
-
- private:
-  hipEvent_t e_{};
-};
-
 }  // namespace
 
 TrafficArrays::TrafficArrays(uint64_t footprintBytes, uint64_t flushBytes, uint32_t multiprocessors)
@@ -163,20 +151,14 @@ void TrafficArrays::launch(const TrafficCase& c) {
 }
 
 std::vector<double> time_traffic_case(TrafficArrays& arrays, const TrafficCase& c, uint32_t repetitions) {
-  Event start, stop;
+  EventTimer timer;
   std::vector<double> seconds;
   seconds.reserve(repetitions);
   for (uint32_t rep = 0; rep <= repetitions; ++rep) {
     arrays.prepare_target(c.target);
     arrays.flush();
-    check(hipEventRecord(start.get(), nullptr), "hipEventRecord");
-    arrays.launch(c);
-    check(hipEventRecord(stop.get(), nullptr), "hipEventRecord");
-    check(hipEventSynchronize(stop.get()), "traffic kernel");
-    check(hipGetLastError(), "traffic kernel");
-    float ms = 0;
-    check(hipEventElapsedTime(&ms, start.get(), stop.get()), "hipEventElapsedTime");
-    if (rep > 0) seconds.push_back(ms / 1e3);  // repetition 0 is the warm-up
+    const double s = timer.seconds("traffic kernel", [&] { arrays.launch(c); });
+    if (rep > 0) seconds.push_back(s);  // repetition 0 is the warm-up
   }
   return seconds;
 }
