@@ -101,6 +101,21 @@ export const H100_SXM5_80GB: GpuModel = {
     readBandwidthBytesPerS: 3.07e12,
     writeBandwidthBytesPerS: 3.14e12,
   },
+  // L2 ↔ device-memory traffic, fixture traffic-sweep.json.gz (counted bytes per access, 4 B elements).
+  // Derived from the L2 above (server/gpu/sim/traffic.ts trafficModelOf), each as recorded: 32 B read
+  // and write transactions (the sector: isolated reads under the 32 B fetch limit, isolated writes),
+  // a 64 B fill (maxL2FetchGranularityBytes: isolated reads under the default limit), 128 B under the
+  // 128 B limit (the line).
+  traffic: {
+    // Isolated reads move one fill each, no more.
+    prefetchFactor: 1,
+    // A store every other float reads its whole span, fresh or written array; a stride-1 store reads nothing.
+    allocatingStores: { fresh: true, written: true },
+    fullSectorStoresRead: false,
+    // The sweep was counted (CUPTI). Counter noise: invented (each case was counted once).
+    countersUnavailable: null,
+    counterNoise: 0.002,
+  },
   // fixture consumer-selftest.json: median of each space's unconsumedLatenciesCycles − overhead
   // (the same few cycles for L1, L2 and device-memory loads: the stop clock issues at once).
   unconsumedCycles: { 'global.ca': 8.5, 'global.cg': 8.5, readonly: 9, texture: 1, constant: 9, shared: 12, global: 8.5 },
