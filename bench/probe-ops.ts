@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ProbeChannel } from '../server/gpu/backend.js';
 import { JsonLinesChannel, NativeBackend } from '../server/gpu/native.js';
-import type { PchaseArgs } from '../server/gpu/protocol.js';
+import type { PchaseArgs } from '../server/protocol/ops.js';
 
 const ROOT = projectRoot();
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);

@@ -87,7 +87,7 @@ export function isErrorCode(value: string): value is ErrorCode {
 }
 
 /**
- * A probe's protocol error code (server/gpu/protocol.ts, lower case on the
+ * A probe's protocol error code (server/protocol/ops.ts, lower case on the
  * wire) → the job error code it becomes. A probe that answers `timeout` hit
  * its own per-request deadline, and a channel that gives up on a silent probe
  * raises `timeout` too: both are one request overrunning, not the job.

@@ -8,7 +8,7 @@ import {
   type BandwidthPoint,
   type BandwidthSearchPlan,
 } from '../analysis/index.js';
-import type { BandwidthArgs, BandwidthCopyArgs, BandwidthResult, DeviceProperties } from '../gpu/protocol.js';
+import type { BandwidthArgs, BandwidthCopyArgs, BandwidthResult, DeviceProperties } from '../protocol/ops.js';
 import type { ElementTopology, MeasuredValue, RawSeries } from '../model/document.js';
 import { bandwidthConfidence, type BandwidthConfidence } from './bandwidth-confidence.js';
 import type { ProbeSession } from './probe-session.js';

@@ -12,7 +12,7 @@ import type {
   ComputeSmidArgs,
   ComputeSmidResult,
   DeviceProperties,
-} from '../gpu/protocol.js';
+} from '../protocol/ops.js';
 import type { ComputeTopology, ThreadBlockClusters } from '../model/compute-schema.js';
 import type { MeasuredValue, RawSeries } from '../model/document.js';
 import { gpcLayout, type Placement } from './compute-gpc.js';

@@ -1,5 +1,5 @@
 import { concatSamples, fitFetchGranularity, median } from '../analysis/index.js';
-import type { CalibrateResult, DeviceProperties } from '../gpu/protocol.js';
+import type { CalibrateResult, DeviceProperties } from '../protocol/ops.js';
 import type { ElementTopology, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
 import { buildPerSmCache, granularityValue, measurePerSmCache, type PerSmCacheSpec } from './per-sm-cache.js';

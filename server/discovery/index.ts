@@ -1,5 +1,5 @@
 import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
-import { supportedOps, type CalibrateResult, type DeviceProperties, type HelloResult } from '../gpu/protocol.js';
+import { supportedOps, type CalibrateResult, type DeviceProperties, type HelloResult } from '../protocol/ops.js';
 import type { DiscoveryOutcome, ProbeTarget, RawSeries } from '../model/document.js';
 import { ANALYSIS_PROGRESS, type Discovery, type Measurement, type MeasureOptions } from './contract.js';
 import { ProbeSession } from './probe-session.js';

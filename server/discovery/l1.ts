@@ -1,4 +1,4 @@
-import type { DeviceProperties } from '../gpu/protocol.js';
+import type { DeviceProperties } from '../protocol/ops.js';
 import { perSmCacheStrategy, type PerSmCacheSpec } from './per-sm-cache.js';
 import type { SizeSearchPlan } from './size-search.js';
 

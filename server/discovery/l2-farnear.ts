@@ -1,7 +1,7 @@
 import { analyseFarnear, analysePersist, analyseSharedCapacity, type FarnearSeries } from '../analysis/l2-farnear.js';
 import { median } from '../analysis/descriptive.js';
 import { ProbeError } from '../gpu/backend.js';
-import type { CalibrateResult, DeviceProperties, L2FarnearArgs, L2FarnearResult, L2PersistArgs, L2PersistResult } from '../gpu/protocol.js';
+import type { CalibrateResult, DeviceProperties, L2FarnearArgs, L2FarnearResult, L2PersistArgs, L2PersistResult } from '../protocol/ops.js';
 import type { L2Partitions, RawSeries } from '../model/document.js';
 import { l2PartitionCapacityBytes } from './l2.js';
 import { toLatencyValue } from './latency-value.js';

@@ -1,5 +1,5 @@
 import { analyseL2Partitions, type PartitionSeries } from '../analysis/l2-partitions.js';
-import type { CalibrateResult, DeviceProperties, L2PartitionArgs, L2PartitionResult } from '../gpu/protocol.js';
+import type { CalibrateResult, DeviceProperties, L2PartitionArgs, L2PartitionResult } from '../protocol/ops.js';
 import type { AmountValue, L2Partitions, RawSeries } from '../model/document.js';
 import { buildFarnear, measureFarnear } from './l2-farnear.js';
 import { l2PartitionCapacityBytes } from './l2.js';

@@ -1,6 +1,6 @@
 import { combineConfidences, concatSamples, detectLineSize, lineSizeStrides, slowThreshold } from '../analysis/index.js';
 import { fitL2Capacity, type L2CapacityFit } from '../analysis/l2-capacity.js';
-import type { CalibrateResult, DeviceProperties } from '../gpu/protocol.js';
+import type { CalibrateResult, DeviceProperties } from '../protocol/ops.js';
 import type { ElementTopology, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
 import type { ProbeSession } from './probe-session.js';

@@ -1,5 +1,5 @@
 import { latencyConfidence, summarizeLatency } from '../analysis/index.js';
-import type { CalibrateResult } from '../gpu/protocol.js';
+import type { CalibrateResult } from '../protocol/ops.js';
 import type { LatencyValue } from '../model/document.js';
 
 /** A latency attribute from raw samples: outliers dropped, clock-read overhead subtracted, ns at the measured clock. */

@@ -1,5 +1,5 @@
 import { concatSamples, detectLineSize, fitFetchGranularity, lineSizeStrides, median, slowThreshold, type ChangePointFound, type SweepPoint } from '../analysis/index.js';
-import type { CalibrateResult, DeviceProperties, MemorySpace } from '../gpu/protocol.js';
+import type { CalibrateResult, DeviceProperties, MemorySpace } from '../protocol/ops.js';
 import type { Carveout, ElementName, ElementTopology, MeasuredValue, RawSeries } from '../model/document.js';
 import { toLatencyValue } from './latency-value.js';
 import type { ProbeSession } from './probe-session.js';

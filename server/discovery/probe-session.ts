@@ -1,5 +1,5 @@
 import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
-import type { ProbeOp, ProbeOps } from '../gpu/protocol.js';
+import type { ProbeOp, ProbeOps } from '../protocol/ops.js';
 import type { RawSeries } from '../model/document.js';
 import { stalledLoadsIn } from './plausibility.js';
 

@@ -1,4 +1,4 @@
-import { supportedOps, type HelloResult, type ProbeOp } from '../gpu/protocol.js';
+import { supportedOps, type HelloResult, type ProbeOp } from '../protocol/ops.js';
 import { ELEMENT_NAMES, PROBE_FAMILIES, type ElementName, type ProbeTarget, type RawSeries } from '../model/document.js';
 import { BANDWIDTH_STRATEGY } from './bandwidth.js';
 import { COMPUTE_STRATEGY } from './compute.js';

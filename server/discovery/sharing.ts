@@ -1,5 +1,5 @@
 import { classifyReRead, countCaches, decideSharing, referenceOf, type PlacementTest, type ReReadReference, type ReReadVerdict } from '../analysis/sharing.js';
-import type { ChaserSpec, DeviceProperties, PchaseArgs, PchasePairArgs, PchasePairResult, PchaseResult } from '../gpu/protocol.js';
+import type { ChaserSpec, DeviceProperties, PchaseArgs, PchasePairArgs, PchasePairResult, PchaseResult } from '../protocol/ops.js';
 import { ELEMENT_NAMES, type ElementName, type ElementTopology, type RawSeries } from '../model/document.js';
 import { CONSTANT_SPEC } from './constant.js';
 import { L1_SPEC, READ_ONLY_SPEC, TEXTURE_SPEC } from './l1.js';

@@ -1,4 +1,4 @@
-import type { CalibrateResult, DeviceProperties, ProbeOp } from '../gpu/protocol.js';
+import type { CalibrateResult, DeviceProperties, ProbeOp } from '../protocol/ops.js';
 import type { ComputeTopology } from '../model/compute-schema.js';
 import type { Carveout, ElementName, ElementTopology, RawSeries } from '../model/document.js';
 import type { TrafficTopology } from '../model/traffic-schema.js';

@@ -1,5 +1,5 @@
 import type { LineSizePoint, StridePoint } from '../analysis/index.js';
-import type { ChaseLaunchInfo, PchaseArgs, PchaseBatchArgs, PchaseBatchResult, PchaseResult } from '../gpu/protocol.js';
+import type { ChaseLaunchInfo, PchaseArgs, PchaseBatchArgs, PchaseBatchResult, PchaseResult } from '../protocol/ops.js';
 import type { RawSeries } from '../model/document.js';
 
 /**

@@ -1,5 +1,5 @@
 import { concatSamples, detectSizeChangePoint, fewestSlowPlacement, type ChangePointResult, type SweepPoint } from '../analysis/index.js';
-import type { PchaseArgs, PchaseBatchResult, PchaseResult } from '../gpu/protocol.js';
+import type { PchaseArgs, PchaseBatchResult, PchaseResult } from '../protocol/ops.js';
 import type { RawSeries } from '../model/document.js';
 
 /**

@@ -12,7 +12,7 @@
  * read of the array, one write, or both).
  */
 import { median } from '../analysis/descriptive.js';
-import type { TrafficCaseResult, TrafficResult } from '../gpu/protocol.js';
+import type { TrafficCaseResult, TrafficResult } from '../protocol/ops.js';
 import type { TrafficMethodName, TrafficPatternName } from '../model/traffic-schema.js';
 import { ACCESSES_PER_ELEMENT, type TrafficParameters } from './traffic-predict.js';
 

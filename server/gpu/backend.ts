@@ -1,5 +1,5 @@
 import type { GpuIdentity } from '../model/gpu.js';
-import type { ProbeOp, ProbeOps } from './protocol.js';
+import type { ProbeOp, ProbeOps } from '../protocol/ops.js';
 
 export interface RequestOptions {
   timeoutMs?: number;

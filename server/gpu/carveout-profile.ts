@@ -1,6 +1,6 @@
 import type { GpuIdentity } from '../model/gpu.js';
 import type { MeasurementBackend, ProbeChannel } from './backend.js';
-import type { ChaseLaunchArgs, ChaserSpec, ProbeOp } from './protocol.js';
+import type { ChaseLaunchArgs, ChaserSpec, ProbeOp } from '../protocol/ops.js';
 
 /** The chase ops whose launches take a carveout preference. */
 const CHASE_OPS: ReadonlySet<ProbeOp> = new Set(['pchase', 'pchase.batch', 'pchase.pair', 'selftest.consumer']);

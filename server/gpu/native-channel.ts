@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { ProbeError, type ProbeChannel, type RequestOptions } from './backend.js';
-import type { ProbeOp, ProbeOps } from './protocol.js';
+import type { ProbeOp, ProbeOps } from '../protocol/ops.js';
 import { SerialQueue } from './serial-queue.js';
 
 /** The subset of a pino logger the channel uses. */
@@ -40,7 +40,7 @@ interface InFlight {
 
 /**
  * A ProbeChannel over any child process that speaks the JSON-lines probe
- * protocol (server/gpu/protocol.ts). One request in flight at a time, later
+ * protocol (server/protocol/ops.ts). One request in flight at a time, later
  * ones queue (the probe measures one thing at a time). A request that times
  * out or is aborted kills the process; a process that dies fails its
  * in-flight request with a ProbeError; either way the next request starts a

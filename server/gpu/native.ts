@@ -6,7 +6,7 @@ import { projectRoot } from '../paths.js';
 import type { GpuIdentity } from '../model/gpu.js';
 import { ProbeError, type MeasurementBackend, type ProbeChannel } from './backend.js';
 import { JsonLinesChannel, type LoggerLike } from './native-channel.js';
-import type { HelloResult } from './protocol.js';
+import type { HelloResult } from '../protocol/ops.js';
 
 export { JsonLinesChannel, parseResponse, type JsonLinesChannelOptions, type LoggerLike } from './native-channel.js';
 

@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROBE_OPS } from '../../server/gpu/protocol.js';
+import { PROBE_OPS } from '../../server/protocol/ops.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // A fixed default keeps CI deterministic; TOPOD_FUZZ_SEED explores (any integer) or replays a printed seed.

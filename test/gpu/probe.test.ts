@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProbeChannel } from '../../server/gpu/backend.js';
 import { NativeBackend } from '../../server/gpu/native.js';
-import { MEMORY_SPACES, type DeviceProperties, type PchaseArgs } from '../../server/gpu/protocol.js';
+import { MEMORY_SPACES, type DeviceProperties, type PchaseArgs } from '../../server/protocol/ops.js';
 import { exchange, expectProbeError, median, PROBE_PATH, probeBuilt } from '../integration/probe/raw-probe.js';
 
 const hasGpu = existsSync('/dev/nvidia0') || spawnSync('nvidia-smi', ['-L']).status === 0;

@@ -2,7 +2,7 @@
 import { COMPUTE_STRATEGY } from '../../server/discovery/compute.js';
 import { ProbeSession } from '../../server/discovery/probe-session.js';
 import type { ProbeChannel } from '../../server/gpu/backend.js';
-import type { HelloResult } from '../../server/gpu/protocol.js';
+import type { HelloResult } from '../../server/protocol/ops.js';
 import { SimulatedBackend, type GpuModel } from '../../server/gpu/sim/index.js';
 import type { ComputeTopology } from '../../server/model/compute-schema.js';
 

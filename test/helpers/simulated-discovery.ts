@@ -12,7 +12,7 @@
  */
 import { discover } from '../../server/discovery/index.js';
 import type { ProbeChannel } from '../../server/gpu/backend.js';
-import type { HelloResult } from '../../server/gpu/protocol.js';
+import type { HelloResult } from '../../server/protocol/ops.js';
 import { SimulatedBackend } from '../../server/gpu/sim/index.js';
 import type { DiscoveryOutcome, ElementName } from '../../server/model/document.js';
 import type { GpuIdentity } from '../../server/model/gpu.js';

@@ -7,7 +7,7 @@
 
 namespace topod::probe {
 
-// Order matches MEMORY_SPACES in server/gpu/protocol.ts.
+// Order matches MEMORY_SPACES in server/protocol/ops.ts.
 // Global: a plain ld.global, no cache operator: whatever the compiler and GPU do by default (issue 9: does L1 cache it?).
 enum class Space : uint32_t { GlobalCa, GlobalCg, Readonly, Texture, Constant, Shared, Global };
 #define TOPOD_SPACE_NAMES "global.ca", "global.cg", "readonly", "texture", "constant", "shared", "global"

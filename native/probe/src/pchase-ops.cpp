@@ -1,5 +1,5 @@
 // pchase, pchase.batch, pchase.pair and selftest.consumer: argument
-// validation and result shapes (server/gpu/protocol.ts). The kernels live in pchase.cu.
+// validation and result shapes (server/protocol/ops.ts). The kernels live in pchase.cu.
 #include <algorithm>
 #include <string>
 #include <vector>

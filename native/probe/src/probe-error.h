@@ -1,5 +1,5 @@
 // Errors a probe operation ends with. Codes are the protocol's ProbeErrorCode
-// (server/gpu/protocol.ts); messages say which argument or call failed.
+// (server/protocol/ops.ts); messages say which argument or call failed.
 #pragma once
 
 #include <stdexcept>

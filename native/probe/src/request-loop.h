@@ -1,4 +1,4 @@
-// One request line in, one response line out (server/gpu/protocol.ts).
+// One request line in, one response line out (server/protocol/ops.ts).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-import type { BandwidthArgs, BandwidthCopyResult, BandwidthResult, DeviceProperties } from '../protocol.js';
+import type { BandwidthArgs, BandwidthCopyResult, BandwidthResult, DeviceProperties } from '../../protocol/ops.js';
 import type { GpuModel } from './model.js';
 import type { SimulatedDevice } from './simulated-device.js';
 import { validateBandwidth, validateBandwidthCopy } from './validate.js';

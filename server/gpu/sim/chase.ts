@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ProbeError } from '../backend.js';
-import type { ChasePattern, MemorySpace } from '../protocol.js';
+import type { ChasePattern, MemorySpace } from '../../protocol/ops.js';
 import { Prng } from './prng.js';
 import type { SimulatedDevice } from './simulated-device.js';
 

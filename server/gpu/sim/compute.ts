@@ -5,7 +5,7 @@ import type {
   ClusterSyncResult,
   ComputeSmidResult,
   DeviceProperties,
-} from '../protocol.js';
+} from '../../protocol/ops.js';
 import type { ClusterModel, GpuModel } from './model.js';
 import type { SimulatedDevice } from './simulated-device.js';
 import {

@@ -1,4 +1,4 @@
-import type { DeviceProperties, L2FarnearResult, L2PersistResult } from '../protocol.js';
+import type { DeviceProperties, L2FarnearResult, L2PersistResult } from '../../protocol/ops.js';
 import type { WorkSlicer } from './chase.js';
 import { hash32, type SimulatedDevice } from './simulated-device.js';
 import { FARNEAR_LINE_BYTES, validateL2Farnear, validateL2Persist } from './validate.js';

@@ -1,4 +1,4 @@
-import type { DeviceProperties, L2PartitionResult } from '../protocol.js';
+import type { DeviceProperties, L2PartitionResult } from '../../protocol/ops.js';
 import type { WorkSlicer } from './chase.js';
 import type { SimulatedDevice } from './simulated-device.js';
 import { validateL2Partition } from './validate.js';

@@ -1,4 +1,4 @@
-import type { ChaseLaunchArgs, ChaseLaunchInfo, MemorySpace } from '../protocol.js';
+import type { ChaseLaunchArgs, ChaseLaunchInfo, MemorySpace } from '../../protocol/ops.js';
 import type { GpuModel } from './model.js';
 import { chaserSharedBytes } from './validate.js';
 

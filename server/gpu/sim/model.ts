@@ -1,4 +1,4 @@
-import type { DeviceProperties, MemorySpace } from '../protocol.js';
+import type { DeviceProperties, MemorySpace } from '../../protocol/ops.js';
 import type { CacheGeometry } from './set-associative-cache.js';
 import type { TrafficModel } from './traffic.js';
 

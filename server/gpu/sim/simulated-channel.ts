@@ -1,5 +1,5 @@
 import { ProbeError, type ProbeChannel, type RequestOptions } from '../backend.js';
-import type { ProbeOp, ProbeOps } from '../protocol.js';
+import type { ProbeOp, ProbeOps } from '../../protocol/ops.js';
 import { SerialQueue } from '../serial-queue.js';
 import { WorkSlicer } from './chase.js';
 import type { SimulatedProbe } from './simulated-probe.js';

@@ -1,4 +1,4 @@
-import type { MemorySpace } from '../protocol.js';
+import type { MemorySpace } from '../../protocol/ops.js';
 import type { Interference } from './interference.js';
 import { l1CapacityBytes } from './launch.js';
 import type { GpuModel, L1Space } from './model.js';

@@ -12,7 +12,7 @@ import {
   type PchaseResult,
   type MemorySpace,
   type ProbeOp,
-} from '../protocol.js';
+} from '../../protocol/ops.js';
 import { createChaseArray, elementAfter, walk, type ChaseArray, type WorkSlicer, writeChain } from './chase.js';
 import { SimulatedBandwidth } from './bandwidth.js';
 import { SimulatedCompute } from './compute.js';
@@ -44,7 +44,7 @@ export interface SimulatedDeviceIdentity {
 
 /**
  * The probe's operations answered by the simulated GPU, with the native
- * probe's semantics (server/gpu/protocol.ts). Transport-agnostic: the channel
+ * probe's semantics (server/protocol/ops.ts). Transport-agnostic: the channel
  * and the stdio adapter both call `handle`.
  */
 export class SimulatedProbe {

@@ -10,7 +10,7 @@ import {
   type TrafficCase,
   type TrafficCaseResult,
   type TrafficResult,
-} from '../protocol.js';
+} from '../../protocol/ops.js';
 import type { GpuModel } from './model.js';
 import type { SimulatedDevice } from './simulated-device.js';
 import { MAX_ARRAY_BYTES, MAX_REPETITIONS, RUNTIME_MARGIN_BYTES } from './validate.js';

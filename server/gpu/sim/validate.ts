@@ -1,5 +1,5 @@
 /**
- * THE request-validation rules of the probe protocol (server/gpu/protocol.ts),
+ * THE request-validation rules of the probe protocol (server/protocol/ops.ts),
  * applied identically by the simulated GPU (this file) and the native probe
  * (native/probe/src/limits.h + *-op.cpp, which point back here). Change a rule
  * in both places; test/integration/probe/validation-contract.test.ts sends the
@@ -125,7 +125,7 @@ import {
   type PchaseArgs,
   type PchaseBatchArgs,
   type PchasePairArgs,
-} from '../protocol.js';
+} from '../../protocol/ops.js';
 
 export const MAX_ARRAY_BYTES = 2 ** 52;
 export const MAX_SAMPLES = 8192;

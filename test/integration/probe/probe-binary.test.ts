@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROBE_OPS } from '../../../server/gpu/protocol.js';
+import { PROBE_OPS } from '../../../server/protocol/ops.js';
 import { exchange, PROBE_PATH, probeBuilt } from './raw-probe.js';
 
 // The real topod-probe binary on whatever this machine has: the protocol

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROBE_OPS, type DeviceProperties, type ProbeErrorCode } from '../../../server/gpu/protocol.js';
+import { PROBE_OPS, type DeviceProperties, type ProbeErrorCode } from '../../../server/protocol/ops.js';
 import { GPU_MODELS } from '../../../server/gpu/sim/index.js';
 import { CONSTANT_TABLE_BYTES, MAX_CHAIN_BYTES, MAX_SAMPLES, MAX_TEXTURE_ELEMENTS } from '../../../server/gpu/sim/validate.js';
 import { exchange, PROBE_PATH, probeBuilt, REPO_ROOT } from './raw-probe.js';

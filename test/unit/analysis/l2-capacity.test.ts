@@ -5,7 +5,7 @@ import { fitL2Capacity, isotonicFit, type CapacityPoint } from '../../../server/
 import { buildL2 } from '../../../server/discovery/l2.js';
 import { buildL2Partitions, partitionAmount } from '../../../server/discovery/l2-structure.js';
 import { recordedSearch } from '../../../server/discovery/sweep-series.js';
-import type { HelloResult } from '../../../server/gpu/protocol.js';
+import type { HelloResult } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';
 import { Prng } from '../../../server/gpu/sim/prng.js';
 

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 
 const SERVER = path.resolve(import.meta.dirname, '../../../server');
 
-/** Floors, bottom up: the model imports nothing; the daemon and main compose everything. */
+/** Floors, bottom up: the model imports nothing; the probe protocol lies under the backends; the daemon and main compose everything. */
 const FLOORS: Record<string, number> = {
   model: 0,
   errors: 1,
@@ -20,23 +20,24 @@ const FLOORS: Record<string, number> = {
   version: 1,
   'node-flags': 1,
   config: 1,
-  analysis: 2,
-  store: 2,
-  dynamic: 2,
-  gpu: 2,
-  discovery: 3,
-  results: 4,
-  jobs: 5,
-  topology: 6,
-  faces: 7,
-  fleet: 7,
-  plugins: 8,
-  api: 9,
-  app: 10,
-  'openapi-document': 10,
-  cli: 10,
-  daemon: 11,
-  main: 12,
+  protocol: 2,
+  analysis: 3,
+  store: 3,
+  dynamic: 3,
+  gpu: 3,
+  discovery: 4,
+  results: 5,
+  jobs: 6,
+  topology: 7,
+  faces: 8,
+  fleet: 8,
+  plugins: 9,
+  api: 10,
+  app: 11,
+  'openapi-document': 11,
+  cli: 11,
+  daemon: 12,
+  main: 13,
 };
 
 /** File cycles not broken yet, each by the import that closes it (`from.ts -> to`). */

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { STRATEGIES } from '../../../server/discovery/index.js';
-import type { CalibrateResult, HelloResult } from '../../../server/gpu/protocol.js';
+import type { CalibrateResult, HelloResult } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';
 
 export const GOLDEN_URL = new URL('./fixtures/analysis-golden.json.gz', import.meta.url);

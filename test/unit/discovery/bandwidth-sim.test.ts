@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BANDWIDTH_STRATEGY, bandwidthArrays, bandwidthPoints, buildBandwidth, copyReferenceBytesPerSecond } from '../../../server/discovery/bandwidth.js';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
-import type { HelloResult } from '../../../server/gpu/protocol.js';
+import type { HelloResult } from '../../../server/protocol/ops.js';
 import { GPU_MODELS, SimulatedBackend, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { modelledBytesPerSecond } from '../../../server/gpu/sim/bandwidth.js';
 import { DOCUMENT_SCHEMA_VERSION, type RawSeries, type ResultDocument } from '../../../server/model/document.js';

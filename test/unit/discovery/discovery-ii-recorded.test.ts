@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { buildBandwidth, copyReferenceBytesPerSecond } from '../../../server/discovery/bandwidth.js';
 import { COMPUTE_STRATEGY } from '../../../server/discovery/compute.js';
 import { buildL2Partitions } from '../../../server/discovery/l2-structure.js';
-import type { CalibrateResult, HelloResult } from '../../../server/gpu/protocol.js';
+import type { CalibrateResult, HelloResult } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';
 
 const TIB = 1024 ** 4;

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildL2 } from '../../../server/discovery/l2.js';
-import type { DeviceProperties } from '../../../server/gpu/protocol.js';
+import type { DeviceProperties } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';
 
 const MIB = 1024 * 1024;

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ANALYSIS_VERSION, reanalyse } from '../../../server/discovery/index.js';
-import type { DeviceProperties, HelloResult } from '../../../server/gpu/protocol.js';
+import type { DeviceProperties, HelloResult } from '../../../server/protocol/ops.js';
 import type { DiscoveryOutcome, RawSeries } from '../../../server/model/document.js';
 
 const KIB = 1024;

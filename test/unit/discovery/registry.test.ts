@@ -4,7 +4,7 @@ import { ProbeRequestBodySchema } from '../../../server/api/probe-request.js';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
 import { MEASURABLE_ELEMENTS, PROBE_TARGETS, STRATEGIES, carryOverRaw, strategiesFor, strategyOwning, strategiesToBuild, type Strategy } from '../../../server/discovery/registry.js';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
-import type { HelloResult } from '../../../server/gpu/protocol.js';
+import type { HelloResult } from '../../../server/protocol/ops.js';
 import { SimulatedBackend } from '../../../server/gpu/sim/index.js';
 import { ELEMENT_NAMES, type DiscoveryOutcome, type RawSeries } from '../../../server/model/document.js';
 import { SHARED_H100_SEED, simulatedDiscovery, WHOLE_DISCOVERY_TIMEOUT_MS, type SimulatedDiscoveryRequest } from '../../helpers/simulated-discovery.js';

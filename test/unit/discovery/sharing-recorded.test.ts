@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { buildSharing } from '../../../server/discovery/sharing.js';
-import type { HelloResult } from '../../../server/gpu/protocol.js';
+import type { HelloResult } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';
 
 interface Recorded {
@@ -48,7 +48,7 @@ describe('the L2 partitions’ extra figures from the same H100 runs', () => {
   it('refuses l2.farnear latencies that never waited for their data, and still reads the persisting window’s effect', async () => {
     const { buildL2Partitions } = await import('../../../server/discovery/l2-structure.js');
     for (const { raw } of recorded.runs) {
-      const calibration = raw.find((s) => s.op === 'calibrate')!.result as import('../../../server/gpu/protocol.js').CalibrateResult;
+      const calibration = raw.find((s) => s.op === 'calibrate')!.result as import('../../../server/protocol/ops.js').CalibrateResult;
       const { partitions, warnings } = buildL2Partitions(raw, calibration);
       expect(partitions?.count).toBe(2);
       expect(warnings.some((w) => /l2\.farnear timed loads read under \d+ cycles/.test(w))).toBe(true);

@@ -11,7 +11,7 @@ import { reanalyse } from '../../../server/discovery/index.js';
 import { buildTraffic } from '../../../server/discovery/traffic.js';
 import { countedPoints, type TrafficPoint } from '../../../server/discovery/traffic-analysis.js';
 import { accuracyPercent, curveCorrections, parametersFromDocument, predictTraffic, predictWithCurve } from '../../../server/discovery/traffic-predict.js';
-import type { TrafficArgs, TrafficResult } from '../../../server/gpu/protocol.js';
+import type { TrafficArgs, TrafficResult } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';
 
 interface StandaloneCase {

@@ -3,7 +3,7 @@ import { discover, reanalyse } from '../../../server/discovery/index.js';
 import { TRAFFIC_STRIDES, trafficFootprintBytes } from '../../../server/discovery/traffic.js';
 import { accuracyPercent, parametersFromDocument, predictTraffic } from '../../../server/discovery/traffic-predict.js';
 import type { ProbeChannel } from '../../../server/gpu/backend.js';
-import type { DeviceProperties } from '../../../server/gpu/protocol.js';
+import type { DeviceProperties } from '../../../server/protocol/ops.js';
 import { GPU_MODELS, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { Prng } from '../../../server/gpu/sim/prng.js';
 import { SimulatedChannel } from '../../../server/gpu/sim/simulated-channel.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { median } from '../../../server/analysis/index.js';
 import type { ProbeChannel } from '../../../server/gpu/backend.js';
-import type { PchaseArgs } from '../../../server/gpu/protocol.js';
+import type { PchaseArgs } from '../../../server/protocol/ops.js';
 import { carveoutBytes, CHASE_KERNEL_STATIC_SHARED_BYTES, GPU_MODELS, l1CapacityBytes, SimulatedBackend, type GpuModel } from '../../../server/gpu/sim/index.js';
 
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;

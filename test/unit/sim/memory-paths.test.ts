@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MemorySpace } from '../../../server/gpu/protocol.js';
+import type { MemorySpace } from '../../../server/protocol/ops.js';
 import { GPU_MODELS, l1CapacityBytes, SimulatedDevice, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { Prng } from '../../../server/gpu/sim/prng.js';
 

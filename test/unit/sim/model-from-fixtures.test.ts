@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { median } from '../../../server/analysis/index.js';
-import type { DeviceProperties, TrafficArgs, TrafficCaseResult, TrafficResult } from '../../../server/gpu/protocol.js';
+import type { DeviceProperties, TrafficArgs, TrafficCaseResult, TrafficResult } from '../../../server/protocol/ops.js';
 import { CHASE_KERNEL_STATIC_SHARED_BYTES, GPU_MODELS, l1CapacityBytes } from '../../../server/gpu/sim/index.js';
 import { trafficModelOf, trueTraffic } from '../../../server/gpu/sim/traffic.js';
 

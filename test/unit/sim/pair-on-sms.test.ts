@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PchasePairResult } from '../../../server/gpu/protocol.js';
+import type { PchasePairResult } from '../../../server/protocol/ops.js';
 import { GPU_MODELS } from '../../../server/gpu/sim/index.js';
 import { openSimulated } from '../../helpers/sim-channel.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
-import { PROBE_OPS, type ProbeOp } from '../../../server/gpu/protocol.js';
+import { PROBE_OPS, type ProbeOp } from '../../../server/protocol/ops.js';
 import { GPU_MODELS, SimulatedBackend } from '../../../server/gpu/sim/index.js';
 
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;

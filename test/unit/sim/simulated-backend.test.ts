@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
 import type { GpuIdentity } from '../../../server/model/gpu.js';
-import type { PchaseArgs } from '../../../server/gpu/protocol.js';
+import type { PchaseArgs } from '../../../server/protocol/ops.js';
 import { GPU_MODELS, l1CapacityBytes, SimulatedBackend, SimulatorConfigError, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { median } from '../../../server/analysis/index.js';
 import { MAX_SAMPLES } from '../../../server/gpu/sim/validate.js';

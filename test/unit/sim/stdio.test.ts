@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { ProbeResponse } from '../../../server/gpu/protocol.js';
+import type { ProbeResponse } from '../../../server/protocol/ops.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
