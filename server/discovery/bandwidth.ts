@@ -39,7 +39,7 @@ const DEVICE_ARRAY_MEMORY_SHARE = 1 / 8;
 const ARRAY_ALIGN_BYTES = 64 * 1024;
 /** One launch streams at most this much (a few ms at device-memory rates): bounds the passes axis and the search's GPU time. */
 const MAX_BYTES_PER_LAUNCH = 4 * GIB;
-/** The protocol's limit on passes (server/gpu/sim/validate.ts). */
+/** The protocol's limit on passes (server/protocol/validate.ts). */
 const MAX_PASSES = 4096;
 const MAX_ROUNDS = 2;
 

@@ -1,5 +1,5 @@
 import { median } from '../analysis/index.js';
-import { ProbeError } from '../gpu/backend.js';
+import { ProbeError } from '../protocol/probe-error.js';
 import type {
   CalibrateResult,
   ClusterDsmemArgs,

@@ -1,4 +1,5 @@
-import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
+import type { ProbeChannel } from '../gpu/backend.js';
+import { ProbeError } from '../protocol/probe-error.js';
 import { supportedOps, type CalibrateResult, type DeviceProperties, type HelloResult } from '../protocol/ops.js';
 import type { DiscoveryOutcome, ProbeTarget, RawSeries } from '../model/document.js';
 import { ANALYSIS_PROGRESS, type Discovery, type Measurement, type MeasureOptions } from './contract.js';

@@ -1,6 +1,6 @@
 import { analyseFarnear, analysePersist, analyseSharedCapacity, type FarnearSeries } from '../analysis/l2-farnear.js';
 import { median } from '../analysis/descriptive.js';
-import { ProbeError } from '../gpu/backend.js';
+import { ProbeError } from '../protocol/probe-error.js';
 import type { CalibrateResult, DeviceProperties, L2FarnearArgs, L2FarnearResult, L2PersistArgs, L2PersistResult } from '../protocol/ops.js';
 import type { L2Partitions, RawSeries } from '../model/document.js';
 import { l2PartitionCapacityBytes } from './l2.js';

@@ -1,4 +1,5 @@
-import { ProbeError, type ProbeChannel } from '../gpu/backend.js';
+import type { ProbeChannel } from '../gpu/backend.js';
+import { ProbeError } from '../protocol/probe-error.js';
 import type { ProbeOp, ProbeOps } from '../protocol/ops.js';
 import type { RawSeries } from '../model/document.js';
 import { stalledLoadsIn } from './plausibility.js';

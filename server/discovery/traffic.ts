@@ -1,5 +1,5 @@
 import { median } from '../analysis/descriptive.js';
-import { ProbeError } from '../gpu/backend.js';
+import { ProbeError } from '../protocol/probe-error.js';
 import type { DeviceProperties, TrafficArgs, TrafficCase, TrafficMethod, TrafficResult } from '../protocol/ops.js';
 import type { RawSeries } from '../model/document.js';
 import type { TrafficFallbackError, TrafficFlag, TrafficPoint as CurvePoint, TrafficTopology, TrafficValue } from '../model/traffic-schema.js';

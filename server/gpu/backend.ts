@@ -29,14 +29,3 @@ export interface MeasurementBackend {
   health?(): { ok: boolean; detail: string };
   close(): Promise<void>;
 }
-
-/** Thrown by channels when the backend answered `ok: false` or died. */
-export class ProbeError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ProbeError';
-  }
-}

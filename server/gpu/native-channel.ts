@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { ProbeError, type ProbeChannel, type RequestOptions } from './backend.js';
+import type { ProbeChannel, RequestOptions } from './backend.js';
+import { ProbeError } from '../protocol/probe-error.js';
 import type { ProbeOp, ProbeOps } from '../protocol/ops.js';
 import { SerialQueue } from './serial-queue.js';
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { probeEnvironment } from '../config.js';
 import { projectRoot } from '../paths.js';
 import type { GpuIdentity } from '../model/gpu.js';
-import { ProbeError, type MeasurementBackend, type ProbeChannel } from './backend.js';
+import type { MeasurementBackend, ProbeChannel } from './backend.js';
+import { ProbeError } from '../protocol/probe-error.js';
 import { JsonLinesChannel, type LoggerLike } from './native-channel.js';
 import type { HelloResult } from '../protocol/ops.js';
 

@@ -198,7 +198,7 @@ export interface ConsumerSelfTestResult {
  * loads in flight per thread. Writes store whole 16-byte vectors, a warp 512
  * contiguous bytes, so every 32 B sector is written in full and the L2 needs
  * no read-for-fill from device memory.
- * Validation (server/gpu/sim/validate.ts): passes in [1, 4096], default 1;
+ * Validation (server/protocol/validate.ts): passes in [1, 4096], default 1;
  * arrayBytes × passes ≤ 2^40; cacheHint ∈ {default, cg}, default default,
  * and cg with mode read only.
  */

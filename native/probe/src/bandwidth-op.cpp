@@ -15,7 +15,7 @@ uint64_t array_bytes(const ArgReader& a) {
   return bytes;
 }
 
-// Rules: server/gpu/sim/validate.ts (top comment); numbers in limits.h.
+// Rules: server/protocol/validate.ts (top comment); numbers in limits.h.
 BandwidthSpec validate_bandwidth(const json::Value& args, const OpContext& ctx) {
   const ArgReader a(args);
   BandwidthSpec s{};

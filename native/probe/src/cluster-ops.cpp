@@ -1,6 +1,6 @@
 // compute.smid and the cluster.* ops: argument validation and result shapes;
 // the kernels live in compute-smid.cu and cluster.cu. Rules: the list at the
-// top of server/gpu/sim/validate.ts (the simulated GPU applies the same).
+// top of server/protocol/validate.ts (the simulated GPU applies the same).
 #include "args.h"
 #include "cluster.h"
 #include "limits.h"

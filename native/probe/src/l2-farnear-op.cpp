@@ -1,5 +1,5 @@
 // l2.farnear: argument validation and result shape; the kernel lives in
-// l2-farnear.cu. Rules: the list at the top of server/gpu/sim/validate.ts
+// l2-farnear.cu. Rules: the list at the top of server/protocol/validate.ts
 // (the simulated GPU applies the same), numbers in limits.h.
 #include <algorithm>
 #include <string>

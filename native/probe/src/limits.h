@@ -1,6 +1,6 @@
 // The request-validation rules of the probe protocol. The one list of rules,
 // with their order (envelope, device-free fields, device limits, memory,
-// capability), is the comment block at the top of server/gpu/sim/validate.ts:
+// capability), is the comment block at the top of server/protocol/validate.ts:
 // the simulated GPU applies the same rules, and
 // test/integration/probe/validation-contract.test.ts compares the two. Change
 // a limit there and here together.

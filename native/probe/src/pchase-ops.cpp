@@ -15,7 +15,7 @@ namespace topod::probe {
 
 namespace {
 
-// Every check below follows the rule list at the top of server/gpu/sim/validate.ts
+// Every check below follows the rule list at the top of server/protocol/validate.ts
 // (limits.h holds the numbers): device-free fields first, then device limits,
 // memory and capability, so a probe without a GPU still answers bad_request for
 // the former.

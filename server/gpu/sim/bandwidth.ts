@@ -1,7 +1,7 @@
 import type { BandwidthArgs, BandwidthCopyResult, BandwidthResult, DeviceProperties } from '../../protocol/ops.js';
 import type { GpuModel } from './model.js';
 import type { SimulatedDevice } from './simulated-device.js';
-import { validateBandwidth, validateBandwidthCopy } from './validate.js';
+import { validateBandwidth, validateBandwidthCopy } from '../../protocol/validate.js';
 
 /** 16-byte accesses each thread of the native bandwidth kernels keeps in flight (native/probe/src/bandwidth.cu kUnroll). */
 export const VECTORS_IN_FLIGHT_PER_THREAD = 4;

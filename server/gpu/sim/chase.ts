@@ -1,5 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { ProbeError } from '../backend.js';
+import { ProbeError } from '../../protocol/probe-error.js';
 import type { ChasePattern, MemorySpace } from '../../protocol/ops.js';
 import { Prng } from './prng.js';
 import type { SimulatedDevice } from './simulated-device.js';

@@ -15,7 +15,7 @@ import {
   validateClusterSync,
   validateComputeSmid,
   type ClusterLimits,
-} from './validate.js';
+} from '../../protocol/validate.js';
 
 /** Scheduling cost of one wave of blocks in a launch (cluster.launch), on top of the blocks' own spin. */
 const WAVE_OVERHEAD_S = 1e-6;

@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '../../errors.js';
 import type { GpuIdentity } from '../../model/gpu.js';
-import { ProbeError, type MeasurementBackend, type ProbeChannel } from '../backend.js';
+import type { MeasurementBackend, ProbeChannel } from '../backend.js';
+import { ProbeError } from '../../protocol/probe-error.js';
 import { Interference, validateIntensity } from './interference.js';
 import type { GpuModel } from './model.js';
 import { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';

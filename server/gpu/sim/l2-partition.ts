@@ -1,7 +1,7 @@
 import type { DeviceProperties, L2PartitionResult } from '../../protocol/ops.js';
 import type { WorkSlicer } from './chase.js';
 import type { SimulatedDevice } from './simulated-device.js';
-import { validateL2Partition } from './validate.js';
+import { validateL2Partition } from '../../protocol/validate.js';
 
 /**
  * l2.partition as the native probe runs it (native/probe/src/l2-partition.cu):

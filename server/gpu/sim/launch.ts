@@ -1,6 +1,6 @@
 import type { ChaseLaunchArgs, ChaseLaunchInfo, MemorySpace } from '../../protocol/ops.js';
 import type { GpuModel } from './model.js';
-import { chaserSharedBytes } from './validate.js';
+import { chaserSharedBytes } from '../../protocol/validate.js';
 
 /**
  * What one chase launch runs under: its block's shared memory, the

@@ -1,4 +1,5 @@
-import { ProbeError, type ProbeChannel, type RequestOptions } from '../backend.js';
+import type { ProbeChannel, RequestOptions } from '../backend.js';
+import { ProbeError } from '../../protocol/probe-error.js';
 import type { ProbeOp, ProbeOps } from '../../protocol/ops.js';
 import { SerialQueue } from '../serial-queue.js';
 import { WorkSlicer } from './chase.js';

@@ -1,4 +1,4 @@
-import { ProbeError } from '../backend.js';
+import { ProbeError } from '../../protocol/probe-error.js';
 import {
   PROBE_PROTOCOL_VERSION,
   type CalibrateResult,
@@ -28,7 +28,7 @@ import {
   validatePchase,
   validatePchaseBatch,
   validatePchasePair,
-} from './validate.js';
+} from '../../protocol/validate.js';
 
 export const SIM_PROBE_VERSION = 'sim-1';
 /** Threads of a native chase block that walk a warm-up lap together (native/probe/src/pchase.cu). */

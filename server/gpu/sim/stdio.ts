@@ -8,7 +8,7 @@
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { ProbeError } from '../backend.js';
+import { ProbeError } from '../../protocol/probe-error.js';
 import type { ProbeResponse } from '../../protocol/ops.js';
 import { WorkSlicer } from './chase.js';
 import { GPU_MODELS, modelById } from './models/index.js';

@@ -1,4 +1,4 @@
-import { ProbeError } from '../backend.js';
+import { ProbeError } from '../../protocol/probe-error.js';
 import {
   TRAFFIC_DEFAULT_METRICS,
   TRAFFIC_ELEMENT_BYTES,
@@ -13,7 +13,7 @@ import {
 } from '../../protocol/ops.js';
 import type { GpuModel } from './model.js';
 import type { SimulatedDevice } from './simulated-device.js';
-import { MAX_ARRAY_BYTES, MAX_REPETITIONS, RUNTIME_MARGIN_BYTES } from './validate.js';
+import { MAX_ARRAY_BYTES, MAX_REPETITIONS, RUNTIME_MARGIN_BYTES } from '../../protocol/validate.js';
 
 /**
  * The traffic between the L2 and device memory, as the simulated GPU has it

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ProbeError } from '../../../server/gpu/backend.js';
+import { ProbeError } from '../../../server/protocol/probe-error.js';
 import { NativeBackend, runtimeDriverVersion } from '../../../server/gpu/native.js';
 
 const STUB = path.join(path.dirname(fileURLToPath(import.meta.url)), 'stub-probe.mjs');

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { ProbeError } from '../../../server/gpu/backend.js';
+import { ProbeError } from '../../../server/protocol/probe-error.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The built probe (scripts/build-probe.mjs), or TOPOD_PROBE_PATH. */

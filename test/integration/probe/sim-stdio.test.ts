@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ProbeError } from '../../../server/gpu/backend.js';
+import { ProbeError } from '../../../server/protocol/probe-error.js';
 import { JsonLinesChannel } from '../../../server/gpu/native.js';
 import { REPO_ROOT } from './raw-probe.js';
 

@@ -3,12 +3,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROBE_OPS, type DeviceProperties, type ProbeErrorCode } from '../../../server/protocol/ops.js';
 import { GPU_MODELS } from '../../../server/gpu/sim/index.js';
-import { CONSTANT_TABLE_BYTES, MAX_CHAIN_BYTES, MAX_SAMPLES, MAX_TEXTURE_ELEMENTS } from '../../../server/gpu/sim/validate.js';
+import { CONSTANT_TABLE_BYTES, MAX_CHAIN_BYTES, MAX_SAMPLES, MAX_TEXTURE_ELEMENTS } from '../../../server/protocol/validate.js';
 import { exchange, PROBE_PATH, probeBuilt, REPO_ROOT } from './raw-probe.js';
 
 // One table of bad requests, answered by the simulated GPU (stdio adapter) and
 // the real topod-probe: both must answer each with the same error code (the
-// rule list at the top of server/gpu/sim/validate.ts) and keep serving.
+// rule list at the top of server/protocol/validate.ts) and keep serving.
 // Without a GPU the probe checks every device-free field itself; rows that
 // need a device's limits are answered `unsupported` (no GPU visible) there,
 // and compared in full on a GPU machine.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { clustersTheMapHolds, gpcLayout, groupsFromPlacements, tpcsFromPairs } from '../../../server/discovery/compute-gpc.js';
 import { reanalyse } from '../../../server/discovery/index.js';
-import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
+import type { ProbeChannel } from '../../../server/gpu/backend.js';
+import { ProbeError } from '../../../server/protocol/probe-error.js';
 import { GPU_MODELS, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { migClusterShare } from '../../../server/topology/mig.js';
 import { measureCompute, openSimulated } from '../../helpers/sim-channel.js';

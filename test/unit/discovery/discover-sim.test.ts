@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
-import { ProbeError } from '../../../server/gpu/backend.js';
+import { ProbeError } from '../../../server/protocol/probe-error.js';
 import { CHASE_KERNEL_STATIC_SHARED_BYTES, GPU_MODELS, l1CapacityBytes, SimulatedBackend, type GpuModel } from '../../../server/gpu/sim/index.js';
 import type { DiscoveryOutcome } from '../../../server/model/document.js';
 import { SHARED_H100_SEED, simulatedDiscovery, WHOLE_DISCOVERY_TIMEOUT_MS } from '../../helpers/simulated-discovery.js';

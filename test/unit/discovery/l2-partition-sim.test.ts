@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { reanalyse } from '../../../server/discovery/index.js';
 import { L2_STRUCTURE_STRATEGY } from '../../../server/discovery/l2-structure.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
-import { ProbeError } from '../../../server/gpu/backend.js';
+import { ProbeError } from '../../../server/protocol/probe-error.js';
 import type { HelloResult, L2FarnearArgs, L2PartitionResult } from '../../../server/protocol/ops.js';
 import { FARNEAR_BEYOND, FARNEAR_DRAM, FARNEAR_SHARED } from '../../../server/discovery/l2-farnear.js';
 import { GPU_MODELS, type GpuModel } from '../../../server/gpu/sim/index.js';

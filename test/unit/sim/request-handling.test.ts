@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProbeError, type ProbeChannel } from '../../../server/gpu/backend.js';
+import type { ProbeChannel } from '../../../server/gpu/backend.js';
+import { ProbeError } from '../../../server/protocol/probe-error.js';
 import { PROBE_OPS, type ProbeOp } from '../../../server/protocol/ops.js';
 import { GPU_MODELS, SimulatedBackend } from '../../../server/gpu/sim/index.js';
 

@@ -1,9 +1,9 @@
 /**
- * THE request-validation rules of the probe protocol (server/protocol/ops.ts),
- * applied identically by the simulated GPU (this file) and the native probe
- * (native/probe/src/limits.h + *-op.cpp, which point back here). Change a rule
- * in both places; test/integration/probe/validation-contract.test.ts sends the
- * same bad requests to both and compares the error codes.
+ * THE request-validation rules of the probe protocol (./ops.ts), applied
+ * identically by the simulated GPU (which calls these functions) and the
+ * native probe (native/probe/src/limits.h + *-op.cpp, which point back here).
+ * Change a rule in both places; test/integration/probe/validation-contract.test.ts
+ * sends the same bad requests to both and compares the error codes.
  *
  * Order — the first failing rule answers:
  *  1. Envelope: malformed JSON, a non-object request, an id that is not a
@@ -101,7 +101,7 @@
  *     l2.persist: a device without a persisting L2 (persistingL2CacheMaxBytes
  *     null or 0: AMD, MIG).
  */
-import { ProbeError } from '../backend.js';
+import { ProbeError } from './probe-error.js';
 import {
   L2_FETCH_GRANULARITIES,
   MEMORY_SPACES,
@@ -125,7 +125,7 @@ import {
   type PchaseArgs,
   type PchaseBatchArgs,
   type PchasePairArgs,
-} from '../../protocol/ops.js';
+} from './ops.js';
 
 export const MAX_ARRAY_BYTES = 2 ** 52;
 export const MAX_SAMPLES = 8192;
