@@ -56,9 +56,10 @@ interface ShareEviction {
  * empty slots all hold 0). Stamps stay the truth (lazy evictions compare
  * them with their ticks), but no lookup scans them: each set keeps its
  * touched slots in a list ordered by stamp (oldest first) and its empty
- * slots (stamp 0) as bits, so a miss finds its victim in O(1), and a line
- * looked up again right after (a walk in steps smaller than a line) skips
- * the tag scan. The outcome of every call is what the scan would give.
+ * slots (stamp 0) as bits, so a miss finds its victim in O(1). A line
+ * looked up again right after (a walk in steps smaller than a line) and a
+ * line above any the cache has held (a new array) skip the tag scan. The
+ * outcome of every call is what the scan would give.
  */
 export class SetAssociativeCache {
   readonly sets: number;
@@ -90,6 +91,8 @@ export class SetAssociativeCache {
   /** The line the last access looked up and the slot it ended in: the next access to the same line needs no tag scan. */
   private lastLine = INVALID;
   private lastSlot = -1;
+  /** The highest line filled since the last clear: a line above it is absent without a tag scan (a new array's lines). */
+  private highestLine = INVALID;
   /** Share evictions since the last clear, ticks ascending (empty unless a tenant interferes). */
   private evictions: ShareEviction[] = [];
 
@@ -171,7 +174,7 @@ export class SetAssociativeCache {
     const set = this.setOf(line);
     const first = set * this.ways;
     this.tick += 1;
-    let slot = this.find(line, first);
+    let slot = line > this.highestLine ? -1 : this.find(line, first);
     this.lastLine = line;
     if (slot >= 0) {
       this.touch(slot, set, first);
@@ -184,6 +187,7 @@ export class SetAssociativeCache {
     }
     const free = this.freeSlots[set]!;
     slot = free !== 0 ? first + 31 - Math.clz32(free & -free) : this.oldest[set]!;
+    if (line > this.highestLine) this.highestLine = line;
     this.tags[slot] = line;
     this.sectorMasks[slot] = sectorBit;
     this.touch(slot, set, first);
@@ -272,6 +276,7 @@ export class SetAssociativeCache {
     this.tick = 0;
     this.lastFillSlot = -1;
     this.lastLine = INVALID;
+    this.highestLine = INVALID;
     this.evictions = [];
   }
 
