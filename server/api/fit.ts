@@ -1,19 +1,40 @@
-/** GET /v1/gpus/{id}/fit?workingSetBytes= — MIG fit advice (server/faces/fit.ts). */
+/** GET /v1/gpus/{id}/fit?workingSetBytes=[&strideBytes=&elementBytes=&pattern=&target=] — MIG fit advice (server/faces/fit.ts). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
-import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { TopologyPendingError, TopologyUnavailableError, ValidationError } from '../errors.js';
 import { FitAdviceSchema, fitAdvice } from '../faces/fit.js';
+import type { FitAccess } from '../faces/fit-traffic.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import { GpuParamsSchema } from '../model/gpu-schema.js';
 import { servedGpuDocument } from './face-lookup.js';
+import { TrafficQuerySchema } from './traffic.js';
 
 /** 2^53: the largest byte count a JSON number carries exactly. */
 const MAX_WORKING_SET_BYTES = Number.MAX_SAFE_INTEGER;
 
+/** The access fields are GET /v1/gpus/{id}/traffic's, with the same limits; the working set is their footprint. */
 export const FitQuerySchema = Type.Object(
-  { workingSetBytes: Type.Integer({ minimum: 1, maximum: MAX_WORKING_SET_BYTES, description: 'the working set in bytes' }) },
+  {
+    workingSetBytes: Type.Integer({ minimum: 1, maximum: MAX_WORKING_SET_BYTES, description: 'the working set in bytes' }),
+    strideBytes: Type.Optional(TrafficQuerySchema.properties.strideBytes),
+    elementBytes: TrafficQuerySchema.properties.elementBytes,
+    pattern: TrafficQuerySchema.properties.pattern,
+    target: TrafficQuerySchema.properties.target,
+  },
   { additionalProperties: false },
 );
+type FitQuery = Static<typeof FitQuerySchema>;
+
+/** The access the query describes (any access field given), defaults filled in; undefined when it describes none. */
+export function accessOf(query: FitQuery): FitAccess | undefined {
+  const { workingSetBytes, strideBytes, elementBytes, pattern, target } = query;
+  if (strideBytes === undefined && elementBytes === undefined && pattern === undefined && target === undefined) return undefined;
+  const element = elementBytes ?? 4;
+  const stride = strideBytes ?? element;
+  if (stride < element) throw new ValidationError(`querystring/strideBytes must be at least elementBytes (${element})`);
+  if (element > workingSetBytes) throw new ValidationError(`querystring/elementBytes must be at most workingSetBytes (${workingSetBytes})`);
+  return { pattern: pattern ?? 'read', target: target ?? 'written', strideBytes: stride, elementBytes: element };
+}
 
 const fitRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -22,14 +43,14 @@ const fitRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['topology'],
         operationId: 'getFitAdvice',
-        summary: 'Which MIG profiles keep a working set inside their L2 share, and the latency to expect',
+        summary: 'Which MIG profiles keep a working set inside their L2 share, the latency to expect, and what a strided access costs in device-memory traffic',
         description:
-          'From the measured L2 size, segment and latencies and NVML’s GPU-instance profile table: per profile the L2 share, what one SM reaches (min(share, segment)), whether the working set fits each, and the latency class (L2 hit, far L2, device memory) with the measured latency. A MIG device UUID answers for its parent GPU.',
+          'From the measured L2 size, segment and latencies and NVML’s GPU-instance profile table: per profile the L2 share, what one SM reaches (min(share, segment)), whether the working set fits each, and the latency class (L2 hit, far L2, device memory) with the measured latency. With any of strideBytes, elementBytes (default 4), pattern (default read) or target (default written) the advice describes that access over the working set (strideBytes defaults to elementBytes: contiguous) and adds `traffic`: the predicted device-memory bytes per useful byte from the GPU’s measured traffic (as GET /v1/gpus/{id}/traffic predicts it) and the effective bandwidth it implies (measured device-memory bandwidth / amplification), or says that the traffic was never measured (opt-in: a probe with only ["traffic"]). A MIG device UUID answers for its parent GPU.',
         params: GpuParamsSchema,
         querystring: FitQuerySchema,
         response: {
           200: jsonResponse('the advice, with the numbers it used', FitAdviceSchema),
-          400: problemResponse('workingSetBytes missing, not an integer or out of range'),
+          400: problemResponse('workingSetBytes missing, not an integer or out of range; an access field out of range; strideBytes below elementBytes or elementBytes above workingSetBytes'),
           404: problemResponse('no such GPU'),
           503: {
             ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
@@ -38,7 +59,10 @@ const fitRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => fitAdvice(servedGpuDocument(app, request.params.id).document, request.query.workingSetBytes),
+    async (request) => {
+      const access = accessOf(request.query);
+      return fitAdvice(servedGpuDocument(app, request.params.id).document, request.query.workingSetBytes, access);
+    },
   );
 };
 

@@ -3,10 +3,12 @@
  * inside their L2 share, inside what one SM can reach (min(share, measured
  * L2 segment)), and the latency class a load should expect (an L2 hit or
  * device memory) — from the measured topology and NVML's profile table, with
- * every number it used. Pure: the route and the CLI only present it.
+ * every number it used; for a described access, what it costs in device-memory
+ * traffic (./fit-traffic.ts). Pure: the route and the CLI only present it.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { GpuTopologyDocument, LatencyValue } from '../model/document.js';
+import { FitTrafficSchema, fitTraffic, type FitAccess } from './fit-traffic.js';
 
 const Nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });
 
@@ -65,8 +67,12 @@ export const FitAdviceSchema = Type.Object(
     profiles: Type.Array(FitProfileSchema, { description: 'every GPU-instance profile NVML lists, smallest first; the whole GPU when NVML lists none' }),
     smallestFittingProfile: Type.Union([Type.String(), Type.Null()], { description: 'the smallest profile whose reachable L2 (else share) holds the working set; null when none does' }),
     summary: Type.String({ description: 'the advice in one sentence' }),
+    traffic: Type.Optional(FitTrafficSchema),
   },
-  { additionalProperties: false, description: 'which MIG profiles keep a working set in L2, with the numbers used' },
+  {
+    additionalProperties: false,
+    description: 'which MIG profiles keep a working set in L2, with the numbers used; with `traffic` when the request described an access (stride, element, pattern)',
+  },
 );
 export type FitAdvice = Static<typeof FitAdviceSchema>;
 export type FitProfile = Static<typeof FitProfileSchema>;
@@ -81,7 +87,8 @@ function latencyClass(fitsShare: boolean | null, fitsReachable: boolean | null):
   return fitsReachable === false ? 'l2-far' : 'l2-hit';
 }
 
-export function fitAdvice(document: GpuTopologyDocument, workingSetBytes: number): FitAdvice {
+/** The advice for `workingSetBytes`; with `access`, also what that access costs in device-memory traffic. */
+export function fitAdvice(document: GpuTopologyDocument, workingSetBytes: number, access?: FitAccess): FitAdvice {
   const l2 = document.elements.l2;
   const mig = document.mig;
   const l2SizeBytes = mig?.l2SizeBytes ?? l2?.size?.value ?? document.device.l2CacheSizeBytes ?? null;
@@ -140,5 +147,6 @@ export function fitAdvice(document: GpuTopologyDocument, workingSetBytes: number
     profiles,
     smallestFittingProfile: best?.name ?? null,
     summary,
+    ...(access ? { traffic: fitTraffic(document, workingSetBytes, access) } : {}),
   };
 }
