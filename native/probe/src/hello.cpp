@@ -103,13 +103,14 @@ json::Value describe_device(int device) {
       .set("reservedSharedMemPerBlockBytes", size_or_null(hasReservedShared, reservedShared))
       .set("maxL2FetchGranularityBytes", size_or_null(hasFetchGranularity, fetchGranularity))
       .set("concurrentKernels", p.concurrentKernels != 0)
-      .set("cooperativeLaunch", p.cooperativeLaunch != 0)
-      .set("globalL1CacheSupported", p.globalL1CacheSupported != 0)
-      .set("localL1CacheSupported", p.localL1CacheSupported != 0)
+      .set("cooperativeLaunch", p.cooperativeLaunch != 0);
+  // HIP's device properties have no L1 caching flags (its attributes say "CUDA only"), CUDA's no ASIC revision.
 #if defined(TOPOD_VENDOR_NVIDIA)
+  d.set("globalL1CacheSupported", p.globalL1CacheSupported != 0)
+      .set("localL1CacheSupported", p.localL1CacheSupported != 0)
       .set("asicRevision", nullptr);
 #else
-      .set("asicRevision", p.asicRevision);
+  d.set("asicRevision", p.asicRevision);
 #endif
   return d;
 }
