@@ -54,7 +54,7 @@
  *     - l2.persist: arrayBytes an integer in [128, 2^52], a multiple of 128;
  *       windowBytes an integer in [128, min(arrayBytes, 2^32)], a multiple of
  *       128; hitRatio a number in (0, 1]; samples an integer in [1, 8192].
- *     - traffic (its validator is validateTraffic in ./traffic.ts): method ∈
+ *     - traffic (its validator is validateTraffic in ./validate-traffic.ts): method ∈
  *       {counters, timing}; footprintBytes an integer in [16, 2^52], a
  *       multiple of 16; cases 1 to 256 objects of pattern ∈ {read, write,
  *       rmw, vecmul}, elementBytes ∈ {4, 8, 16}, strideElements in
@@ -126,40 +126,39 @@ import {
   type PchaseBatchArgs,
   type PchasePairArgs,
 } from './ops.js';
-
-export const MAX_ARRAY_BYTES = 2 ** 52;
-export const MAX_SAMPLES = 8192;
-export const MAX_CALIBRATE_SAMPLES = 1_000_000;
-export const MAX_SEED = 0xffff_ffff;
-export const MAX_BANDWIDTH_BLOCKS = 2 ** 20;
-export const MAX_REPETITIONS = 1000;
-export const MAX_BANDWIDTH_PASSES = 4096;
-export const MAX_BANDWIDTH_LAUNCH_BYTES = 2 ** 40;
-export const CONSTANT_TABLE_BYTES = 64 * 1024;
-export const SAMPLE_SHARED_BYTES = 4;
-export const SINK_SHARED_BYTES = 4;
-export const RUNTIME_MARGIN_BYTES = 64 * 1024 ** 2;
-export const MAX_CHAIN_BYTES = 2 ** 34 - 4;
-export const MAX_TEXTURE_ELEMENTS = 2 ** 27;
-export const MAX_CLUSTER_SIZE = 16;
-export const MAX_SMID_CLUSTERS = 65536;
-export const MAX_SMID_REPETITIONS = 64;
-export const MAX_TRANSFER_BYTES = 2 ** 20;
-export const MAX_LAUNCH_BLOCKS = 2 ** 20;
-export const MAX_SPIN_NS = 1_000_000;
-export const MAX_LAUNCH_REPETITIONS = 100;
-/** l2.partition: the default array and stride (2048 chunks of the L2's 256 B homing unit), and the largest stride. */
-export const DEFAULT_PARTITION_ARRAY_BYTES = 512 * 1024;
-export const DEFAULT_PARTITION_STRIDE_BYTES = 256;
-export const MAX_PARTITION_STRIDE_BYTES = 2 ** 20;
-/** l2.farnear and l2.persist touch whole 128 B lines; farnear's default stride and passes, its SM count and passes limits. */
-export const FARNEAR_LINE_BYTES = 128;
-export const DEFAULT_FARNEAR_STRIDE_BYTES = 256;
-export const MAX_FARNEAR_SMS = 2;
-export const DEFAULT_FARNEAR_PASSES = 2;
-export const MAX_FARNEAR_PASSES = 16;
-/** cluster.dsmem's shared memory beside its transfer buffer: a 4 KiB latency ring and an 8-byte sink. */
-export const DSMEM_FIXED_SHARED_BYTES = 4096 + 8;
+import {
+  CONSTANT_TABLE_BYTES,
+  DEFAULT_FARNEAR_PASSES,
+  DEFAULT_FARNEAR_STRIDE_BYTES,
+  DEFAULT_PARTITION_ARRAY_BYTES,
+  DEFAULT_PARTITION_STRIDE_BYTES,
+  DSMEM_FIXED_SHARED_BYTES,
+  FARNEAR_LINE_BYTES,
+  MAX_ARRAY_BYTES,
+  MAX_BANDWIDTH_BLOCKS,
+  MAX_BANDWIDTH_LAUNCH_BYTES,
+  MAX_BANDWIDTH_PASSES,
+  MAX_CALIBRATE_SAMPLES,
+  MAX_CHAIN_BYTES,
+  MAX_CLUSTER_SIZE,
+  MAX_FARNEAR_PASSES,
+  MAX_FARNEAR_SMS,
+  MAX_LAUNCH_BLOCKS,
+  MAX_LAUNCH_REPETITIONS,
+  MAX_PARTITION_STRIDE_BYTES,
+  MAX_REPETITIONS,
+  MAX_SAMPLES,
+  MAX_SEED,
+  MAX_SMID_CLUSTERS,
+  MAX_SMID_REPETITIONS,
+  MAX_SPIN_NS,
+  MAX_TEXTURE_ELEMENTS,
+  MAX_TRANSFER_BYTES,
+  PERSIST_LINE_BYTES,
+  RUNTIME_MARGIN_BYTES,
+  SAMPLE_SHARED_BYTES,
+  SINK_SHARED_BYTES,
+} from './limits.js';
 
 type Limits = Pick<
   DeviceProperties,
@@ -510,7 +509,7 @@ export function validateL2Farnear(raw: unknown, limits: Limits): Required<L2Farn
 /** l2.persist. */
 export function validateL2Persist(raw: unknown, limits: Limits & Pick<DeviceProperties, 'persistingL2CacheMaxBytes'>): L2PersistArgs {
   const source = fields(raw, 'args');
-  const line = FARNEAR_LINE_BYTES;
+  const line = PERSIST_LINE_BYTES;
   const arrayBytes = multipleOf(integer(source, 'arrayBytes', line, MAX_ARRAY_BYTES), 'arrayBytes', line);
   const windowBytes = multipleOf(integer(source, 'windowBytes', line, Math.min(arrayBytes, 2 ** 32)), 'windowBytes', line);
   const hitRatio = source['hitRatio'];

@@ -11,13 +11,14 @@ namespace topod::probe {
 
 namespace {
 
-constexpr uint64_t kMaxClusterSize = 16;
-constexpr uint64_t kMaxSmidClusters = 65536;
-constexpr uint64_t kMaxSmidRepetitions = 64;
-constexpr uint64_t kMaxTransferBytes = uint64_t{1} << 20;
-constexpr uint64_t kMaxLaunchBlocks = uint64_t{1} << 20;
-constexpr uint64_t kMaxSpinNs = 1'000'000;
-constexpr uint64_t kMaxLaunchRepetitions = 100;
+using limits::kMaxClusterSize;
+using limits::kMaxLaunchBlocks;
+using limits::kMaxLaunchRepetitions;
+using limits::kMaxSmidClusters;
+using limits::kMaxSmidRepetitions;
+using limits::kMaxSpinNs;
+using limits::kMaxTransferBytes;
+static_assert(limits::kDsmemFixedSharedBytes == kDsmemFixedSharedBytes, "cluster.dsmem's latency ring and sink (cluster.h)");
 
 // Rule 5: a device without thread block clusters, or a cluster larger than it co-schedules.
 void require_clusters(const hipDeviceProp_t& p, uint64_t clusterSize) {

@@ -3,7 +3,9 @@
 // capability), is the comment block at the top of server/protocol/validate.ts:
 // the simulated GPU applies the same rules, and
 // test/integration/probe/validation-contract.test.ts compares the two. Change
-// a limit there and here together.
+// a rule there and here together. The numbers are not kept here: they come
+// from the protocol's one table (server/protocol/limits.ts) through
+// limits.generated.h (`npm run generate:limits`).
 #pragma once
 
 #include <algorithm>
@@ -12,45 +14,17 @@
 #include <vector>
 
 #include "chase-types.h"
+#include "limits.generated.h"
 #include "probe-error.h"
 #include "runtime.h"
 
 namespace topod::probe::limits {
 
-constexpr uint64_t kMaxArrayBytes = uint64_t{1} << 52;
-// Every timed load's latency is buffered in shared memory (samples_shared_bytes).
-constexpr uint64_t kMaxSamples = 8192;
-constexpr uint64_t kMaxCalibrateSamples = 1'000'000;
-constexpr uint64_t kMaxSeed = 0xffffffffull;
-constexpr uint64_t kMaxBandwidthBlocks = uint64_t{1} << 20;
-constexpr uint64_t kMaxRepetitions = 1000;
-// bandwidth: passes over the array inside one launch, and the bytes one launch may stream (arrayBytes × passes).
-constexpr uint64_t kMaxBandwidthPasses = 4096;
-constexpr uint64_t kMaxBandwidthLaunchBytes = uint64_t{1} << 40;
-constexpr uint64_t kConstantTableBytes = uint64_t{kConstantChainElems} * 4;
-constexpr uint64_t kMaxChainBytes = (uint64_t{1} << 34) - 4;  // element indices are 32-bit
-constexpr uint64_t kMaxTextureElems = uint64_t{1} << 27;
-// l2.partition: 512 KiB at a 256 B stride (2048 chunks, the L2's homing unit) unless asked otherwise;
-// one latency per chunk is buffered in shared memory, so chunks are bounded by kMaxSamples.
-constexpr uint64_t kDefaultPartitionArrayBytes = uint64_t{512} << 10;
-constexpr uint64_t kDefaultPartitionStrideBytes = 256;
-constexpr uint64_t kMaxPartitionStrideBytes = uint64_t{1} << 20;
-// l2.farnear: every pass touches each 128 B line, so arrays and strides are whole lines; at most
-// 8192 chunks (one latency each buffered in shared memory); 1 or 2 chosen SMs; passes in [2, 16].
-constexpr uint64_t kFarnearLineBytes = 128;
-constexpr uint64_t kDefaultFarnearStrideBytes = 256;
-constexpr uint64_t kMaxFarnearSms = 2;
-constexpr uint64_t kDefaultFarnearPasses = 2;
-constexpr uint64_t kMaxFarnearPasses = 16;
-// l2.persist: whole 128 B lines too; samples in [1, 8192] (buffered in shared memory).
-constexpr uint64_t kPersistLineBytes = 128;
-// traffic: cases and counter metrics per request (a metric name is [a-z0-9_.], at most 128 characters),
-// the default timed repetitions, and the L2 flush buffer around every case (a multiple of the L2's size).
-constexpr uint64_t kMaxTrafficCases = 256;
-constexpr uint64_t kMaxTrafficMetrics = 16;
-constexpr uint64_t kMaxTrafficMetricChars = 128;
-constexpr uint64_t kDefaultTrafficRepetitions = 3;
-constexpr uint64_t kTrafficFlushL2Multiple = 4;
+// Where the probe sizes something by the same number, it must agree with the table.
+static_assert(kConstantTableBytes == uint64_t{kConstantChainElems} * 4, "the constant table is kConstantChainElems 32-bit elements");
+static_assert(kSampleSharedBytes == probe::kSampleSharedBytes && kSinkSharedBytes == uint64_t{kSinkWords} * 4,
+              "a chaser's shared memory: samples_shared_bytes");
+static_assert(kRuntimeMarginBytes == probe::kRuntimeMarginBytes, "ensure_fits keeps the table's runtime margin");
 
 // The chain facts the space, memory and capability rules look at.
 struct ChainSize {
@@ -99,7 +73,7 @@ inline void check_chains_fit(const std::vector<ChainSize>& chains, const char* w
     if (c.arrayBytes > kMaxChainBytes)
       throw ProbeFailure(ErrorCode::Unsupported, "chains index with 32 bits: at most " + std::to_string(kMaxChainBytes) + " bytes each");
     if (c.space != Space::Texture) continue;
-    uint64_t maxTexels = kMaxTextureElems;
+    uint64_t maxTexels = kMaxTextureElements;
     int runtimeTexels = 0;
     if (hipDeviceGetAttribute(&runtimeTexels, hipDeviceAttributeMaxTexture1DLinear, 0) == hipSuccess && runtimeTexels > 0)
       maxTexels = std::min<uint64_t>(maxTexels, static_cast<uint64_t>(runtimeTexels));

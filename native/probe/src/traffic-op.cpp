@@ -1,7 +1,7 @@
 // traffic: argument validation and result shape; the kernels live in
 // traffic.cu, the counters in traffic-counters.cpp. Rules: the list at the top
-// of server/protocol/validate.ts (the simulated GPU applies the same, in
-// server/gpu/sim/traffic.ts), numbers in limits.h.
+// of server/protocol/validate.ts (the simulated GPU applies the same, from
+// server/protocol/validate-traffic.ts), numbers in limits.h.
 #include <chrono>
 #include <string>
 

@@ -1,7 +1,8 @@
 import type { DeviceProperties, L2FarnearResult, L2PersistResult } from '../../protocol/ops.js';
 import type { WorkSlicer } from './chase.js';
 import { hash32, type SimulatedDevice } from './simulated-device.js';
-import { FARNEAR_LINE_BYTES, validateL2Farnear, validateL2Persist } from '../../protocol/validate.js';
+import { FARNEAR_LINE_BYTES } from '../../protocol/limits.js';
+import { validateL2Farnear, validateL2Persist } from '../../protocol/validate.js';
 
 /**
  * l2.farnear as the native probe runs it (native/probe/src/l2-farnear.cu):

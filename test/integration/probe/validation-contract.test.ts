@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROBE_OPS, type DeviceProperties, type ProbeErrorCode } from '../../../server/protocol/ops.js';
 import { GPU_MODELS } from '../../../server/gpu/sim/index.js';
-import { CONSTANT_TABLE_BYTES, MAX_CHAIN_BYTES, MAX_SAMPLES, MAX_TEXTURE_ELEMENTS } from '../../../server/protocol/validate.js';
+import { CONSTANT_TABLE_BYTES, MAX_CHAIN_BYTES, MAX_SAMPLES, MAX_TEXTURE_ELEMENTS } from '../../../server/protocol/limits.js';
 import { exchange, PROBE_PATH, probeBuilt, REPO_ROOT } from './raw-probe.js';
 
 // One table of bad requests, answered by the simulated GPU (stdio adapter) and

@@ -5,7 +5,7 @@ import type { GpuIdentity } from '../../../server/model/gpu.js';
 import type { PchaseArgs } from '../../../server/protocol/ops.js';
 import { GPU_MODELS, l1CapacityBytes, SimulatedBackend, SimulatorConfigError, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { median } from '../../../server/analysis/index.js';
-import { MAX_SAMPLES } from '../../../server/protocol/validate.js';
+import { MAX_SAMPLES } from '../../../server/protocol/limits.js';
 
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;
 const A100 = GPU_MODELS['a100-40gb']!;
