@@ -60,6 +60,8 @@ export interface Settings {
   probeDeadlineMs: number;
   /** Diagnostics: the file each probe appends its per-request host-time spans to (the probe reads TOPOD_PROBE_PROFILE itself). */
   probeProfile: string | null;
+  /** libcupti.so (or its folder) the probe loads for the traffic family's counters (the probe reads TOPOD_CUPTI_PATH itself). */
+  cuptiPath: string | null;
   /** A file holding the admin token (a mounted secret); read once at boot into adminToken. */
   adminTokenFile: string | null;
   /** Listen on a non-loopback address without an admin token anyway. */
@@ -334,6 +336,14 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     // The probe's own default (native/probe/src/main.cpp).
     fallback: 120_000,
   },
+  cuptiPath: {
+    key: 'cuptiPath',
+    env: 'TOPOD_CUPTI_PATH',
+    flag: '--cupti-path',
+    help: "libcupti.so, or its folder, for the traffic family's hardware counters (default: the CUDA toolkit's library folders); reaches the probe through its environment",
+    parse: nonEmpty,
+    fallback: null,
+  },
   probeProfile: {
     key: 'probeProfile',
     env: 'TOPOD_PROBE_PROFILE',
@@ -413,7 +423,7 @@ export const SETTINGS: ReadonlyArray<Pick<Option<keyof Settings>, 'env' | 'flag'
  * admin put on the daemon holds for its probes too. The backend then pins
  * each probe to its GPU on top of this.
  */
-export const PROBE_ENV_NAMES = ['PATH', 'LD_LIBRARY_PATH', 'HOME', 'TMPDIR', 'TOPOD_PROBE_PROFILE'] as const;
+export const PROBE_ENV_NAMES = ['PATH', 'LD_LIBRARY_PATH', 'HOME', 'TMPDIR', 'TOPOD_PROBE_PROFILE', 'TOPOD_CUPTI_PATH'] as const;
 export const PROBE_ENV_PREFIXES = ['CUDA_', 'HIP_', 'HSA_', 'ROCR_', 'ROCM_', 'AMD_'] as const;
 
 /** The part of an environment the probe inherits (see above); the daemon's own by default. */
@@ -473,6 +483,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
   // --probe-profile reaches the probe the way the variable does: in its environment.
   const probeEnv = probeEnvironment(env);
   if (parsed.probeProfile !== null) probeEnv.TOPOD_PROBE_PROFILE = parsed.probeProfile;
+  if (parsed.cuptiPath !== null) probeEnv.TOPOD_CUPTI_PATH = parsed.cuptiPath;
   const config = { ...parsed, probeEnv, hwlocEnv: hwlocEnvironment(env) };
   if (config.adminTokenFile !== null) {
     if (config.adminToken !== null) throw new ConfigError('TOPOD_ADMIN_TOKEN and TOPOD_ADMIN_TOKEN_FILE are both set: give one');

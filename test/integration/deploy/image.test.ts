@@ -47,7 +47,7 @@ afterAll(() => rmSync(path.dirname(transpiledDist), { recursive: true, force: tr
 beforeAll(async () => {
   transpiledDist = path.join(mkdtempSync(path.join(tmpdir(), 'topod-image-dist-')), 'dist');
   const entryPoints = (readdirSync(path.join(repo, 'server'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(repo, 'server', f));
-  await build({ entryPoints, outdir: path.join(transpiledDist, 'server'), outbase: path.join(repo, 'server'), format: 'esm', platform: 'node', target: 'node20', logLevel: 'silent' });
+  await build({ entryPoints, outdir: path.join(transpiledDist, 'server'), outbase: path.join(repo, 'server'), format: 'esm', platform: 'node', target: 'node22', logLevel: 'silent' });
 }, 60_000);
 
 interface Assembled {

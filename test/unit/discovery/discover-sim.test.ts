@@ -93,9 +93,10 @@ describe.each(Object.values(GPU_MODELS))('discovery on the simulated $id', (mode
     const { outcome } = await wholeDiscovery(model);
     expect(reanalyse(outcome.raw).elements).toEqual(outcome.elements);
     expect(outcome.raw.map((series) => series.name)).toContain('l2.size.coarse');
-    // Samples only, no index arrays (the compute strategy's placements and barrier samples add ~40 kB).
+    // Samples only, no index arrays (the compute strategy's placements and barrier samples add ~40 kB; the bandwidth
+    // search's patience step and the hello's runtime flags a few kB more). An index array per chase would add megabytes.
     const partitions = outcome.raw.filter((series) => series.name === 'l2-partition');
-    expect(JSON.stringify(outcome.raw.filter((series) => !partitions.includes(series))).length).toBeLessThan(6_100_000);
+    expect(JSON.stringify(outcome.raw.filter((series) => !partitions.includes(series))).length).toBeLessThan(6_150_000);
     // The L2 partitions: one latency per SM and chunk (two launches of 1024 chunks), nothing more.
     expect(partitions.length).toBe(2);
     expect(JSON.stringify(partitions).length).toBeLessThan(2 * 1024 * model.device.multiprocessorCount * 5);
