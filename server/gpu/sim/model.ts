@@ -1,6 +1,5 @@
 import type { DeviceProperties, MemorySpace } from '../../protocol/ops.js';
 import type { CacheGeometry } from './set-associative-cache.js';
-import type { TrafficModel } from './traffic.js';
 
 /** The load paths through the per-SM L1 (or, on GPUs that split it, the caches beside it). */
 export type L1Space = 'global.ca' | 'readonly' | 'texture';
@@ -122,7 +121,7 @@ export interface GpuModel {
     copyBytesPerS: number;
   };
   compute: ComputeModel;
-  /** L2 ↔ device-memory traffic (./traffic.ts): overrides of what the L2 geometry implies (traffic.ts trafficModelOf). */
+  /** L2 ↔ device-memory traffic (TrafficModel below): overrides of what the L2 geometry implies (traffic.ts trafficModelOf). */
   traffic?: Partial<TrafficModel>;
 }
 
@@ -163,4 +162,30 @@ export interface ClusterModel {
     pullBytesPerCyclePerWarp: number;
     globalBytesPerCyclePerWarp: number;
   };
+}
+
+/**
+ * The traffic between the L2 and device memory, as the simulated GPU has it
+ * (issue 20). The truth discovery must recover: how many bytes one device
+ * memory read and write moves, what a read miss fills, whether a store that
+ * covers a sector in part reads it first (for a never-written and a written
+ * array), whether whole-sector stores read, and an optional prefetch factor on
+ * isolated reads (the paper's Volta-on 1.6×).
+ */
+export interface TrafficModel {
+  readTransactionBytes: number;
+  writeTransactionBytes: number;
+  /** What one read miss fills by default; cudaLimitMaxL2FetchGranularity clamps it to [readTransactionBytes, lineBytes]. */
+  fillBytes: number;
+  lineBytes: number;
+  /** Partial-sector stores read the sector first (an allocating store), by target. */
+  allocatingStores: { fresh: boolean; written: boolean };
+  /** Stores that cover whole sectors (contiguous accesses) read them too. */
+  fullSectorStoresRead: boolean;
+  /** Read bytes of accesses farther apart than the fill unit, over one fill each (1: no prefetch). */
+  prefetchFactor: number;
+  /** Why counters are unavailable (the probe answers `unsupported` with it); null when CUPTI works. */
+  countersUnavailable: string | null;
+  /** Relative stdev of a counter reading. */
+  counterNoise: number;
 }

@@ -2,34 +2,8 @@ import { TRAFFIC_FLUSH_L2_MULTIPLE } from '../../protocol/limits.js';
 import type { DeviceProperties, TrafficCase, TrafficCaseResult, TrafficResult } from '../../protocol/ops.js';
 import { ProbeError } from '../../protocol/probe-error.js';
 import { validateTraffic } from '../../protocol/validate-traffic.js';
-import type { GpuModel } from './model.js';
+import type { GpuModel, TrafficModel } from './model.js';
 import type { SimulatedDevice } from './simulated-device.js';
-
-/**
- * The traffic between the L2 and device memory, as the simulated GPU has it
- * (issue 20). The truth discovery must recover: how many bytes one device
- * memory read and write moves, what a read miss fills, whether a store that
- * covers a sector in part reads it first (for a never-written and a written
- * array), whether whole-sector stores read, and an optional prefetch factor on
- * isolated reads (the paper's Volta-on 1.6×).
- */
-export interface TrafficModel {
-  readTransactionBytes: number;
-  writeTransactionBytes: number;
-  /** What one read miss fills by default; cudaLimitMaxL2FetchGranularity clamps it to [readTransactionBytes, lineBytes]. */
-  fillBytes: number;
-  lineBytes: number;
-  /** Partial-sector stores read the sector first (an allocating store), by target. */
-  allocatingStores: { fresh: boolean; written: boolean };
-  /** Stores that cover whole sectors (contiguous accesses) read them too. */
-  fullSectorStoresRead: boolean;
-  /** Read bytes of accesses farther apart than the fill unit, over one fill each (1: no prefetch). */
-  prefetchFactor: number;
-  /** Why counters are unavailable (the probe answers `unsupported` with it); null when CUPTI works. */
-  countersUnavailable: string | null;
-  /** Relative stdev of a counter reading. */
-  counterNoise: number;
-}
 
 /** The model's traffic: its `traffic` overrides over what its L2 geometry implies (NVIDIA as the paper found it). */
 export function trafficModelOf(model: GpuModel): TrafficModel {

@@ -9,7 +9,8 @@ import { Prng } from '../../../server/gpu/sim/prng.js';
 import { SimulatedChannel } from '../../../server/gpu/sim/simulated-channel.js';
 import { SimulatedDevice } from '../../../server/gpu/sim/simulated-device.js';
 import { SimulatedProbe } from '../../../server/gpu/sim/simulated-probe.js';
-import { trafficModelOf, trueTraffic, type TrafficModel } from '../../../server/gpu/sim/traffic.js';
+import type { TrafficModel } from '../../../server/gpu/sim/model.js';
+import { trafficModelOf, trueTraffic } from '../../../server/gpu/sim/traffic.js';
 import type { TrafficTopology } from '../../../server/model/traffic-schema.js';
 
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;
