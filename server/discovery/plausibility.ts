@@ -2,6 +2,7 @@ import { combineConfidences } from '../analysis/index.js';
 import type { DiscoveryOutcome, ElementName, ElementTopology, RawSeries } from '../model/document.js';
 import { NEXT_LEVEL } from './miss-penalty.js';
 import { STRATEGIES } from './registry.js';
+import { STALL_CYCLES_WITHOUT_MEMORY_LATENCY, countOver, loadLatencies } from './stalled-loads.js';
 import { lineSizePoints } from './stride-series.js';
 
 /**
@@ -37,18 +38,6 @@ const LINE_WALK_ARRAYS = { minShare: 1, maxShare: 1.5 };
  * around it is not what the benchmark set up.
  */
 const STALL_FACTOR = 10;
-/** The limit where device memory's latency was not measured: 25 µs at 2 GHz, where a time slice lasts milliseconds. */
-const STALL_CYCLES_WITHOUT_MEMORY_LATENCY = 50_000;
-/** Probe ops whose results are timed loads, and where their latencies sit. */
-const LOAD_LATENCY_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  pchase: ['latenciesCycles'],
-  'pchase.pair': ['firstLatenciesCycles', 'secondLatenciesCycles'],
-  'selftest.consumer': ['consumedLatenciesCycles'],
-  'l2.persist': ['withoutCycles', 'withCycles'],
-};
-/** Ops whose result holds a list of per-chaser or per-SM entries, each with `latenciesCycles`. */
-const PER_ENTRY_LATENCY_OPS: Readonly<Record<string, 'series' | 'sms'>> = { 'pchase.batch': 'series', 'l2.partition': 'sms', 'l2.farnear': 'sms' };
-
 /** Attributes of an element that carry a confidence (partitions as a whole). */
 const CONFIDENT_ATTRIBUTES = ['size', 'latency', 'lineSize', 'fetchGranularity', 'fillGranularity', 'amount', 'segmentSize', 'readBandwidth', 'writeBandwidth', 'missPenalty', 'partitions'] as const;
 type ConfidentAttribute = (typeof CONFIDENT_ATTRIBUTES)[number];
@@ -284,50 +273,6 @@ function stalledLoads(elements: Elements, raw: readonly RawSeries[]): Plausibili
       reason: `${stalled} of ${loads} timed loads (${stalledBy.join(', ')}) took over ${Math.round(limit)} cycles${memoryLatency !== undefined ? ` (${STALL_FACTOR}× device memory's latency)` : ''}: another tenant's time slices ran on the GPU during the probe`,
     },
   ];
-}
-
-/**
- * Timed loads in `raw` that took over `limitCycles` (another tenant's time
- * slice stopped them), of all timed loads there: what the probe session
- * looks at after each family it measures, before device memory's latency is known.
- */
-export function stalledLoadsIn(raw: readonly RawSeries[], limitCycles = STALL_CYCLES_WITHOUT_MEMORY_LATENCY): { stalled: number; loads: number; limitCycles: number } {
-  let stalled = 0;
-  let loads = 0;
-  for (const series of raw) {
-    for (const latencies of loadLatencies(series)) {
-      loads += latencies.length;
-      stalled += countOver(latencies, limitCycles);
-    }
-  }
-  return { stalled, loads, limitCycles };
-}
-
-/**
- * In a function of its own: inlined in stalledLoads' loops, V8 threw the
- * compiled loop away at each strategy's ownsSeries (a new call target) and
- * compiled it again, ~50 ms of a cold analysis over ~2 M loads (issue 17.6).
- */
-function countOver(latencies: readonly number[], limit: number): number {
-  let over = 0;
-  for (const latency of latencies) if (latency > limit) over += 1;
-  return over;
-}
-
-function loadLatencies(series: RawSeries): Array<readonly number[]> {
-  const result = series.result as Record<string, unknown> | null;
-  if (!result || typeof result !== 'object') return [];
-  const out: Array<readonly number[]> = [];
-  for (const field of LOAD_LATENCY_FIELDS[series.op] ?? []) {
-    const values = result[field];
-    if (Array.isArray(values)) out.push(values as number[]);
-  }
-  const listField = PER_ENTRY_LATENCY_OPS[series.op];
-  const entries = listField ? result[listField] : undefined;
-  if (Array.isArray(entries)) {
-    for (const entry of entries as Array<{ latenciesCycles?: unknown }>) if (Array.isArray(entry.latenciesCycles)) out.push(entry.latenciesCycles as number[]);
-  }
-  return out;
 }
 
 /** Whether the attribute is there and measured (not the runtime's figure, which no check lowers). */

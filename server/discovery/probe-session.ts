@@ -2,7 +2,7 @@ import type { ProbeChannel } from '../gpu/backend.js';
 import { ProbeError } from '../protocol/probe-error.js';
 import type { ProbeOp, ProbeOps } from '../protocol/ops.js';
 import type { RawSeries } from '../model/document.js';
-import { stalledLoadsIn } from './plausibility.js';
+import { stalledLoadsIn } from './stalled-loads.js';
 
 export interface DiscoveryLogger {
   info(o: object, m?: string): void;
