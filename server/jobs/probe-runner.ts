@@ -5,7 +5,7 @@
  * event loop; a backend a test injects runs here, in-process, the same steps.
  */
 import type { Logger } from 'pino';
-import type { Discover } from './scheduler.js';
+import type { Discovery } from '../discovery/contract.js';
 import type { MeasurementBackend } from '../gpu/backend.js';
 import type { ProbeTarget } from '../model/document.js';
 import type { GpuIdentity } from '../model/gpu.js';
@@ -31,7 +31,7 @@ export interface ProbeRunner {
 }
 
 /** Measures on the caller's thread through `backend`, then analyses with `analyse` (the lifecycle's executor). */
-export function inProcessProbeRunner(backend: MeasurementBackend, discover: Discover, analyse: (task: AnalysisTask, signal: AbortSignal) => Promise<AnalysisProduct>): ProbeRunner {
+export function inProcessProbeRunner(backend: MeasurementBackend, discover: Discovery['discover'], analyse: (task: AnalysisTask, signal: AbortSignal) => Promise<AnalysisProduct>): ProbeRunner {
   return {
     async run(request) {
       const channel = await backend.open(request.gpu);
