@@ -8,8 +8,8 @@ import { withMissPenalties } from './miss-penalty.js';
 import { withPlausibility } from './plausibility.js';
 import { PROBE_TARGETS, carryOverRaw, missingOps, strategiesFor, strategiesToBuild, type Strategy } from './registry.js';
 
-export { L1_SEARCH_PLAN } from './l1.js';
-export { l2SearchPlan } from './l2.js';
+export { L1_SEARCH_PLAN } from './strategies/l1.js';
+export { l2SearchPlan } from './strategies/l2.js';
 export type { DiscoveryLogger } from './probe-session.js';
 export type { Discovery, Measurement, MeasureOptions } from './contract.js';
 export { MEASURABLE_ELEMENTS, PROBE_TARGETS, STRATEGIES, carryOverRaw, missingOps, strategiesFor, strategyOwning, type Strategy, type StrategyBuild } from './registry.js';

@@ -1,15 +1,15 @@
 import { supportedOps, type HelloResult, type ProbeOp } from '../protocol/ops.js';
 import { ELEMENT_NAMES, PROBE_FAMILIES, type ElementName, type ProbeTarget, type RawSeries } from '../model/document.js';
-import { BANDWIDTH_STRATEGY } from './bandwidth.js';
-import { COMPUTE_STRATEGY } from './compute.js';
-import { CONSTANT_STRATEGY } from './constant.js';
-import { L1_STRATEGY, READ_ONLY_STRATEGY, TEXTURE_STRATEGY } from './l1.js';
-import { L2_STRATEGY } from './l2.js';
-import { L2_STRUCTURE_STRATEGY } from './l2-structure.js';
-import { SHARED_STRATEGY } from './shared.js';
-import { SHARING_STRATEGY } from './sharing.js';
+import { BANDWIDTH_STRATEGY } from './strategies/bandwidth.js';
+import { COMPUTE_STRATEGY } from './strategies/compute.js';
+import { CONSTANT_STRATEGY } from './strategies/constant.js';
+import { L1_STRATEGY, READ_ONLY_STRATEGY, TEXTURE_STRATEGY } from './strategies/l1.js';
+import { L2_STRATEGY } from './strategies/l2.js';
+import { L2_STRUCTURE_STRATEGY } from './strategies/l2-structure.js';
+import { SHARED_STRATEGY } from './strategies/shared.js';
+import { SHARING_STRATEGY } from './strategies/sharing.js';
 import type { Strategy } from './strategy.js';
-import { TRAFFIC_STRATEGY } from './traffic.js';
+import { TRAFFIC_STRATEGY } from './strategies/traffic.js';
 
 export type { Strategy, StrategyBuild } from './strategy.js';
 

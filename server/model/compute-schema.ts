@@ -3,7 +3,7 @@
  * limits (MT4G §III-B), the GPC layout measured from thread block cluster
  * placements, and what Hopper's clusters allow and cost
  * (shared/seeds/thread-block-cluster-paper.txt). Built by
- * server/discovery/compute.ts from its raw series alone.
+ * server/discovery/strategies/compute.ts from its raw series alone.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Count, Nullable, partRef } from './schema-helpers.js';

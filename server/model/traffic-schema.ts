@@ -2,7 +2,7 @@
  * The traffic between the L2 and device memory (issue 20; the LLC-memory
  * traffic paper, shared/seeds/llc-memory-traffic-paper.txt): DRAM transaction
  * sizes, whether stores allocate, and the bytes a strided access really moves
- * per useful byte. Built by server/discovery/traffic.ts from its raw series
+ * per useful byte. Built by server/discovery/strategies/traffic.ts from its raw series
  * alone; every value says where it came from (`source`) and how it was
  * measured (`method`: hardware counters through CUPTI, or kernel times
  * converted with the measured device-memory bandwidth).

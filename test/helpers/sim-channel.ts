@@ -1,5 +1,5 @@
 /** A probe channel to one simulated GPU of a model, and the compute strategy run on one, for tests that drive strategies by hand. */
-import { COMPUTE_STRATEGY } from '../../server/discovery/compute.js';
+import { COMPUTE_STRATEGY } from '../../server/discovery/strategies/compute.js';
 import { ProbeSession } from '../../server/discovery/probe-session.js';
 import type { ProbeChannel } from '../../server/gpu/backend.js';
 import type { HelloResult } from '../../server/protocol/ops.js';

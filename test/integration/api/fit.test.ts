@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTraffic } from '../../../server/discovery/traffic.js';
+import { buildTraffic } from '../../../server/discovery/strategies/traffic.js';
 import { fitAdvice } from '../../../server/faces/fit.js';
 import type { RawSeries } from '../../../server/model/document.js';
 import { DocumentTopology, mergedGpu, recordedH100Result } from '../../helpers/face-documents.js';

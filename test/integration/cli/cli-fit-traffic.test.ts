@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError, TopodClient } from '../../../server/cli/client.js';
 import { fitCommand } from '../../../server/cli/commands/fit.js';
 import type { CliContext } from '../../../server/cli/context.js';
-import { buildTraffic } from '../../../server/discovery/traffic.js';
+import { buildTraffic } from '../../../server/discovery/strategies/traffic.js';
 import type { RawSeries } from '../../../server/model/document.js';
 import { DocumentTopology, mergedGpu, recordedH100Result } from '../../helpers/face-documents.js';
 import { buildTestApp, type TestApp } from '../api/harness.js';

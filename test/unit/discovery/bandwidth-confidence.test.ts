@@ -10,8 +10,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { repetitionConfidence } from '../../../server/analysis/index.js';
-import { BANDWIDTH_STRATEGY, buildBandwidth } from '../../../server/discovery/bandwidth.js';
-import { bandwidthConfidence, launchOverheadSeconds, leadOverPlateau, rateNoise, type TimedBandwidthPoint } from '../../../server/discovery/bandwidth-confidence.js';
+import { BANDWIDTH_STRATEGY, buildBandwidth } from '../../../server/discovery/strategies/bandwidth.js';
+import { bandwidthConfidence, launchOverheadSeconds, leadOverPlateau, rateNoise, type TimedBandwidthPoint } from '../../../server/discovery/strategies/bandwidth-confidence.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
 import { modelById, SimulatedBackend } from '../../../server/gpu/sim/index.js';
 

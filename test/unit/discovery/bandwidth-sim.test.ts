@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BANDWIDTH_STRATEGY, bandwidthArrays, bandwidthPoints, buildBandwidth, copyReferenceBytesPerSecond } from '../../../server/discovery/bandwidth.js';
+import { BANDWIDTH_STRATEGY, bandwidthArrays, bandwidthPoints, buildBandwidth, copyReferenceBytesPerSecond } from '../../../server/discovery/strategies/bandwidth.js';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
 import type { HelloResult } from '../../../server/protocol/ops.js';

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { clustersTheMapHolds } from '../../../server/discovery/compute-gpc.js';
-import { COMPUTE_STRATEGY } from '../../../server/discovery/compute.js';
+import { clustersTheMapHolds } from '../../../server/discovery/strategies/compute-gpc.js';
+import { COMPUTE_STRATEGY } from '../../../server/discovery/strategies/compute.js';
 import type { CalibrateResult, HelloResult } from '../../../server/protocol/ops.js';
 import type { ComputeTopology } from '../../../server/model/compute-schema.js';
 import type { RawSeries } from '../../../server/model/document.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clustersTheMapHolds, gpcLayout, groupsFromPlacements, tpcsFromPairs } from '../../../server/discovery/compute-gpc.js';
+import { clustersTheMapHolds, gpcLayout, groupsFromPlacements, tpcsFromPairs } from '../../../server/discovery/strategies/compute-gpc.js';
 import { reanalyse } from '../../../server/discovery/index.js';
 import type { ProbeChannel } from '../../../server/gpu/backend.js';
 import { ProbeError } from '../../../server/protocol/probe-error.js';

@@ -1,6 +1,6 @@
 /** buildConstantL15 on synthetic constant sweeps (pure): the L1.5 bound, and the sweeps that cannot give one. */
 import { describe, expect, it } from 'vitest';
-import { buildConstantL15 } from '../../../server/discovery/constant.js';
+import { buildConstantL15 } from '../../../server/discovery/strategies/constant.js';
 import type { RawSeries } from '../../../server/model/document.js';
 
 const L1 = 33;

@@ -6,7 +6,7 @@
  * granularity.
  */
 import { describe, expect, it } from 'vitest';
-import { buildL2 } from '../../../server/discovery/l2.js';
+import { buildL2 } from '../../../server/discovery/strategies/l2.js';
 import type { DeviceProperties } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';
 

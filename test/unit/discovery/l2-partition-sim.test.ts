@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { reanalyse } from '../../../server/discovery/index.js';
-import { L2_STRUCTURE_STRATEGY } from '../../../server/discovery/l2-structure.js';
+import { L2_STRUCTURE_STRATEGY } from '../../../server/discovery/strategies/l2-structure.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
 import { ProbeError } from '../../../server/protocol/probe-error.js';
 import type { HelloResult, L2FarnearArgs, L2PartitionResult } from '../../../server/protocol/ops.js';
-import { FARNEAR_BEYOND, FARNEAR_DRAM, FARNEAR_SHARED } from '../../../server/discovery/l2-farnear.js';
+import { FARNEAR_BEYOND, FARNEAR_DRAM, FARNEAR_SHARED } from '../../../server/discovery/strategies/l2-farnear.js';
 import { GPU_MODELS, type GpuModel } from '../../../server/gpu/sim/index.js';
 import { DOCUMENT_SCHEMA_VERSION, type RawSeries, type ResultDocument } from '../../../server/model/document.js';
 import { mergeTopology } from '../../../server/topology/merge.js';

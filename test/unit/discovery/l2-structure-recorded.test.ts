@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { COMPUTE_STRATEGY } from '../../../server/discovery/compute.js';
-import { buildL2Partitions } from '../../../server/discovery/l2-structure.js';
+import { COMPUTE_STRATEGY } from '../../../server/discovery/strategies/compute.js';
+import { buildL2Partitions } from '../../../server/discovery/strategies/l2-structure.js';
 import type { CalibrateResult, HelloResult } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';
 

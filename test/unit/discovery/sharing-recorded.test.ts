@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { buildSharing } from '../../../server/discovery/sharing.js';
+import { buildSharing } from '../../../server/discovery/strategies/sharing.js';
 import type { HelloResult } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';
 
@@ -46,7 +46,7 @@ describe('amount and sharing from an H100’s recorded series', () => {
 
 describe('the L2 partitions’ extra figures from the same H100 runs', () => {
   it('refuses l2.farnear latencies that never waited for their data, and still reads the persisting window’s effect', async () => {
-    const { buildL2Partitions } = await import('../../../server/discovery/l2-structure.js');
+    const { buildL2Partitions } = await import('../../../server/discovery/strategies/l2-structure.js');
     for (const { raw } of recorded.runs) {
       const calibration = raw.find((s) => s.op === 'calibrate')!.result as import('../../../server/protocol/ops.js').CalibrateResult;
       const { partitions, warnings } = buildL2Partitions(raw, calibration);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
-import { CONSTANT_STRATEGY } from '../../../server/discovery/constant.js';
-import { L1_STRATEGY, READ_ONLY_STRATEGY, TEXTURE_STRATEGY } from '../../../server/discovery/l1.js';
+import { CONSTANT_STRATEGY } from '../../../server/discovery/strategies/constant.js';
+import { L1_STRATEGY, READ_ONLY_STRATEGY, TEXTURE_STRATEGY } from '../../../server/discovery/strategies/l1.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
-import { SHARING_MEMBERS, SHARING_STRATEGY } from '../../../server/discovery/sharing.js';
+import { SHARING_MEMBERS, SHARING_STRATEGY } from '../../../server/discovery/strategies/sharing.js';
 import type { HelloResult, PchasePairArgs } from '../../../server/protocol/ops.js';
 import { GPU_MODELS, SimulatedDevice, type GpuModel } from '../../../server/gpu/sim/index.js';
 import type { L1Space } from '../../../server/gpu/sim/model.js';

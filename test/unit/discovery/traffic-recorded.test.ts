@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { reanalyse } from '../../../server/discovery/index.js';
-import { buildTraffic } from '../../../server/discovery/traffic.js';
+import { buildTraffic } from '../../../server/discovery/strategies/traffic.js';
 import { countedPoints, type TrafficPoint } from '../../../server/discovery/traffic-analysis.js';
 import { accuracyPercent, curveCorrections, parametersFromDocument, predictTraffic, predictWithCurve } from '../../../server/discovery/traffic-predict.js';
 import type { TrafficArgs, TrafficResult } from '../../../server/protocol/ops.js';

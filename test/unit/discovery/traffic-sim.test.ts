@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
-import { TRAFFIC_STRIDES, trafficFootprintBytes } from '../../../server/discovery/traffic.js';
+import { TRAFFIC_STRIDES, trafficFootprintBytes } from '../../../server/discovery/strategies/traffic.js';
 import { accuracyPercent, parametersFromDocument, predictTraffic } from '../../../server/discovery/traffic-predict.js';
 import type { ProbeChannel } from '../../../server/gpu/backend.js';
 import type { DeviceProperties } from '../../../server/protocol/ops.js';

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildTraffic } from '../../../server/discovery/traffic.js';
+import { buildTraffic } from '../../../server/discovery/strategies/traffic.js';
 import { curveCorrections, parametersFromDocument, predictWithCurve } from '../../../server/discovery/traffic-predict.js';
 import { fitAdvice } from '../../../server/faces/fit.js';
 import { fitTraffic, type FitAccess } from '../../../server/faces/fit-traffic.js';

@@ -1,6 +1,6 @@
-import type { DeviceProperties } from '../protocol/ops.js';
+import type { DeviceProperties } from '../../protocol/ops.js';
 import { perSmCacheStrategy, type PerSmCacheSpec } from './per-sm-cache.js';
-import type { SizeSearchPlan } from './size-search.js';
+import type { SizeSearchPlan } from '../size-search.js';
 
 /**
  * The unified L1 and the two other load paths through it, texture and

@@ -1,12 +1,12 @@
-import { classifyReRead, countCaches, decideSharing, referenceOf, type PlacementTest, type ReReadReference, type ReReadVerdict } from '../analysis/sharing.js';
-import type { ChaserSpec, DeviceProperties, PchaseArgs, PchasePairArgs, PchasePairResult, PchaseResult } from '../protocol/ops.js';
-import { ELEMENT_NAMES, type ElementName, type ElementTopology, type RawSeries } from '../model/document.js';
+import { classifyReRead, countCaches, decideSharing, referenceOf, type PlacementTest, type ReReadReference, type ReReadVerdict } from '../../analysis/sharing.js';
+import type { ChaserSpec, DeviceProperties, PchaseArgs, PchasePairArgs, PchasePairResult, PchaseResult } from '../../protocol/ops.js';
+import { ELEMENT_NAMES, type ElementName, type ElementTopology, type RawSeries } from '../../model/document.js';
 import { CONSTANT_SPEC } from './constant.js';
 import { L1_SPEC, READ_ONLY_SPEC, TEXTURE_SPEC } from './l1.js';
 import { nextLevelSamples, type PerSmCacheSpec } from './per-sm-cache.js';
-import type { ProbeSession } from './probe-session.js';
-import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
-import { recordedSearch, residentSamples } from './sweep-series.js';
+import type { ProbeSession } from '../probe-session.js';
+import { seriesUnder, type Strategy, type StrategyBuild } from '../strategy.js';
+import { recordedSearch, residentSamples } from '../sweep-series.js';
 
 /**
  * How many of each per-SM cache an SM has, and which of them are one

@@ -1,4 +1,4 @@
-import type { GpcLayout } from '../model/compute-schema.js';
+import type { GpcLayout } from '../../model/compute-schema.js';
 
 /**
  * The GPC map from cluster placements (thread-block-cluster paper §III-A1,

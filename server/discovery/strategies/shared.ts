@@ -1,7 +1,7 @@
-import type { ElementTopology } from '../model/document.js';
-import { toLatencyValue } from './latency-value.js';
-import { seriesUnder, type Strategy } from './strategy.js';
-import { chaseSamples } from './stride-series.js';
+import type { ElementTopology } from '../../model/document.js';
+import { toLatencyValue } from '../latency-value.js';
+import { seriesUnder, type Strategy } from '../strategy.js';
+import { chaseSamples } from '../stride-series.js';
 
 /**
  * Shared memory (MT4G Table I): its size per SM is what the runtime reports

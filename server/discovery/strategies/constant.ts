@@ -1,10 +1,10 @@
-import { concatSamples, fitFetchGranularity, median } from '../analysis/index.js';
-import type { CalibrateResult, DeviceProperties } from '../protocol/ops.js';
-import type { ElementTopology, RawSeries } from '../model/document.js';
-import { toLatencyValue } from './latency-value.js';
+import { concatSamples, fitFetchGranularity, median } from '../../analysis/index.js';
+import type { CalibrateResult, DeviceProperties } from '../../protocol/ops.js';
+import type { ElementTopology, RawSeries } from '../../model/document.js';
+import { toLatencyValue } from '../latency-value.js';
 import { buildPerSmCache, granularityValue, measurePerSmCache, type PerSmCacheSpec } from './per-sm-cache.js';
-import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
-import { stridePoints } from './stride-series.js';
+import { seriesUnder, type Strategy, type StrategyBuild } from '../strategy.js';
+import { stridePoints } from '../stride-series.js';
 
 /**
  * The constant caches (MT4G §IV-B, Table I): constant L1 and L1.5, both per

@@ -1,11 +1,11 @@
-import { analyseFarnear, analysePersist, analyseSharedCapacity, type FarnearSeries } from '../analysis/l2-farnear.js';
-import { median } from '../analysis/descriptive.js';
-import { ProbeError } from '../protocol/probe-error.js';
-import type { CalibrateResult, DeviceProperties, L2FarnearArgs, L2FarnearResult, L2PersistArgs, L2PersistResult } from '../protocol/ops.js';
-import type { L2Partitions, RawSeries } from '../model/document.js';
+import { analyseFarnear, analysePersist, analyseSharedCapacity, type FarnearSeries } from '../../analysis/l2-farnear.js';
+import { median } from '../../analysis/descriptive.js';
+import { ProbeError } from '../../protocol/probe-error.js';
+import type { CalibrateResult, DeviceProperties, L2FarnearArgs, L2FarnearResult, L2PersistArgs, L2PersistResult } from '../../protocol/ops.js';
+import type { L2Partitions, RawSeries } from '../../model/document.js';
 import { l2PartitionCapacityBytes } from './l2.js';
-import { toLatencyValue } from './latency-value.js';
-import type { ProbeSession } from './probe-session.js';
+import { toLatencyValue } from '../latency-value.js';
+import type { ProbeSession } from '../probe-session.js';
 
 /**
  * The L2 partitions' second half (issue 9): with one SM of each measured

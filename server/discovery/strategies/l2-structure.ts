@@ -1,11 +1,11 @@
-import { analyseL2Partitions, type PartitionSeries } from '../analysis/l2-partitions.js';
-import type { CalibrateResult, DeviceProperties, L2PartitionArgs, L2PartitionResult } from '../protocol/ops.js';
-import type { AmountValue, L2Partitions, RawSeries } from '../model/document.js';
+import { analyseL2Partitions, type PartitionSeries } from '../../analysis/l2-partitions.js';
+import type { CalibrateResult, DeviceProperties, L2PartitionArgs, L2PartitionResult } from '../../protocol/ops.js';
+import type { AmountValue, L2Partitions, RawSeries } from '../../model/document.js';
 import { buildFarnear, measureFarnear } from './l2-farnear.js';
 import { l2PartitionCapacityBytes } from './l2.js';
-import { toLatencyValue } from './latency-value.js';
-import type { ProbeSession } from './probe-session.js';
-import { seriesUnder, type Strategy } from './strategy.js';
+import { toLatencyValue } from '../latency-value.js';
+import type { ProbeSession } from '../probe-session.js';
+import { seriesUnder, type Strategy } from '../strategy.js';
 
 /**
  * The L2 as partitions (issue 9, "the L2 as it really is"): every SM at once

@@ -1,4 +1,4 @@
-import { mean, median, repetitionConfidence, stdev, type BandwidthPoint } from '../analysis/index.js';
+import { mean, median, repetitionConfidence, stdev, type BandwidthPoint } from '../../analysis/index.js';
 
 /**
  * How sure a searched bandwidth is (issue 17 item 3). The search reports the

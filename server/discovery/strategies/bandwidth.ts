@@ -7,12 +7,12 @@ import {
   searchBandwidth,
   type BandwidthPoint,
   type BandwidthSearchPlan,
-} from '../analysis/index.js';
-import type { BandwidthArgs, BandwidthCopyArgs, BandwidthResult, DeviceProperties } from '../protocol/ops.js';
-import type { ElementTopology, MeasuredValue, RawSeries } from '../model/document.js';
+} from '../../analysis/index.js';
+import type { BandwidthArgs, BandwidthCopyArgs, BandwidthResult, DeviceProperties } from '../../protocol/ops.js';
+import type { ElementTopology, MeasuredValue, RawSeries } from '../../model/document.js';
 import { bandwidthConfidence, type BandwidthConfidence } from './bandwidth-confidence.js';
-import type { ProbeSession } from './probe-session.js';
-import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
+import type { ProbeSession } from '../probe-session.js';
+import { seriesUnder, type Strategy, type StrategyBuild } from '../strategy.js';
 
 /**
  * L2 and device-memory read and write bandwidth (issue 9, Discovery II):

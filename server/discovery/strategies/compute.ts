@@ -1,5 +1,5 @@
-import { median } from '../analysis/index.js';
-import { ProbeError } from '../protocol/probe-error.js';
+import { median } from '../../analysis/index.js';
+import { ProbeError } from '../../protocol/probe-error.js';
 import type {
   CalibrateResult,
   ClusterDsmemArgs,
@@ -12,12 +12,12 @@ import type {
   ComputeSmidArgs,
   ComputeSmidResult,
   DeviceProperties,
-} from '../protocol/ops.js';
-import type { ComputeTopology, ThreadBlockClusters } from '../model/compute-schema.js';
-import type { MeasuredValue, RawSeries } from '../model/document.js';
+} from '../../protocol/ops.js';
+import type { ComputeTopology, ThreadBlockClusters } from '../../model/compute-schema.js';
+import type { MeasuredValue, RawSeries } from '../../model/document.js';
 import { gpcLayout, type Placement } from './compute-gpc.js';
-import { toLatencyValue } from './latency-value.js';
-import { seriesUnder, type Strategy } from './strategy.js';
+import { toLatencyValue } from '../latency-value.js';
+import { seriesUnder, type Strategy } from '../strategy.js';
 
 /**
  * The compute side (issue 10): SM limits from the runtime, cores and warp

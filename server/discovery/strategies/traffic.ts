@@ -1,12 +1,12 @@
-import { median } from '../analysis/descriptive.js';
-import { ProbeError } from '../protocol/probe-error.js';
-import type { DeviceProperties, TrafficArgs, TrafficCase, TrafficMethod, TrafficResult } from '../protocol/ops.js';
-import type { RawSeries } from '../model/document.js';
-import type { TrafficFallbackError, TrafficFlag, TrafficPoint as CurvePoint, TrafficTopology, TrafficValue } from '../model/traffic-schema.js';
-import type { ProbeSession } from './probe-session.js';
-import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
-import { countedPoints, fitTraffic, parametersOf, timedPoints, type Estimate, type Flag, type TrafficPoint } from './traffic-analysis.js';
-import { lineSizeParameters, predictTraffic, type TrafficParameters } from './traffic-predict.js';
+import { median } from '../../analysis/descriptive.js';
+import { ProbeError } from '../../protocol/probe-error.js';
+import type { DeviceProperties, TrafficArgs, TrafficCase, TrafficMethod, TrafficResult } from '../../protocol/ops.js';
+import type { RawSeries } from '../../model/document.js';
+import type { TrafficFallbackError, TrafficFlag, TrafficPoint as CurvePoint, TrafficTopology, TrafficValue } from '../../model/traffic-schema.js';
+import type { ProbeSession } from '../probe-session.js';
+import { seriesUnder, type Strategy, type StrategyBuild } from '../strategy.js';
+import { countedPoints, fitTraffic, parametersOf, timedPoints, type Estimate, type Flag, type TrafficPoint } from '../traffic-analysis.js';
+import { lineSizeParameters, predictTraffic, type TrafficParameters } from '../traffic-predict.js';
 
 /**
  * L2 ↔ device-memory traffic (issue 20; the LLC-memory traffic paper): the

@@ -1,13 +1,13 @@
-import { concatSamples, detectLineSize, fitFetchGranularity, lineSizeStrides, median, slowThreshold, type ChangePointFound, type SweepPoint } from '../analysis/index.js';
-import type { CalibrateResult, DeviceProperties, MemorySpace } from '../protocol/ops.js';
-import type { Carveout, ElementName, ElementTopology, MeasuredValue, RawSeries } from '../model/document.js';
-import { toLatencyValue } from './latency-value.js';
-import type { ProbeSession } from './probe-session.js';
-import { searchSize, type SizeSearchPlan } from './size-search.js';
-import { chunkSizes } from './sizes.js';
-import { chaseSamples, lineSizePoints, stridePoints, type ChaseSamples } from './stride-series.js';
-import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
-import { recordedSearch, residentSamples, sweepPoints, type RecordedSearch } from './sweep-series.js';
+import { concatSamples, detectLineSize, fitFetchGranularity, lineSizeStrides, median, slowThreshold, type ChangePointFound, type SweepPoint } from '../../analysis/index.js';
+import type { CalibrateResult, DeviceProperties, MemorySpace } from '../../protocol/ops.js';
+import type { Carveout, ElementName, ElementTopology, MeasuredValue, RawSeries } from '../../model/document.js';
+import { toLatencyValue } from '../latency-value.js';
+import type { ProbeSession } from '../probe-session.js';
+import { searchSize, type SizeSearchPlan } from '../size-search.js';
+import { chunkSizes } from '../sizes.js';
+import { chaseSamples, lineSizePoints, stridePoints, type ChaseSamples } from '../stride-series.js';
+import { seriesUnder, type Strategy, type StrategyBuild } from '../strategy.js';
+import { recordedSearch, residentSamples, sweepPoints, type RecordedSearch } from '../sweep-series.js';
 
 /**
  * A per-SM cache reached by one load flavour (thesis §4.1; MT4G §IV-B to

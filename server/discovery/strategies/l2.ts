@@ -1,14 +1,14 @@
-import { combineConfidences, concatSamples, detectLineSize, lineSizeStrides, slowThreshold } from '../analysis/index.js';
-import { fitL2Capacity, type L2CapacityFit } from '../analysis/l2-capacity.js';
-import type { CalibrateResult, DeviceProperties } from '../protocol/ops.js';
-import type { ElementTopology, RawSeries } from '../model/document.js';
-import { toLatencyValue } from './latency-value.js';
-import type { ProbeSession } from './probe-session.js';
-import { searchSize, type SizeSearchPlan } from './size-search.js';
+import { combineConfidences, concatSamples, detectLineSize, lineSizeStrides, slowThreshold } from '../../analysis/index.js';
+import { fitL2Capacity, type L2CapacityFit } from '../../analysis/l2-capacity.js';
+import type { CalibrateResult, DeviceProperties } from '../../protocol/ops.js';
+import type { ElementTopology, RawSeries } from '../../model/document.js';
+import { toLatencyValue } from '../latency-value.js';
+import type { ProbeSession } from '../probe-session.js';
+import { searchSize, type SizeSearchPlan } from '../size-search.js';
 import { fetchGranularityOf, lineSizeArrays, sweepLineStrides } from './per-sm-cache.js';
-import { seriesUnder, type Strategy, type StrategyBuild } from './strategy.js';
-import { chaseSamples, lineSizePoints } from './stride-series.js';
-import { recordedSearch, residentSamples, sweepPoints } from './sweep-series.js';
+import { seriesUnder, type Strategy, type StrategyBuild } from '../strategy.js';
+import { chaseSamples, lineSizePoints } from '../stride-series.js';
+import { recordedSearch, residentSamples, sweepPoints } from '../sweep-series.js';
 
 /**
  * L2 size, segments and latency, and device-memory latency (thesis §4.2;
