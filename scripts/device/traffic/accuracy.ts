@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { countedPoints, fitTraffic, parametersOf, timedPoints, type TrafficPoint } from '../../../server/discovery/traffic-analysis.js';
+import { countedPoints, fitTraffic, parametersOf, timedPoints, type TrafficPoint } from '../../../server/discovery/strategies/traffic-analysis.js';
 import { accuracyPercent, curveCorrections, predictTraffic, predictWithCurve, type CurveCorrection } from '../../../server/discovery/traffic-predict.js';
 import type { TrafficArgs, TrafficResult } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';

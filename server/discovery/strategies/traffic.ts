@@ -5,7 +5,7 @@ import type { RawSeries } from '../../model/document.js';
 import type { TrafficFallbackError, TrafficFlag, TrafficPoint as CurvePoint, TrafficTopology, TrafficValue } from '../../model/traffic-schema.js';
 import type { ProbeSession } from '../probe-session.js';
 import { seriesUnder, type Strategy, type StrategyBuild } from '../strategy.js';
-import { countedPoints, fitTraffic, parametersOf, timedPoints, type Estimate, type Flag, type TrafficPoint } from '../traffic-analysis.js';
+import { countedPoints, fitTraffic, parametersOf, timedPoints, type Estimate, type Flag, type TrafficPoint } from './traffic-analysis.js';
 import { lineSizeParameters, predictTraffic, type TrafficParameters } from '../traffic-predict.js';
 
 /**

@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { reanalyse } from '../../../server/discovery/index.js';
 import { buildTraffic } from '../../../server/discovery/strategies/traffic.js';
-import { countedPoints, type TrafficPoint } from '../../../server/discovery/traffic-analysis.js';
+import { countedPoints, type TrafficPoint } from '../../../server/discovery/strategies/traffic-analysis.js';
 import { accuracyPercent, curveCorrections, parametersFromDocument, predictTraffic, predictWithCurve } from '../../../server/discovery/traffic-predict.js';
 import type { TrafficArgs, TrafficResult } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';

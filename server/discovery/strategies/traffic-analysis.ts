@@ -11,10 +11,10 @@
  * stride 1 with whole elements, where every model agrees on the bytes (one
  * read of the array, one write, or both).
  */
-import { median } from '../analysis/descriptive.js';
-import type { TrafficCaseResult, TrafficResult } from '../protocol/ops.js';
-import type { TrafficMethodName, TrafficPatternName } from '../model/traffic-schema.js';
-import { ACCESSES_PER_ELEMENT, type TrafficParameters } from './traffic-predict.js';
+import { median } from '../../analysis/descriptive.js';
+import type { TrafficCaseResult, TrafficResult } from '../../protocol/ops.js';
+import type { TrafficMethodName, TrafficPatternName } from '../../model/traffic-schema.js';
+import { ACCESSES_PER_ELEMENT, type TrafficParameters } from '../traffic-predict.js';
 
 export interface TrafficPoint {
   method: TrafficMethodName;
