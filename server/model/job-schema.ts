@@ -17,7 +17,7 @@ export const ProbeJobSchema = Type.Object({
   progress: Type.Number({ minimum: 0, maximum: 1 }),
   error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
   reason: Type.String({ description: 'why it was queued: first-probe, driver-changed, requested, …' }),
-  requestedBy: Type.String({ description: 'boot, gpu-added, api:<client address>' }),
+  requestedBy: Type.String({ description: 'boot, nvml-change (NVML reported a GPU added or changed), api:<client address>' }),
   only: Type.Union([Type.Array(ProbeTargetSchema), Type.Null()]),
   force: Type.Boolean({ description: 'cancelled the GPU\'s active job when it was requested' }),
   evenIfBusy: Type.Boolean({ description: 'measured even while other processes use the GPU; the result says so' }),
