@@ -11,7 +11,7 @@ import type { HwlocGpu } from '../faces/hwloc-gpu-info.js';
 import { HostHwlocXml, runLstopo } from '../faces/hwloc-lstopo.js';
 import { HWLOC_XML_MEDIA_TYPE, hwlocXmlWithGpus } from '../faces/hwloc-xml.js';
 import { buildNodeDocument } from '../fleet/node-document.js';
-import { NodeDocumentSchema, type NodeDocument } from '../fleet/node-schema.js';
+import { NodeDocumentSchema, type NodeDocument } from '../model/node-schema.js';
 import { jsonResponse, problemResponse } from '../model/api-schema.js';
 
 /** Where live NVML state comes from: the daemon's poller (a snapshot per read). */

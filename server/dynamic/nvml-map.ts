@@ -4,14 +4,11 @@
  * refused to list GPU instances (unprivileged reader) — instances rebuilt from
  * the MIG device handles, which any reader may see, without placements.
  */
+import { P2P_STATUSES, PCIE_ANCESTORS, type P2pStatus, type PcieAncestor } from '../model/node-schema.js';
 import {
-  P2P_STATUSES,
-  PCIE_ANCESTORS,
   type DynamicSnapshot,
   type NvlinkRemoteType,
   type NvmlDevicePair,
-  type P2pStatus,
-  type PcieAncestor,
   type MigComputeInstanceInfo,
   type MigInstanceInfo,
   type MigProfileInfo,

@@ -3,6 +3,7 @@
  * merged into the topology by server/topology. Every field NVML may refuse is
  * nullable: NOT_SUPPORTED / NO_PERMISSION degrade one field, never the answer.
  */
+import type { P2pStatus, PcieAncestor } from '../model/node-schema.js';
 import type { ActivityReadOptions, GpuActivityReading } from './activity-types.js';
 
 export interface MigProfileInfo {
@@ -67,13 +68,6 @@ export interface NvmlDeviceState {
 
 export const NVLINK_REMOTE_TYPES = ['gpu', 'ibmnpu', 'switch', 'unknown'] as const;
 export type NvlinkRemoteType = (typeof NVLINK_REMOTE_TYPES)[number];
-
-/** nvmlGpuTopologyLevel_t by name; `nvidia-smi topo -m` prints them as X?, PIX, PXB, PHB, NODE, SYS. */
-export const PCIE_ANCESTORS = ['internal', 'single', 'multiple', 'hostbridge', 'node', 'system'] as const;
-export type PcieAncestor = (typeof PCIE_ANCESTORS)[number];
-
-export const P2P_STATUSES = ['ok', 'chipset-not-supported', 'gpu-not-supported', 'ioh-topology-not-supported', 'disabled-by-regkey', 'not-supported', 'unknown'] as const;
-export type P2pStatus = (typeof P2P_STATUSES)[number];
 
 /** How two GPUs connect, as NVML answers it; every field null when refused (listed in degraded). */
 export interface NvmlDevicePair {

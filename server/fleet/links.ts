@@ -10,7 +10,8 @@
  * switch), PXB (several), PHB (a host bridge), NODE (one NUMA node), SYS
  * (across the SMP interconnect).
  */
-import type { DynamicSnapshot, NvlinkRemoteType, NvmlDevicePair, NvmlDeviceState, P2pStatus, PcieAncestor } from '../dynamic/types.js';
+import type { DynamicSnapshot, NvlinkRemoteType, NvmlDevicePair, NvmlDeviceState } from '../dynamic/types.js';
+import type { P2pStatus, PcieAncestor } from '../model/node-schema.js';
 
 export const TOPO_PCIE_NAMES: Record<PcieAncestor, string> = {
   internal: 'PIX',

@@ -5,7 +5,7 @@ import type { TopologyApi } from '../model/topology-api.js';
 import { nodeAgreement } from './agreement.js';
 import { readGpuFacts } from './gpu-documents.js';
 import { gpuLinks } from './links.js';
-import type { NodeDocument } from './node-schema.js';
+import type { NodeDocument } from '../model/node-schema.js';
 
 export function buildNodeDocument(topology: Pick<TopologyApi, 'listGpus' | 'getTopology'>, snapshot: DynamicSnapshot | null, host: string = hostname()): NodeDocument {
   const gpus = readGpuFacts(topology);

@@ -9,7 +9,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseFeatureFile } from '../../../server/fleet/labels.js';
-import type { NodeDocument } from '../../../server/fleet/node-schema.js';
+import type { NodeDocument } from '../../../server/model/node-schema.js';
 import type { DaemonProcess } from '../../helpers/daemon-process.js';
 import { startFakeNvmlDaemon, writeScenario } from '../../helpers/fake-nvml-daemon.js';
 import { useTempDir } from '../../helpers/temp-dir.js';

@@ -4,8 +4,15 @@
  * document (topologyUrl); this document only summarises and links them.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { P2P_STATUSES, PCIE_ANCESTORS } from '../dynamic/types.js';
-import { Count, Nullable, StringEnum } from '../model/schema-helpers.js';
+import { GPU_PROBE_STATUSES } from './document-schema.js';
+import { Count, Nullable, StringEnum } from './schema-helpers.js';
+
+/** nvmlGpuTopologyLevel_t by name; `nvidia-smi topo -m` prints them as X?, PIX, PXB, PHB, NODE, SYS. */
+export const PCIE_ANCESTORS = ['internal', 'single', 'multiple', 'hostbridge', 'node', 'system'] as const;
+export type PcieAncestor = (typeof PCIE_ANCESTORS)[number];
+
+export const P2P_STATUSES = ['ok', 'chipset-not-supported', 'gpu-not-supported', 'ioh-topology-not-supported', 'disabled-by-regkey', 'not-supported', 'unknown'] as const;
+export type P2pStatus = (typeof P2P_STATUSES)[number];
 
 const P2pStatusSchema = Nullable(StringEnum(P2P_STATUSES));
 
@@ -17,7 +24,7 @@ export const NodeGpuSchema = Type.Object(
     pciBusId: Nullable(Type.String()),
     numaNode: Nullable(Count()),
     simulated: Type.Boolean(),
-    probeStatus: StringEnum(['unprobed', 'queued', 'waiting', 'running', 'probed', 'failed'] as const),
+    probeStatus: StringEnum(GPU_PROBE_STATUSES),
     measured: Type.Boolean({ description: 'a topology document with a result is served for this GPU' }),
     resultFinishedAt: Nullable(Type.String({ format: 'date-time', description: 'when the served result’s probe finished' })),
     topologyUrl: Type.String({ description: 'this GPU’s own document: every measured value' }),
