@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { TopologyPendingError, TopologyUnavailableError } from '../errors.js';
 import { topologySvg } from '../faces/svg.js';
-import { LinkHeaderSchema, problemResponse } from '../model/api-schema.js';
+import { LinkHeaderSchema, problemResponse, RetryAfterHeaderSchema } from '../model/api-schema.js';
 import { GpuParamsSchema } from '../model/gpu-schema.js';
 import { servedGpuDocument } from './face-lookup.js';
 import { formatEtag, ifNoneMatchHits } from './http-cache.js';
@@ -38,7 +38,7 @@ const pictureRoutes: FastifyPluginAsyncTypebox = async (app) => {
           404: problemResponse('no such GPU'),
           503: {
             ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
-            headers: { 'retry-after': Type.Integer({ description: 'seconds, while a probe is pending' }), link: LinkHeaderSchema },
+            headers: { 'retry-after': RetryAfterHeaderSchema, link: LinkHeaderSchema },
           },
         },
       },

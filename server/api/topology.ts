@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ExportIncompleteError, TopologyPendingError, TopologyUnavailableError } from '../errors.js';
 import { MT4G_MEDIA_TYPE } from '../faces/mt4g-export.js';
-import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
+import { LinkHeaderSchema, jsonResponse, problemResponse, RetryAfterHeaderSchema } from '../model/api-schema.js';
 import { GpuParamsSchema } from '../model/gpu-schema.js';
 import { TopologyDocumentSchema } from '../model/topology-schema.js';
 import { notServed } from './face-lookup.js';
@@ -55,7 +55,7 @@ const topologyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           409: problemResponse(`format=mt4g only: the result has no device properties to export (${ExportIncompleteError.code}); probe the GPU again`),
           503: {
             ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
-            headers: { 'retry-after': Type.Integer({ description: 'seconds, while a probe is pending' }), link: LinkHeaderSchema },
+            headers: { 'retry-after': RetryAfterHeaderSchema, link: LinkHeaderSchema },
           },
         },
       },

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { curveCorrections, lineSizeParameters, parametersFromDocument, predictTraffic, predictWithCurve, type TrafficQuery } from '../discovery/traffic-predict.js';
 import { NotFoundError, TopologyPendingError, TopologyUnavailableError, ValidationError } from '../errors.js';
-import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
+import { LinkHeaderSchema, jsonResponse, problemResponse, RetryAfterHeaderSchema } from '../model/api-schema.js';
 import type { GpuTopologyDocument } from '../model/document.js';
 import { GpuParamsSchema } from '../model/gpu-schema.js';
 import { StringEnum } from '../model/schema-helpers.js';
@@ -144,7 +144,7 @@ const trafficRoutes: FastifyPluginAsyncTypebox = async (app) => {
           404: problemResponse('no such GPU, or its traffic was never measured'),
           503: {
             ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
-            headers: { 'retry-after': Type.Integer({ description: 'seconds, while a probe is pending' }), link: LinkHeaderSchema },
+            headers: { 'retry-after': RetryAfterHeaderSchema, link: LinkHeaderSchema },
           },
         },
       },

@@ -59,3 +59,6 @@ export function jsonResponse<T extends TSchema>(description: string, schema: T) 
 }
 
 export const LinkHeaderSchema = Type.String({ description: 'RFC 8288 link to the related resource' });
+
+/** Retry-After on a 503 while the GPU's first probe is pending (with a Link to its job). */
+export const RetryAfterHeaderSchema = Type.Integer({ description: 'seconds, while a probe is pending' });
