@@ -2,9 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { TopologyPendingError, TopologyUnavailableError, ValidationError } from '../errors.js';
-import { FitAdviceSchema, fitAdvice } from '../faces/fit.js';
+import { fitAdvice } from '../faces/fit.js';
 import type { FitAccess } from '../faces/fit-traffic.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
+import { FitAdviceSchema } from '../model/fit-schema.js';
 import { GpuParamsSchema } from '../model/gpu-schema.js';
 import { servedGpuDocument } from './face-lookup.js';
 import { TrafficQuerySchema } from './traffic.js';

@@ -1,5 +1,5 @@
 /** `topod fit` for people: the advice as a table with the numbers it used. */
-import type { FitAdvice } from '../faces/fit.js';
+import type { FitAdvice } from '../model/fit-schema.js';
 import { formatBytes } from '../faces/documents.js';
 import { table } from './format.js';
 import type { TableView } from './output.js';

@@ -1,7 +1,7 @@
 /** `topod fit <id> --working-set <size> [--stride <size> --element <size> --pattern … --target …]`: which MIG profiles keep a working set inside their L2 share, and what a strided access over it costs in device-memory traffic. */
 import { Command, Option } from 'commander';
 import { formatBandwidth } from '../../faces/documents.js';
-import type { FitTraffic } from '../../faces/fit-traffic.js';
+import type { FitTraffic } from '../../model/fit-traffic-schema.js';
 import { TRAFFIC_PATTERN_NAMES, TRAFFIC_TARGET_NAMES } from '../../model/traffic-schema.js';
 import { CliError } from '../client.js';
 import type { CliContext } from '../context.js';
