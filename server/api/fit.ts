@@ -1,30 +1,12 @@
 /** GET /v1/gpus/{id}/fit?workingSetBytes=[&strideBytes=&elementBytes=&pattern=&target=] — MIG fit advice (server/faces/fit.ts). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type, type Static } from '@sinclair/typebox';
 import { TopologyPendingError, TopologyUnavailableError, ValidationError } from '../errors.js';
 import { fitAdvice } from '../faces/fit.js';
 import type { FitAccess } from '../faces/fit-traffic.js';
-import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
-import { FitAdviceSchema } from '../model/fit-schema.js';
+import { LinkHeaderSchema, jsonResponse, problemResponse, RetryAfterHeaderSchema } from '../model/api-schema.js';
+import { FitAdviceSchema, FitQuerySchema, type FitQuery } from '../model/fit-schema.js';
 import { GpuParamsSchema } from '../model/gpu-schema.js';
 import { servedGpuDocument } from './face-lookup.js';
-import { TrafficQuerySchema } from './traffic.js';
-
-/** 2^53: the largest byte count a JSON number carries exactly. */
-const MAX_WORKING_SET_BYTES = Number.MAX_SAFE_INTEGER;
-
-/** The access fields are GET /v1/gpus/{id}/traffic's, with the same limits; the working set is their footprint. */
-export const FitQuerySchema = Type.Object(
-  {
-    workingSetBytes: Type.Integer({ minimum: 1, maximum: MAX_WORKING_SET_BYTES, description: 'the working set in bytes' }),
-    strideBytes: Type.Optional(TrafficQuerySchema.properties.strideBytes),
-    elementBytes: TrafficQuerySchema.properties.elementBytes,
-    pattern: TrafficQuerySchema.properties.pattern,
-    target: TrafficQuerySchema.properties.target,
-  },
-  { additionalProperties: false },
-);
-type FitQuery = Static<typeof FitQuerySchema>;
 
 /** The access the query describes (any access field given), defaults filled in; undefined when it describes none. */
 export function accessOf(query: FitQuery): FitAccess | undefined {
@@ -55,7 +37,7 @@ const fitRoutes: FastifyPluginAsyncTypebox = async (app) => {
           404: problemResponse('no such GPU'),
           503: {
             ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
-            headers: { 'retry-after': Type.Integer({ description: 'seconds, while a probe is pending' }), link: LinkHeaderSchema },
+            headers: { 'retry-after': RetryAfterHeaderSchema, link: LinkHeaderSchema },
           },
         },
       },

@@ -1,10 +1,12 @@
 /**
  * GET /v1/gpus/{id}/fit: which MIG GPU-instance profiles keep a working set
  * in L2, with the numbers used (built by server/faces/fit.ts), and, for a
- * described access, its device-memory traffic (./fit-traffic-schema.ts).
+ * described access, its device-memory traffic (./fit-traffic-schema.ts);
+ * and the query that asks for it.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FitTrafficSchema } from './fit-traffic-schema.js';
+import { TrafficQuerySchema } from './traffic-prediction-schema.js';
 
 const Nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });
 
@@ -72,3 +74,19 @@ export const FitAdviceSchema = Type.Object(
 );
 export type FitAdvice = Static<typeof FitAdviceSchema>;
 export type FitProfile = Static<typeof FitProfileSchema>;
+
+/** 2^53: the largest byte count a JSON number carries exactly. */
+const MAX_WORKING_SET_BYTES = Number.MAX_SAFE_INTEGER;
+
+/** The access fields are GET /v1/gpus/{id}/traffic's, with the same limits; the working set is their footprint. */
+export const FitQuerySchema = Type.Object(
+  {
+    workingSetBytes: Type.Integer({ minimum: 1, maximum: MAX_WORKING_SET_BYTES, description: 'the working set in bytes' }),
+    strideBytes: Type.Optional(TrafficQuerySchema.properties.strideBytes),
+    elementBytes: TrafficQuerySchema.properties.elementBytes,
+    pattern: TrafficQuerySchema.properties.pattern,
+    target: TrafficQuerySchema.properties.target,
+  },
+  { additionalProperties: false },
+);
+export type FitQuery = Static<typeof FitQuerySchema>;

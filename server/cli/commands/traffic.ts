@@ -1,6 +1,6 @@
 /** `topod traffic <id> --stride <size> --footprint <size>`: the device-memory bytes a strided pattern moves (GET /v1/gpus/{id}/traffic). */
 import { Command, Option } from 'commander';
-import type { TrafficPrediction } from '../../api/traffic.js';
+import type { TrafficPrediction } from '../../model/traffic-prediction-schema.js';
 import { formatBytes } from '../../faces/documents.js';
 import { TRAFFIC_PATTERN_NAMES, TRAFFIC_TARGET_NAMES } from '../../model/traffic-schema.js';
 import { CliError } from '../client.js';
