@@ -149,6 +149,14 @@ describe('import boundaries', () => {
     expect(cycles(graph), 'an import cycle: break it (move the shared piece down)').toEqual([]);
   });
 
+  it('keeps TypeBox schemas in the model (routes may still shape their own headers and query strings)', () => {
+    const building = sources(SERVER)
+      .map((file) => path.relative(SERVER, file))
+      .filter((file) => !['model', 'api'].includes(unit(file)))
+      .filter((file) => /^import (?!type )[^'"]*from '@sinclair\/typebox'/m.test(readFileSync(path.join(SERVER, file), 'utf8')));
+    expect(building, 'move the schema to server/model/').toEqual([]);
+  });
+
   it('keeps the model free of imports from the rest of the daemon', () => {
     expect(all.filter((edge) => unit(edge.from) === 'model' && unit(edge.to) !== 'model')).toEqual([]);
   });
