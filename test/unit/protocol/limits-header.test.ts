@@ -10,7 +10,8 @@ describe('the native probe limits header (generated from server/protocol/limits.
 
   it('holds every limit of the table, under its C++ name and with its value', () => {
     const header = renderLimitsHeader();
-    for (const name of Object.keys(PROBE_LIMITS)) expect(header).toMatch(new RegExp(`constexpr uint64_t ${cppConstantName(name)} = [^;]+;`));
+    for (const name of Object.keys(PROBE_LIMITS))
+      expect(header).toMatch(new RegExp(`constexpr uint64_t ${cppConstantName(name)} = [^;]+;`));
     expect(header).toContain('constexpr uint64_t kMaxArrayBytes = uint64_t{1} << 52;');
     expect(header).toContain('constexpr uint64_t kMaxSamples = 8192;');
     expect(header).toContain('constexpr uint64_t kMaxChainBytes = 17179869180;');
