@@ -74,11 +74,16 @@ async function analyseInThisProcess(index: number): Promise<ChildReport> {
 
 function inFreshProcess(index: number): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--child', String(index)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, '--expose-gc'] });
+    const child = fork(fileURLToPath(import.meta.url), ['--child', String(index)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [...process.execArgv, '--expose-gc'],
+    });
     let report: ChildReport | undefined;
     child.on('message', (message) => (report = message as ChildReport));
     child.on('error', reject);
-    child.on('exit', (code) => (report && code === 0 ? resolve(report) : reject(new Error(`the analysis process for run ${index} exited with ${code}`))));
+    child.on('exit', (code) =>
+      report && code === 0 ? resolve(report) : reject(new Error(`the analysis process for run ${index} exited with ${code}`)),
+    );
   });
 }
 
@@ -95,20 +100,31 @@ if (childAt >= 0) {
   const reports: ChildReport[] = [];
   for (let index = 0; index < composedFullDiscoveries().length; index += 1) reports.push(await inFreshProcess(index));
 
-  console.log(`bench:analysis — reanalyse of ${reports.length} full H100 discoveries (recorded raw series, composed: test/unit/discovery/recorded-h100-runs.ts)`);
-  console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`);
+  console.log(
+    `bench:analysis — reanalyse of ${reports.length} full H100 discoveries (recorded raw series, composed: test/unit/discovery/recorded-h100-runs.ts)`,
+  );
+  console.log(
+    `machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`,
+  );
   console.log(`runs:    ${ITERATIONS} analyses per discovery, one fresh process per discovery; CPU ms = user + system\n`);
   for (const report of reports) {
-    console.log(`${report.label}: ${report.rawSeries} raw series; total CPU ms per analysis ${report.analyses.map((timings) => timings[TOTAL]!.toFixed(0)).join(' ')}`);
+    console.log(
+      `${report.label}: ${report.rawSeries} raw series; total CPU ms per analysis ${report.analyses.map((timings) => timings[TOTAL]!.toFixed(0)).join(' ')}`,
+    );
   }
   console.log(`\n${'strategy'.padEnd(20)} ${'median ms'.padStart(10)} ${'max ms'.padStart(8)} ${'first ms'.padStart(9)}`);
   const all = reports.flatMap((report) => report.analyses);
   const firsts = reports.map((report) => report.analyses[0]!);
   // What reanalyse does besides the builds: merging them, miss penalties, plausibility checks.
-  for (const timings of all) timings[BESIDES] = timings[TOTAL]! - STRATEGIES.reduce((sum, strategy) => sum + (timings[strategy.name] ?? 0), 0);
+  for (const timings of all)
+    timings[BESIDES] = timings[TOTAL]! - STRATEGIES.reduce((sum, strategy) => sum + (timings[strategy.name] ?? 0), 0);
   for (const name of [...STRATEGIES.map((strategy) => strategy.name), BESIDES, TOTAL]) {
     const values = all.map((timings) => timings[name] ?? 0);
     const first = median(firsts.map((timings) => timings[name] ?? 0));
-    console.log(`${name.padEnd(20)} ${median(values).toFixed(1).padStart(10)} ${Math.max(...values).toFixed(1).padStart(8)} ${first.toFixed(1).padStart(9)}`);
+    console.log(
+      `${name.padEnd(20)} ${median(values).toFixed(1).padStart(10)} ${Math.max(...values)
+        .toFixed(1)
+        .padStart(8)} ${first.toFixed(1).padStart(9)}`,
+    );
   }
 }

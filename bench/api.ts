@@ -61,7 +61,9 @@ function send(message: ReadyMessage | StatsMessage): void {
  * Hook for the poll benchmark: what one NVML refresh costs in the daemon
  * (DynamicPoller.getStats). Returns null when the daemon runs without a poller.
  */
-function readNvmlRefreshCost(daemon: { poller: { getStats(): { reads: number; lastReadDurationMs: number | null } } | null }): NvmlRefreshCost | null {
+function readNvmlRefreshCost(daemon: {
+  poller: { getStats(): { reads: number; lastReadDurationMs: number | null } } | null;
+}): NvmlRefreshCost | null {
   if (daemon.poller === null) return null;
   const { reads, lastReadDurationMs } = daemon.poller.getStats();
   return { reads, lastReadDurationMs };
@@ -81,7 +83,11 @@ async function serveDaemon(): Promise<void> {
   await daemon.start();
   await daemon.whenIdle();
   const url = await daemon.app.listen({ host: '127.0.0.1', port: 0 });
-  answerParent(url, () => daemon.close(), () => readNvmlRefreshCost(daemon));
+  answerParent(
+    url,
+    () => daemon.close(),
+    () => readNvmlRefreshCost(daemon),
+  );
 }
 
 /** Reports readiness, then answers the parent's stats and stop requests. */
@@ -104,7 +110,8 @@ async function serveApp(): Promise<void> {
   const { inertTopology } = await import('../server/api/inert-topology.js');
   const { body, etag } = await documentFromParent();
   const topology = inertTopology({
-    getTopology: (id) => (id === '0' ? { kind: 'ready', document: { value: JSON.parse(body) as PreparedDocument['value'], body, etag } } : { kind: 'unknown' }),
+    getTopology: (id) =>
+      id === '0' ? { kind: 'ready', document: { value: JSON.parse(body) as PreparedDocument['value'], body, etag } } : { kind: 'unknown' },
     health: () => ({ ready: true, checks: {} }),
   });
   const app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024 }, topology, version: 'bench' });
@@ -132,7 +139,10 @@ export interface ServerHandle {
 
 async function nextMessage<T extends { type: string }>(child: ChildProcess, type: T['type']): Promise<T> {
   for (;;) {
-    const [message] = (await Promise.race([once(child, 'message'), once(child, 'exit').then(([code]) => Promise.reject(new Error(`server child exited (${code})`)))])) as [T];
+    const [message] = (await Promise.race([
+      once(child, 'message'),
+      once(child, 'exit').then(([code]) => Promise.reject(new Error(`server child exited (${code})`))),
+    ])) as [T];
     if (message.type === type) return message;
   }
 }
@@ -140,7 +150,8 @@ async function nextMessage<T extends { type: string }>(child: ChildProcess, type
 /** Starts one server in a fresh process (this file, re-run with --serve). */
 export async function startServer(kind: ServerKind, document?: ServedDocument): Promise<ServerHandle> {
   // Every server runs with the daemon's production V8 flags (BENCH_NODE_FLAGS overrides, space-separated), like for like.
-  const nodeFlags = process.env.BENCH_NODE_FLAGS !== undefined ? process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean) : DAEMON_NODE_FLAGS;
+  const nodeFlags =
+    process.env.BENCH_NODE_FLAGS !== undefined ? process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean) : DAEMON_NODE_FLAGS;
   const execArgv = [...(import.meta.url.endsWith('.ts') ? ['--import', 'tsx'] : []), ...nodeFlags];
   const child = fork(fileURLToPath(import.meta.url), ['--serve', kind], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   if (kind !== 'daemon') {
@@ -169,7 +180,12 @@ interface AutocannonResult {
   timeouts: number;
   statusCodeStats?: Record<string, { count: number }>;
 }
-type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  headers?: Record<string, string>;
+}) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -241,7 +257,9 @@ export function machine(): string {
 }
 
 export function printTable(results: CaseResult[]): void {
-  console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s per case in ${SLICE_S} s slices rotating between the cases, after ${WARMUP_S} s warm-up each`);
+  console.log(
+    `\n${CONNECTIONS} connections, ${DURATION_S} s per case in ${SLICE_S} s slices rotating between the cases, after ${WARMUP_S} s warm-up each`,
+  );
   console.table(
     results.map((r) => ({
       case: r.name,
@@ -260,7 +278,8 @@ export async function fetchDocument(url: string): Promise<{ body: string; etag: 
   const res = await fetch(url + TOPOLOGY_PATH);
   const body = await res.text();
   const etag = res.headers.get('etag');
-  if (res.status !== 200 || etag === null) throw new Error(`the daemon did not serve GPU 0's topology (HTTP ${res.status}): ${body.slice(0, 300)}`);
+  if (res.status !== 200 || etag === null)
+    throw new Error(`the daemon did not serve GPU 0's topology (HTTP ${res.status}): ${body.slice(0, 300)}`);
   return { body, etag };
 }
 
@@ -285,7 +304,11 @@ export async function compare(conditional: boolean): Promise<Comparison> {
   const [appServer, bareServer] = await Promise.all([startServer('app', document), startServer('bare', document)]);
   console.log(`document: ${fetched.body.length} bytes, ETag ${fetched.etag}`);
   const headers: Record<string, string> = conditional ? { 'if-none-match': fetched.etag } : {};
-  const cases = [new Case('topod daemon', daemonServer, headers), new Case('topod app, in-memory topology', appServer, headers), new Case('bare fastify', bareServer, headers)] as const;
+  const cases = [
+    new Case('topod daemon', daemonServer, headers),
+    new Case('topod app, in-memory topology', appServer, headers),
+    new Case('bare fastify', bareServer, headers),
+  ] as const;
   for (const c of cases) await c.load(WARMUP_S);
   const rounds = Math.max(1, Math.round(DURATION_S / SLICE_S));
   for (let i = 0; i < rounds; i++) {

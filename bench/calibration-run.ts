@@ -37,7 +37,8 @@ export async function calibrationRun(task: CalibrationTask): Promise<Calibration
   const model = modelById(task.modelId);
   if (!model) throw new Error(`unknown simulated model ${task.modelId}`);
   const unknown = task.strategies?.filter((name) => !STRATEGIES.some((strategy) => strategy.name === name)) ?? [];
-  if (unknown.length > 0) throw new Error(`unknown strategies ${unknown.join(', ')} (known: ${STRATEGIES.map((strategy) => strategy.name).join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`unknown strategies ${unknown.join(', ')} (known: ${STRATEGIES.map((strategy) => strategy.name).join(', ')})`);
   const backend = new SimulatedBackend({ models: [model.id], seed: task.seed, interference: task.intensity });
   const [gpu] = await backend.listDevices();
   const channel = await backend.open(gpu!);
@@ -56,6 +57,7 @@ async function discoverWith(channel: ProbeChannel, strategies: readonly string[]
   const session = new ProbeSession(channel, undefined, undefined);
   const hello = await session.request('hello', 'hello', {});
   await session.request('calibrate', 'calibrate', { samples: 1024 });
-  for (const strategy of STRATEGIES.filter((candidate) => strategies.includes(candidate.name))) await strategy.measure(session, hello.devices[0]!);
+  for (const strategy of STRATEGIES.filter((candidate) => strategies.includes(candidate.name)))
+    await strategy.measure(session, hello.devices[0]!);
   return reanalyse(session.raw);
 }

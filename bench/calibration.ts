@@ -36,9 +36,23 @@ const FIRST_SEED = 1700;
 
 const options = new Command()
   .option('--runs <n>', 'seeded discoveries per intensity', (value) => Number.parseInt(value, 10), 40)
-  .option('--intensities <list>', 'tenant intensities, 0..1, comma-separated', (value) => value.split(',').map(Number), [0, 0.1, 0.25, 0.5, 1])
-  .option('--jobs <n>', 'child processes discovering at once', (value) => Number.parseInt(value, 10), Math.max(1, os.availableParallelism()))
-  .option('--strategies <names>', `strategies to run, comma-separated, of ${STRATEGIES.map((strategy) => strategy.name).join(', ')} ("all": full discoveries)`, CALIBRATION_STRATEGIES.join(','))
+  .option(
+    '--intensities <list>',
+    'tenant intensities, 0..1, comma-separated',
+    (value) => value.split(',').map(Number),
+    [0, 0.1, 0.25, 0.5, 1],
+  )
+  .option(
+    '--jobs <n>',
+    'child processes discovering at once',
+    (value) => Number.parseInt(value, 10),
+    Math.max(1, os.availableParallelism()),
+  )
+  .option(
+    '--strategies <names>',
+    `strategies to run, comma-separated, of ${STRATEGIES.map((strategy) => strategy.name).join(', ')} ("all": full discoveries)`,
+    CALIBRATION_STRATEGIES.join(','),
+  )
   .option('--model <id>', 'simulated GPU model', 'h100-sxm5-80gb')
   .option('--child', 'internal: run tasks sent by the parent')
   .parse()
@@ -64,9 +78,13 @@ function child(): void {
 }
 
 async function parent(): Promise<void> {
-  const tasks: Task[] = options.intensities.flatMap((intensity) => Array.from({ length: options.runs }, (_, i) => ({ intensity, seed: FIRST_SEED + i })));
+  const tasks: Task[] = options.intensities.flatMap((intensity) =>
+    Array.from({ length: options.runs }, (_, i) => ({ intensity, seed: FIRST_SEED + i })),
+  );
   const jobs = Math.max(1, Math.min(options.jobs, tasks.length));
-  console.log(`[calibration] ${tasks.length} seeded discoveries (${options.runs} per intensity) on the simulated ${options.model}, ${chosen ? `strategies ${chosen.join(', ')} only` : 'full discoveries'}, in ${jobs} child processes`);
+  console.log(
+    `[calibration] ${tasks.length} seeded discoveries (${options.runs} per intensity) on the simulated ${options.model}, ${chosen ? `strategies ${chosen.join(', ')} only` : 'full discoveries'}, in ${jobs} child processes`,
+  );
   const results: RunResult[] = [];
   const began = performance.now();
   let next = 0;
@@ -82,7 +100,9 @@ async function parent(): Promise<void> {
         worker.on('message', (result: RunResult) => {
           results.push(result);
           const wrong = result.checks.filter((check) => !check.correct);
-          process.stdout.write(`  intensity ${result.intensity} seed ${result.seed}: ${wrong.length} wrong of ${result.checks.length} (${Math.round(result.wallMs)} ms)${wrong.length > 0 ? ` ${wrong.map((check) => `${check.path}=${check.value}@${check.confidence}`).join(' ')}` : ''}\n`);
+          process.stdout.write(
+            `  intensity ${result.intensity} seed ${result.seed}: ${wrong.length} wrong of ${result.checks.length} (${Math.round(result.wallMs)} ms)${wrong.length > 0 ? ` ${wrong.map((check) => `${check.path}=${check.value}@${check.confidence}`).join(' ')}` : ''}\n`,
+          );
           send();
         });
         worker.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`a calibration child exited with ${code}`))));
@@ -94,8 +114,12 @@ async function parent(): Promise<void> {
 }
 
 function printTable(results: RunResult[], wallMs: number): void {
-  console.log(`\n${new Date().toISOString().slice(0, 10)} · ${os.cpus()[0]?.model ?? 'unknown CPU'} × ${os.availableParallelism()} · Node ${process.version} · ${(wallMs / 1000).toFixed(0)} s wall`);
-  console.log('| intensity | runs | values compared | differ from the truth | highest confidence of those | of those at ≥ 0.9 | right values at ≥ 0.9 | most often wrong |');
+  console.log(
+    `\n${new Date().toISOString().slice(0, 10)} · ${os.cpus()[0]?.model ?? 'unknown CPU'} × ${os.availableParallelism()} · Node ${process.version} · ${(wallMs / 1000).toFixed(0)} s wall`,
+  );
+  console.log(
+    '| intensity | runs | values compared | differ from the truth | highest confidence of those | of those at ≥ 0.9 | right values at ≥ 0.9 | most often wrong |',
+  );
   console.log('|---:|---:|---:|---:|---:|---:|---:|---|');
   let failed = false;
   for (const intensity of options.intensities) {
@@ -107,11 +131,21 @@ function printTable(results: RunResult[], wallMs: number): void {
     const highest = wrong.length > 0 ? Math.max(...wrong.map((check) => check.confidence)).toFixed(3) : '–';
     const byPath = new Map<string, number>();
     for (const check of wrong) byPath.set(check.path, (byPath.get(check.path) ?? 0) + 1);
-    const often = [...byPath.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([path, count]) => `${path} (${count})`).join(', ');
-    console.log(`| ${intensity} | ${runs.length} | ${checks.length} | ${wrong.length} | ${highest} | ${sureWrong.length} | ${sureRight} | ${often || '–'} |`);
+    const often = [...byPath.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([path, count]) => `${path} (${count})`)
+      .join(', ');
+    console.log(
+      `| ${intensity} | ${runs.length} | ${checks.length} | ${wrong.length} | ${highest} | ${sureWrong.length} | ${sureRight} | ${often || '–'} |`,
+    );
     if (sureWrong.length > 0 || (intensity === 0 && wrong.length > 0)) failed = true;
   }
-  console.log(failed ? '\nNOT CALIBRATED: a value that differs from the truth carries confidence ≥ 0.9, or the idle GPU was not recovered' : '\ncalibrated: no value that differs from the truth carries confidence ≥ 0.9, and the idle GPU is recovered in full');
+  console.log(
+    failed
+      ? '\nNOT CALIBRATED: a value that differs from the truth carries confidence ≥ 0.9, or the idle GPU was not recovered'
+      : '\ncalibrated: no value that differs from the truth carries confidence ≥ 0.9, and the idle GPU is recovered in full',
+  );
   if (failed) process.exitCode = 1;
 }
 

@@ -69,7 +69,14 @@ async function oneRun(): Promise<RunFigures> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'topod-first-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, TOPOD_DB: path.join(dir, 'topod.sqlite'), TOPOD_PORT: String(port), TOPOD_BACKEND: values.backend, TOPOD_LOG_LEVEL: 'debug', TOPOD_LOCK_DIR: dir };
+  const env = {
+    ...process.env,
+    TOPOD_DB: path.join(dir, 'topod.sqlite'),
+    TOPOD_PORT: String(port),
+    TOPOD_BACKEND: values.backend,
+    TOPOD_LOG_LEVEL: 'debug',
+    TOPOD_LOCK_DIR: dir,
+  };
   const spawnedAt = Date.now();
   const daemon = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonEntry], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const timeline: string[] = [];
@@ -82,7 +89,8 @@ async function oneRun(): Promise<RunFigures> {
       try {
         const entry = JSON.parse(line) as { time?: number; msg?: string; phase?: string; reqId?: string };
         // Each poll's own request lines would bury the daemon's steps.
-        if (entry.time && entry.reqId === undefined) timeline.push(`${String(entry.time - spawnedAt).padStart(6)} ms  ${entry.msg ?? ''}${entry.phase ? ` (${entry.phase})` : ''}`);
+        if (entry.time && entry.reqId === undefined)
+          timeline.push(`${String(entry.time - spawnedAt).padStart(6)} ms  ${entry.msg ?? ''}${entry.phase ? ` (${entry.phase})` : ''}`);
       } catch {
         timeline.push(`         ${line}`);
       }
@@ -119,10 +127,20 @@ for (let run = 1; run <= runs; run += 1) {
   const result = await oneRun();
   figures.push(result);
   const ms = (value: number | null) => (value === null ? '—' : `${value} ms`).padStart(12);
-  console.log(`${String(run).padEnd(4)} ${ms(result.firstAnswerMs)}  ${ms(result.jobStartedMs)}  ${ms(result.jobFinishedMs)}   ${ms(result.topologyMs)}`);
+  console.log(
+    `${String(run).padEnd(4)} ${ms(result.firstAnswerMs)}  ${ms(result.jobStartedMs)}  ${ms(result.jobFinishedMs)}   ${ms(result.topologyMs)}`,
+  );
   if (values.timeline) for (const line of result.timeline) console.log(`      ${line}`);
 }
 const worst = Math.max(...figures.map((run) => run.topologyMs));
 console.log(`slowest first topology ${worst} ms: ${worst <= GOAL_MS ? 'PASS' : 'FAIL'} (goal ≤ ${GOAL_MS} ms)`);
-if (values.json) writeFileSync(values.json, JSON.stringify(figures.map(({ timeline: _timeline, ...rest }) => rest), null, 2));
+if (values.json)
+  writeFileSync(
+    values.json,
+    JSON.stringify(
+      figures.map(({ timeline: _timeline, ...rest }) => rest),
+      null,
+      2,
+    ),
+  );
 process.exitCode = worst <= GOAL_MS ? 0 : 1;

@@ -61,7 +61,9 @@ function recordedResult(): ResultDocument {
 }
 
 function sevenWayDevice(index: number, uuid: string): NvmlDeviceState {
-  const scenario = JSON.parse(readFileSync(new URL('../test/fixtures/nvml/h100-80gb-mig-mixed.json', import.meta.url), 'utf8')) as { devices: Array<{ gpuInstanceProfiles: ScenarioProfile[] }> };
+  const scenario = JSON.parse(readFileSync(new URL('../test/fixtures/nvml/h100-80gb-mig-mixed.json', import.meta.url), 'utf8')) as {
+    devices: Array<{ gpuInstanceProfiles: ScenarioProfile[] }>;
+  };
   const profiles: MigProfileInfo[] = scenario.devices[0]!.gpuInstanceProfiles.map((p, profileIndex) => ({
     id: p.id,
     profileIndex,
@@ -128,7 +130,11 @@ for (let index = 0; index < GPUS; index++) {
     migDeviceUuids: device.mig.instances.map((i) => i.migDeviceUuid!),
   };
   gpus.push(summary);
-  const merged = mergeTopology({ ...result, gpu: { ...result.gpu, uuid } }, { summary, jobUrl: null }, { available: true, reason: null, driverVersion: '580.95.05', device });
+  const merged = mergeTopology(
+    { ...result, gpu: { ...result.gpu, uuid } },
+    { summary, jobUrl: null },
+    { available: true, reason: null, driverVersion: '580.95.05', device },
+  );
   const ready: TopologyLookup = { kind: 'ready', document: prepareDocument(merged) };
   documents.set(uuid, ready);
   documents.set(String(index), ready);
@@ -167,8 +173,12 @@ await app.close();
 const d = stats(direct);
 const r = stats(route);
 const f = (ms: number) => ms.toFixed(2).padStart(7);
-console.log(`/metrics render, ${GPUS} GPUs × ${INSTANCES} MIG instances: ${series} series, ${(first.length / 1024).toFixed(0)} KiB; ${RENDERS} renders each`);
+console.log(
+  `/metrics render, ${GPUS} GPUs × ${INSTANCES} MIG instances: ${series} series, ${(first.length / 1024).toFixed(0)} KiB; ${RENDERS} renders each`,
+);
 console.log('case                          first ms  median ms  p99 ms   max ms');
 console.log(`prom-client render (direct)   ${f(firstMs)}   ${f(d.median)}  ${f(d.p99)}  ${f(d.max)}`);
 console.log(`GET /metrics (app.inject)     ${'      -'}   ${f(r.median)}  ${f(r.p99)}  ${f(r.max)}`);
-console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`);
+console.log(
+  `machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`,
+);

@@ -50,11 +50,16 @@ async function measure(libraryPath: string | null, reads: number): Promise<NvmlR
 }
 
 /** Real NVML when it answers; else the fake library with a scenario, labelled as such. */
-export async function nvmlRefreshCost(reads = 200): Promise<{ label: string; figures: NvmlRefreshFigures } | { label: string; figures: null }> {
+export async function nvmlRefreshCost(
+  reads = 200,
+): Promise<{ label: string; figures: NvmlRefreshFigures } | { label: string; figures: null }> {
   const real = await measure(process.env.TOPOD_NVML_LIB ?? null, reads);
   if (real) return { label: `NVML (${real.library})`, figures: real };
   if (!existsSync(FAKE)) return { label: 'no NVML and no fake library built', figures: null };
   process.env.TOPOD_FAKE_NVML_SCENARIO ??= path.join(ROOT, 'test/fixtures/nvml/h100-80gb-mig-mixed.json');
   const fake = await measure(FAKE, reads);
-  return { label: `FAKE NVML (no driver here; ${path.relative(ROOT, process.env.TOPOD_FAKE_NVML_SCENARIO)}) — addon overhead only`, figures: fake };
+  return {
+    label: `FAKE NVML (no driver here; ${path.relative(ROOT, process.env.TOPOD_FAKE_NVML_SCENARIO)}) — addon overhead only`,
+    figures: fake,
+  };
 }

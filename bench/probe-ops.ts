@@ -31,7 +31,11 @@ async function pickTarget(): Promise<Target> {
   if (check.ok) {
     const backend = new NativeBackend();
     const gpu = (await backend.listDevices())[0]!;
-    return { label: `native topod-probe ${backend.probeVersion} on ${gpu.name} (${gpu.uuid})`, open: () => backend.open(gpu), close: () => backend.close() };
+    return {
+      label: `native topod-probe ${backend.probeVersion} on ${gpu.name} (${gpu.uuid})`,
+      open: () => backend.open(gpu),
+      close: () => backend.close(),
+    };
   }
   const sim = path.join(ROOT, 'server/gpu/sim/stdio.ts');
   const tsx = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -75,10 +79,15 @@ try {
     await timeCase(target, 'hello (protocol only, baseline)', (c) => c.request('hello', {})),
   ];
   console.log(`\ntarget:  ${target.label}`);
-  console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`);
+  console.log(
+    `machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`,
+  );
   console.log(`runs:    ${ITERATIONS} timed after ${WARMUP} warm-up, one fresh probe process per case\n`);
   console.log('case                              median ms    p95 ms    min ms');
-  for (const r of rows) console.log(`${r.name.padEnd(34)}${r.medianMs.toFixed(3).padStart(9)}${r.p95Ms.toFixed(3).padStart(10)}${r.minMs.toFixed(3).padStart(10)}`);
+  for (const r of rows)
+    console.log(
+      `${r.name.padEnd(34)}${r.medianMs.toFixed(3).padStart(9)}${r.p95Ms.toFixed(3).padStart(10)}${r.minMs.toFixed(3).padStart(10)}`,
+    );
   const [chase, hello] = rows;
   console.log(`\npchase / hello median: ${(chase!.medianMs / hello!.medianMs).toFixed(2)}x`);
 } finally {

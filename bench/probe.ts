@@ -33,7 +33,11 @@ const options = new Command()
   .option('--probe <path>', 'the topod-probe executable (native; default the built one)')
   .option('--out <file>', 'write the phases, elements (values and confidences) and warnings as JSON')
   .option('--trace <file>', 'write one JSON line per probe operation (phase, op, its size, wall ms) to this file')
-  .option('--only <elements>', 'a selective probe: these elements only, comma-separated (as POST /v1/gpus/{id}/probe takes them)', (value) => value.split(',').map((name) => name.trim()))
+  .option(
+    '--only <elements>',
+    'a selective probe: these elements only, comma-separated (as POST /v1/gpus/{id}/probe takes them)',
+    (value) => value.split(',').map((name) => name.trim()),
+  )
   .parse()
   .opts<{ backend: string; model: string; only?: string[]; trace?: string; probe?: string; out?: string }>();
 
@@ -48,7 +52,12 @@ async function pickTarget(): Promise<Target> {
       const openBegan = performance.now();
       const channel = await backend.open(gpu);
       const openMs = performance.now() - openBegan;
-      return { label: `native topod-probe ${backend.probeVersion} on ${gpu.name} (${gpu.uuid})`, channel, openMs, close: async () => (await channel.close(), await backend.close()) };
+      return {
+        label: `native topod-probe ${backend.probeVersion} on ${gpu.name} (${gpu.uuid})`,
+        channel,
+        openMs,
+        close: async () => (await channel.close(), await backend.close()),
+      };
     }
     if (options.backend === 'native') throw new Error(`no native probe: ${check.reason}`);
     console.log(`[bench] no native probe (${check.reason}): the SIMULATED GPU instead`);
@@ -57,7 +66,12 @@ async function pickTarget(): Promise<Target> {
   if (!model) throw new Error(`unknown model ${options.model}`);
   const device = new SimulatedDevice(model, new Prng(1));
   const channel = new SimulatedChannel(new SimulatedProbe(device, { index: 0, uuid: 'GPU-bench', name: model.name, pciBusId: null }));
-  return { label: `SIMULATED ${model.id} — wall times are the simulator's, device times are modelled`, channel, device, close: () => channel.close() };
+  return {
+    label: `SIMULATED ${model.id} — wall times are the simulator's, device times are modelled`,
+    channel,
+    device,
+    close: () => channel.close(),
+  };
 }
 
 interface PhaseCost {
@@ -129,7 +143,9 @@ await target.close();
 console.log(`bench:probe — ${target.label}${options.only ? ` — only ${options.only.join(', ')}` : ''}`);
 console.log(`phase        wall ms   ops${target.device ? '   device ms (modelled)   loads' : ''}`);
 const jobStartMs = target.openMs ?? startMs;
-console.log(`${'start'.padEnd(10)} ${jobStartMs.toFixed(0).padStart(9)}     0   (the probe process and its GPU context, as a probe job starts it${target.openMs === undefined ? '' : `; the bench's own GPU listing before it took ${(startMs - target.openMs).toFixed(0)} ms more`})`);
+console.log(
+  `${'start'.padEnd(10)} ${jobStartMs.toFixed(0).padStart(9)}     0   (the probe process and its GPU context, as a probe job starts it${target.openMs === undefined ? '' : `; the bench's own GPU listing before it took ${(startMs - target.openMs).toFixed(0)} ms more`})`,
+);
 for (const [name, cost] of costs) {
   if (name === 'done') continue;
   const simulated = target.device ? `   ${(cost.deviceS * 1000).toFixed(1).padStart(20)}   ${String(cost.loads).padStart(9)}` : '';
@@ -137,12 +153,32 @@ for (const [name, cost] of costs) {
 }
 const all = [...costs.values()];
 const sum = (pick: (c: PhaseCost) => number) => all.reduce((total, cost) => total + pick(cost), 0);
-const simulatedTotal = target.device ? `   ${(sum((c) => c.deviceS) * 1000).toFixed(1).padStart(20)}   ${String(sum((c) => c.loads)).padStart(9)}` : '';
-console.log(`${'total'.padEnd(10)} ${totalMs.toFixed(0).padStart(9)} ${String(sum((c) => c.ops)).padStart(5)}${simulatedTotal}   (discovery; with the start: ${(totalMs + jobStartMs).toFixed(0)} ms)`);
+const simulatedTotal = target.device
+  ? `   ${(sum((c) => c.deviceS) * 1000).toFixed(1).padStart(20)}   ${String(sum((c) => c.loads)).padStart(9)}`
+  : '';
+console.log(
+  `${'total'.padEnd(10)} ${totalMs.toFixed(0).padStart(9)} ${String(sum((c) => c.ops)).padStart(5)}${simulatedTotal}   (discovery; with the start: ${(totalMs + jobStartMs).toFixed(0)} ms)`,
+);
 console.log(`elements: ${Object.keys(outcome.elements).join(', ')}; raw series ${outcome.raw.length}; warnings ${outcome.warnings.length}`);
 for (const warning of outcome.warnings) console.log(`warning: ${warning}`);
 if (options.trace) writeFileSync(options.trace, traced.map((line) => JSON.stringify(line)).join('\n') + '\n');
 if (options.out) {
-  const phases = Object.fromEntries([...costs].filter(([name]) => name !== 'done').map(([name, cost]) => [name, { wallMs: Math.round(cost.wallMs), ops: cost.ops }]));
-  writeFileSync(options.out, JSON.stringify({ target: target.label, startMs: Math.round(jobStartMs), totalMs: Math.round(totalMs), phases, elements: outcome.elements, warnings: outcome.warnings }, null, 1));
+  const phases = Object.fromEntries(
+    [...costs].filter(([name]) => name !== 'done').map(([name, cost]) => [name, { wallMs: Math.round(cost.wallMs), ops: cost.ops }]),
+  );
+  writeFileSync(
+    options.out,
+    JSON.stringify(
+      {
+        target: target.label,
+        startMs: Math.round(jobStartMs),
+        totalMs: Math.round(totalMs),
+        phases,
+        elements: outcome.elements,
+        warnings: outcome.warnings,
+      },
+      null,
+      1,
+    ),
+  );
 }

@@ -94,7 +94,8 @@ function readOptions(argv: string[]): Options {
     },
   });
   if (values.backend !== 'sim' && values.backend !== 'native') throw new Error(`--backend must be sim or native, got "${values.backend}"`);
-  if (values.backend === 'native' && values.gpus !== undefined) throw new Error('--gpus is for the simulator: the native backend probes every GPU it sees');
+  if (values.backend === 'native' && values.gpus !== undefined)
+    throw new Error('--gpus is for the simulator: the native backend probes every GPU it sees');
   return {
     backend: values.backend,
     gpus: positiveInteger(values.gpus, 8, '--gpus'),
@@ -134,7 +135,6 @@ interface LoopWindow {
   maxMs: number;
   p99Ms: number;
 }
-
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -209,7 +209,11 @@ class DaemonUnderTest {
   loopWindows(fromMs: number, toMs: number): LoopWindow[] {
     const file = path.join(this.dir, 'event-loop.jsonl');
     if (!existsSync(file)) return [];
-    const windows = readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as LoopWindow);
+    const windows = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as LoopWindow);
     return windows.filter((window) => window.atMs > fromMs && window.atMs - LOOP_WINDOW_MS < toMs);
   }
 
@@ -250,7 +254,9 @@ function get(agent: http.Agent, port: number, urlPath: string): Promise<Answer> 
     const request = http.get({ host: '127.0.0.1', port, path: urlPath, agent }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), latencyMs: performance.now() - sentAt }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), latencyMs: performance.now() - sentAt }),
+      );
       response.on('error', reject);
     });
     request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(new Error(`GET ${urlPath}: no answer within ${REQUEST_TIMEOUT_MS} ms`)));
@@ -368,7 +374,16 @@ function figuresOf(record: EndpointRecord): EndpointFigures {
     .map((latencyMs, i) => ({ latencyMs, atS: record.atS[i] ?? 0 }))
     .sort((a, b) => b.latencyMs - a.latencyMs)
     .slice(0, SLOWEST_SHOWN);
-  return { answers: sorted.length, statuses: record.statuses, errors: record.errors, p50Ms: round(quantile(sorted, 0.5)), p99Ms: round(p99Ms), maxMs: round(maxMs), slowest, pass };
+  return {
+    answers: sorted.length,
+    statuses: record.statuses,
+    errors: record.errors,
+    p50Ms: round(quantile(sorted, 0.5)),
+    p99Ms: round(p99Ms),
+    maxMs: round(maxMs),
+    slowest,
+    pass,
+  };
 }
 
 const ms = (value: number | null): string => (value === null ? '–' : value.toFixed(2));
@@ -396,14 +411,24 @@ interface WatchOutcome {
 }
 
 /** Reads the GPU list (and /metrics' event-loop series, if any) until every GPU is probed or one failed. */
-async function watchProbes(daemon: DaemonUnderTest, agent: http.Agent, port: number, expectedGpus: number | null, deadline: number, onGpus: (count: number) => void): Promise<WatchOutcome> {
+async function watchProbes(
+  daemon: DaemonUnderTest,
+  agent: http.Agent,
+  port: number,
+  expectedGpus: number | null,
+  deadline: number,
+  onGpus: (count: number) => void,
+): Promise<WatchOutcome> {
   const metrics = await get(agent, port, '/metrics');
   const metricsEventLoop = metrics.status === 200 && eventLoopSeries(metrics.body).size > 0 ? new Map<string, number>() : null;
   let progress: ProbeProgress = { gpus: [], done: false, failed: [] };
   let lastLine = '';
   for (;;) {
     if (daemon.hasExited) throw new Error(`the daemon exited while probing:\n${daemon.logTail()}`);
-    if (performance.now() > deadline) throw new Error(`the probes did not finish in time (--timeout-s); last seen: ${lastLine}; the daemon's log ends:\n${daemon.logTail()}`);
+    if (performance.now() > deadline)
+      throw new Error(
+        `the probes did not finish in time (--timeout-s); last seen: ${lastLine}; the daemon's log ends:\n${daemon.logTail()}`,
+      );
     const list = await get(agent, port, '/v1/gpus');
     if (list.status === 200) {
       progress = progressOf((JSON.parse(list.body) as { gpus: GpuSummary[] }).gpus, expectedGpus);
@@ -411,7 +436,8 @@ async function watchProbes(daemon: DaemonUnderTest, agent: http.Agent, port: num
     }
     if (metricsEventLoop) {
       const sample = await get(agent, port, '/metrics');
-      for (const [name, value] of eventLoopSeries(sample.body)) metricsEventLoop.set(name, Math.max(value, metricsEventLoop.get(name) ?? -Infinity));
+      for (const [name, value] of eventLoopSeries(sample.body))
+        metricsEventLoop.set(name, Math.max(value, metricsEventLoop.get(name) ?? -Infinity));
     }
     const counts = new Map<string, number>();
     for (const gpu of progress.gpus) counts.set(gpu.probe.status, (counts.get(gpu.probe.status) ?? 0) + 1);
@@ -437,11 +463,24 @@ async function run(options: Options, daemon: DaemonUnderTest, port: number): Pro
   clientLoop.enable();
   let gpuCount = expectedGpus ?? 1;
   let phase: 'probing' | 'idle' | 'stopped' = 'probing';
-  const records = { probing: { topology: newRecord(daemon.startedAt), healthz: newRecord(daemon.startedAt) }, idle: { topology: newRecord(daemon.startedAt), healthz: newRecord(daemon.startedAt) } };
+  const records = {
+    probing: { topology: newRecord(daemon.startedAt), healthz: newRecord(daemon.startedAt) },
+    idle: { topology: newRecord(daemon.startedAt), healthz: newRecord(daemon.startedAt) },
+  };
   let turn = 0;
   const clients = [
-    poll(port, () => `/v1/gpus/${turn++ % gpuCount}/topology`, options.intervalMs, () => (phase === 'stopped' ? null : records[phase].topology)),
-    poll(port, () => '/healthz', options.intervalMs, () => (phase === 'stopped' ? null : records[phase].healthz)),
+    poll(
+      port,
+      () => `/v1/gpus/${turn++ % gpuCount}/topology`,
+      options.intervalMs,
+      () => (phase === 'stopped' ? null : records[phase].topology),
+    ),
+    poll(
+      port,
+      () => '/healthz',
+      options.intervalMs,
+      () => (phase === 'stopped' ? null : records[phase].healthz),
+    ),
   ];
   let watched: WatchOutcome;
   let probedWallMs = Date.now();
@@ -468,7 +507,14 @@ async function run(options: Options, daemon: DaemonUnderTest, port: number): Pro
   const idleEndpoints = { topology: figuresOf(records.idle.topology), healthz: figuresOf(records.idle.healthz) };
   const report = {
     date: new Date().toISOString(),
-    machine: { cpu: cpus[0]?.model ?? 'unknown', cores: cpus.length, loadAverage1m: os.loadavg()[0] ?? 0, memoryBytes: os.totalmem(), node: process.version, platform: `${os.type()} ${os.release()}` },
+    machine: {
+      cpu: cpus[0]?.model ?? 'unknown',
+      cores: cpus.length,
+      loadAverage1m: os.loadavg()[0] ?? 0,
+      memoryBytes: os.totalmem(),
+      node: process.version,
+      platform: `${os.type()} ${os.release()}`,
+    },
     backend: options.backend,
     gpus: progress.gpus.length,
     gpuNames: [...new Set(progress.gpus.map((gpu) => `${gpu.name} (driver ${gpu.driverVersion})`))],
@@ -500,7 +546,11 @@ interface LoopFigures {
 
 function loopFigures(windows: LoopWindow[]): LoopFigures {
   if (windows.length === 0) return { windows: 0, maxMs: null, highestWindowP99Ms: null };
-  return { windows: windows.length, maxMs: round(Math.max(...windows.map((w) => w.maxMs))), highestWindowP99Ms: round(Math.max(...windows.map((w) => w.p99Ms))) };
+  return {
+    windows: windows.length,
+    maxMs: round(Math.max(...windows.map((w) => w.maxMs))),
+    highestWindowP99Ms: round(Math.max(...windows.map((w) => w.p99Ms))),
+  };
 }
 
 interface Report {
@@ -523,27 +573,45 @@ interface Report {
 
 function printReport(report: Report): void {
   const { machine } = report;
-  console.log(`\nmachine: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverage1m.toFixed(2)} (1 min), Node ${process.version}, ${machine.platform}`);
-  console.log(`GPUs: ${report.gpus} (${report.backend}${report.gpuNames.length ? `: ${report.gpuNames.join('; ')}` : ''}), probe concurrency ${report.probeConcurrency}, each client every ${report.intervalMs} ms`);
+  console.log(
+    `\nmachine: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverage1m.toFixed(2)} (1 min), Node ${process.version}, ${machine.platform}`,
+  );
+  console.log(
+    `GPUs: ${report.gpus} (${report.backend}${report.gpuNames.length ? `: ${report.gpuNames.join('; ')}` : ''}), probe concurrency ${report.probeConcurrency}, each client every ${report.intervalMs} ms`,
+  );
   const jobs = report.jobsSpanS === null ? '–' : `${report.jobsSpanS.toFixed(1)} s`;
-  console.log(`probing: daemon start to every GPU probed ${report.probingSpanS.toFixed(1)} s (first answer at ${report.firstAnswerS.toFixed(2)} s; the jobs' own span ${jobs})`);
-  console.log(`\n| endpoint | answers (status: count) | errors | p50 ms | p99 ms | max ms | slowest at (s since start) | p99 ≤ ${GOAL_P99_MS}, max ≤ ${GOAL_MAX_MS} |`);
+  console.log(
+    `probing: daemon start to every GPU probed ${report.probingSpanS.toFixed(1)} s (first answer at ${report.firstAnswerS.toFixed(2)} s; the jobs' own span ${jobs})`,
+  );
+  console.log(
+    `\n| endpoint | answers (status: count) | errors | p50 ms | p99 ms | max ms | slowest at (s since start) | p99 ≤ ${GOAL_P99_MS}, max ≤ ${GOAL_MAX_MS} |`,
+  );
   console.log('|---|---|---:|---:|---:|---:|---|---|');
   const row = (name: string, figures: EndpointFigures, goal: string) => {
-    const statuses = Object.entries(figures.statuses).map(([status, count]) => `${status}: ${count}`).join(', ');
+    const statuses = Object.entries(figures.statuses)
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ');
     const slowest = figures.slowest.map((answer) => `${ms(answer.latencyMs)} ms @ ${answer.atS.toFixed(1)}`).join(', ');
-    console.log(`| ${name} | ${figures.answers} (${statuses}) | ${figures.errors} | ${ms(figures.p50Ms)} | ${ms(figures.p99Ms)} | ${ms(figures.maxMs)} | ${slowest} | ${goal} |`);
+    console.log(
+      `| ${name} | ${figures.answers} (${statuses}) | ${figures.errors} | ${ms(figures.p50Ms)} | ${ms(figures.p99Ms)} | ${ms(figures.maxMs)} | ${slowest} | ${goal} |`,
+    );
   };
   for (const [name, figures] of Object.entries(report.endpoints)) row(`${name}, probing`, figures, figures.pass ? 'PASS' : 'FAIL');
-  for (const [name, figures] of Object.entries(report.idleEndpoints)) row(`${name}, idle (baseline, ${report.idleS} s after)`, figures, '–');
-  const loop = (figures: LoopFigures) => `max ${ms(figures.maxMs)} ms, highest window p99 ${ms(figures.highestWindowP99Ms)} ms (${figures.windows} windows)`;
-  console.log(`\nthe daemon's event-loop delay, measured inside it per ${LOOP_WINDOW_MS} ms window: probing ${loop(report.daemonEventLoop.probing)}; idle ${loop(report.daemonEventLoop.idle)}`);
+  for (const [name, figures] of Object.entries(report.idleEndpoints))
+    row(`${name}, idle (baseline, ${report.idleS} s after)`, figures, '–');
+  const loop = (figures: LoopFigures) =>
+    `max ${ms(figures.maxMs)} ms, highest window p99 ${ms(figures.highestWindowP99Ms)} ms (${figures.windows} windows)`;
+  console.log(
+    `\nthe daemon's event-loop delay, measured inside it per ${LOOP_WINDOW_MS} ms window: probing ${loop(report.daemonEventLoop.probing)}; idle ${loop(report.daemonEventLoop.idle)}`,
+  );
   if (report.metricsEventLoop) {
     for (const [name, value] of Object.entries(report.metricsEventLoop)) console.log(`  /metrics ${name}: highest ${value}`);
   } else {
     console.log('  (/metrics exposes no event-loop series)');
   }
-  console.log(`this client's own event-loop delay: p99 ${ms(report.clientEventLoop.p99Ms)} ms, max ${ms(report.clientEventLoop.maxMs)} ms (high: the machine, not the daemon, delayed the answers)`);
+  console.log(
+    `this client's own event-loop delay: p99 ${ms(report.clientEventLoop.p99Ms)} ms, max ${ms(report.clientEventLoop.maxMs)} ms (high: the machine, not the daemon, delayed the answers)`,
+  );
 }
 
 async function main(): Promise<void> {

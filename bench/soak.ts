@@ -53,8 +53,12 @@ if (!existsSync(fakeNvml)) throw new Error(`${fakeNvml} is missing: run npm ci (
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'topod-soak-'));
 const scenarioPath = path.join(dir, 'scenario.json');
-const off = JSON.parse(readFileSync(path.join(root, 'test/fixtures/nvml/h100-80gb-mig-off.json'), 'utf8')) as { devices: Array<{ uuid: string }> };
-const mixed = JSON.parse(readFileSync(path.join(root, 'test/fixtures/nvml/h100-80gb-mig-mixed.json'), 'utf8')) as { devices: Array<{ uuid: string }> };
+const off = JSON.parse(readFileSync(path.join(root, 'test/fixtures/nvml/h100-80gb-mig-off.json'), 'utf8')) as {
+  devices: Array<{ uuid: string }>;
+};
+const mixed = JSON.parse(readFileSync(path.join(root, 'test/fixtures/nvml/h100-80gb-mig-mixed.json'), 'utf8')) as {
+  devices: Array<{ uuid: string }>;
+};
 const uuid = off.devices[0]?.uuid as string;
 (mixed.devices[0] as { uuid: string }).uuid = uuid;
 const writeScenario = (value: unknown) => {
@@ -159,8 +163,12 @@ const reanalyseTimer = setInterval(() => {
 
 const workers = [...Array.from({ length: POLLERS }, poller), ...Array.from({ length: STREAMS }, streamer)];
 
-console.log(`topod soak: ${SECONDS} s, ${POLLERS} pollers, ${STREAMS} event streams, MIG flip every ${MIG_MS} ms, forced probe every ${PROBE_MS} ms, warm-up ${WARMUP_S} s`);
-console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} x${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`);
+console.log(
+  `topod soak: ${SECONDS} s, ${POLLERS} pollers, ${STREAMS} event streams, MIG flip every ${MIG_MS} ms, forced probe every ${PROBE_MS} ms, warm-up ${WARMUP_S} s`,
+);
+console.log(
+  `machine: ${os.cpus()[0]?.model ?? 'unknown'} x${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`,
+);
 console.log('  t(s)  rss(MB) heap(MB)  fds  loop p99(ms)   polls   304s  streams  events probes reanal.  db(MB) errors');
 const samples: Array<{ t: number; dbBytes: number } & SoakStats> = [];
 const started = Date.now();
@@ -198,11 +206,17 @@ const dbEnd = peak(final.map((s) => s.dbBytes));
 const fdBase = Math.min(...(baseline.length ? baseline : samples).map((s) => s.openFds));
 const failures: string[] = [];
 if (afterWarmup.length < 2) failures.push(`too short to judge: ${afterWarmup.length} samples after the ${WARMUP_S} s warm-up`);
-if (growth > RSS_GROWTH_LIMIT) failures.push(`peak RSS grew ${(growth * 100).toFixed(1)} % after warm-up (${(rssBase / 2 ** 20).toFixed(1)} → ${(rssEnd / 2 ** 20).toFixed(1)} MB; limit ${RSS_GROWTH_LIMIT * 100} %)`);
-if (idle.openFds > fdBase + FD_SLACK) failures.push(`descriptors leak: ${idle.openFds} open with every client gone, ${fdBase} under load after warm-up`);
+if (growth > RSS_GROWTH_LIMIT)
+  failures.push(
+    `peak RSS grew ${(growth * 100).toFixed(1)} % after warm-up (${(rssBase / 2 ** 20).toFixed(1)} → ${(rssEnd / 2 ** 20).toFixed(1)} MB; limit ${RSS_GROWTH_LIMIT * 100} %)`,
+  );
+if (idle.openFds > fdBase + FD_SLACK)
+  failures.push(`descriptors leak: ${idle.openFds} open with every client gone, ${fdBase} under load after warm-up`);
 if (counters.polls === 0 || counters.streams === 0) failures.push('no traffic reached the daemon');
 if (dbEnd > dbBase * (1 + DB_GROWTH_LIMIT) + DB_SLACK_BYTES) {
-  failures.push(`the database grew from ${(dbBase / 2 ** 20).toFixed(1)} to ${(dbEnd / 2 ** 20).toFixed(1)} MB after warm-up while retention keeps ${RETAIN} results (limit +${DB_GROWTH_LIMIT * 100} % + ${DB_SLACK_BYTES / 2 ** 20} MB)`);
+  failures.push(
+    `the database grew from ${(dbBase / 2 ** 20).toFixed(1)} to ${(dbEnd / 2 ** 20).toFixed(1)} MB after warm-up while retention keeps ${RETAIN} results (limit +${DB_GROWTH_LIMIT * 100} % + ${DB_SLACK_BYTES / 2 ** 20} MB)`,
+  );
 }
 
 console.log(

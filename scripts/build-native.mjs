@@ -112,10 +112,22 @@ function buildFake() {
   run(
     cxx,
     [
-      '-std=c++17', '-O2', '-g', '-Wall', '-Wextra', '-fPIC', '-shared', '-fvisibility=hidden',
-      `-I${path.join(root, 'native/common')}`, `-I${path.join(addonDir, 'src')}`,
-      '-Wl,-soname,libnvidia-ml.so.1', '-Wl,-z,nodelete', `-Wl,--version-script=${path.join(fakeDir, 'exports.map')}`,
-      '-o', fakeOutput, ...sources,
+      '-std=c++17',
+      '-O2',
+      '-g',
+      '-Wall',
+      '-Wextra',
+      '-fPIC',
+      '-shared',
+      '-fvisibility=hidden',
+      `-I${path.join(root, 'native/common')}`,
+      `-I${path.join(addonDir, 'src')}`,
+      '-Wl,-soname,libnvidia-ml.so.1',
+      '-Wl,-z,nodelete',
+      `-Wl,--version-script=${path.join(fakeDir, 'exports.map')}`,
+      '-o',
+      fakeOutput,
+      ...sources,
     ],
     root,
   );
@@ -133,7 +145,11 @@ function layoutCheck() {
   const output = path.join(addonDir, 'build/layout-check');
   mkdirSync(path.dirname(output), { recursive: true });
   log(`layout-check against ${path.join(include, 'nvml.h')}`);
-  run(cxx, ['-std=c++17', '-Wall', `-I${include}`, `-I${path.join(addonDir, 'src')}`, path.join(addonDir, 'tools/layout-check.cc'), '-o', output], root);
+  run(
+    cxx,
+    ['-std=c++17', '-Wall', `-I${include}`, `-I${path.join(addonDir, 'src')}`, path.join(addonDir, 'tools/layout-check.cc'), '-o', output],
+    root,
+  );
   run(output, [], root);
 }
 

@@ -39,7 +39,9 @@ function run(command, args, env = process.env) {
   log(`${command} ${args.join(' ')}`);
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env });
   if (result.error || result.status !== 0) {
-    console.error(`[build-probe] failed: ${command} ${args.join(' ')} (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
+    console.error(
+      `[build-probe] failed: ${command} ${args.join(' ')} (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`,
+    );
     process.exit(1);
   }
 }

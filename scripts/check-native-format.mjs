@@ -5,7 +5,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 
 const fix = process.argv.includes('--fix');
-const files = execFileSync('git', ['ls-files', 'native/*.c', 'native/*.cc', 'native/*.cpp', 'native/*.cu', 'native/*.h', 'native/*.hpp', 'test/*.cpp'], { encoding: 'utf8' })
+const files = execFileSync(
+  'git',
+  ['ls-files', 'native/*.c', 'native/*.cc', 'native/*.cpp', 'native/*.cu', 'native/*.h', 'native/*.hpp', 'test/*.cpp'],
+  { encoding: 'utf8' },
+)
   .split('\n')
   .filter(Boolean);
 const probe = spawnSync('clang-format', ['--version'], { encoding: 'utf8' });

@@ -71,16 +71,23 @@ try {
     lastResultId = document.probe.resultId;
     const references = referenceText ? parseReference(referenceText, document.gpu.name) : [];
     const rows = compareToReference(document.elements, references);
-    console.log(`\n## run ${run}: ${document.gpu.name} ${document.gpu.uuid}, driver ${document.probe.driverVersion}, probe ${document.probe.durationMs} ms (waited ${Date.now() - started} ms), analysis ${document.probe.analysisVersion}`);
-    if (document.carveout) console.log(`carveout: preferred shared ${document.carveout.preferredSharedPercent} %, block shared ${document.carveout.blockSharedBytes} B + reserve ${document.carveout.reservedSharedBytesPerBlock ?? '?'} B`);
+    console.log(
+      `\n## run ${run}: ${document.gpu.name} ${document.gpu.uuid}, driver ${document.probe.driverVersion}, probe ${document.probe.durationMs} ms (waited ${Date.now() - started} ms), analysis ${document.probe.analysisVersion}`,
+    );
+    if (document.carveout)
+      console.log(
+        `carveout: preferred shared ${document.carveout.preferredSharedPercent} %, block shared ${document.carveout.blockSharedBytes} B + reserve ${document.carveout.reservedSharedBytesPerBlock ?? '?'} B`,
+      );
     console.log(renderTable(rows));
-    for (const line of renderCompute(document.compute ?? undefined, referenceText ? parseBarrierReference(referenceText) : null)) console.log(line);
+    for (const line of renderCompute(document.compute ?? undefined, referenceText ? parseBarrierReference(referenceText) : null))
+      console.log(line);
     computes.push(document.compute ?? undefined);
     for (const line of renderL2Structure(document.elements.l2)) console.log(line);
     l2s.push(document.elements.l2);
     for (const warning of document.warnings) console.log(`warning: ${warning}`);
     runs.push({ run, rows, document });
-    if (options.raw && document.probe.resultId !== undefined) rawRuns.push({ run, document, raw: storedRawSeries(document.probe.resultId) });
+    if (options.raw && document.probe.resultId !== undefined)
+      rawRuns.push({ run, document, raw: storedRawSeries(document.probe.resultId) });
   }
   if (options.runs > 1) console.log(`\n${sameGpcMap(computes)}\n${samePartitionMap(l2s)}`);
   if (options.traffic) {
@@ -89,10 +96,15 @@ try {
     console.log(`\n## traffic (probe ${document.probe.durationMs} ms)`);
     for (const line of renderTraffic(document.traffic)) console.log(line);
     runs.push({ run: 'traffic', rows: [], document });
-    if (options.raw && document.probe.resultId !== undefined) rawRuns.push({ run: 'traffic', document, raw: storedRawSeries(document.probe.resultId) });
+    if (options.raw && document.probe.resultId !== undefined)
+      rawRuns.push({ run: 'traffic', document, raw: storedRawSeries(document.probe.resultId) });
   }
   if (options.json) writeFileSync(options.json, JSON.stringify(runs, null, 1));
-  if (options.raw) writeFileSync(options.raw, JSON.stringify({ recordedAt: new Date().toISOString(), command: process.argv.slice(1).join(' '), runs: rawRuns }));
+  if (options.raw)
+    writeFileSync(
+      options.raw,
+      JSON.stringify({ recordedAt: new Date().toISOString(), command: process.argv.slice(1).join(' '), runs: rawRuns }),
+    );
 } finally {
   daemon.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });

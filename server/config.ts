@@ -129,7 +129,8 @@ const nonEmpty = (raw: string, name: string): string => {
 
 /** An admin token: at least 8 characters, no whitespace inside (it travels in a header). */
 function tokenValue(raw: string, name: string): string {
-  if (raw === '') throw new ConfigError(`${name} is set but empty: give a token of at least 8 characters, or unset it to allow loopback clients only`);
+  if (raw === '')
+    throw new ConfigError(`${name} is set but empty: give a token of at least 8 characters, or unset it to allow loopback clients only`);
   if (raw.length < 8) throw new ConfigError(`${name} must be at least 8 characters`);
   if (/\s/.test(raw)) throw new ConfigError(`${name} must not contain whitespace`);
   return raw;
@@ -144,14 +145,22 @@ function hostValue(raw: string, name: string): string {
   if (host === '') throw new ConfigError(`${name} must not be empty`);
   if (isIP(host) !== 0) return host;
   const fix = 'give an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name';
-  if (/^[\d.]+$/.test(host)) throw new ConfigError(`${name} "${raw}" is not an address (an IPv4 address is four numbers from 0 to 255): ${fix}`);
+  if (/^[\d.]+$/.test(host))
+    throw new ConfigError(`${name} "${raw}" is not an address (an IPv4 address is four numbers from 0 to 255): ${fix}`);
   if (!HOST_NAME_PATTERN.test(host)) throw new ConfigError(`${name} "${raw}" is not an address: ${fix}`);
   return host;
 }
 
 const OPTIONS: { [K in keyof Settings]: Option<K> } = {
   host: { key: 'host', env: 'TOPOD_HOST', flag: '--host', help: 'address to listen on', parse: hostValue, fallback: '127.0.0.1' },
-  port: { key: 'port', env: 'TOPOD_PORT', flag: '--port', help: 'TCP port (0 = any free port)', parse: integerIn(0, 65535), fallback: 8080 },
+  port: {
+    key: 'port',
+    env: 'TOPOD_PORT',
+    flag: '--port',
+    help: 'TCP port (0 = any free port)',
+    parse: integerIn(0, 65535),
+    fallback: 8080,
+  },
   dbPath: {
     key: 'dbPath',
     env: 'TOPOD_DB',
@@ -182,7 +191,14 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     },
     fallback: ['h100-sxm5-80gb'],
   },
-  logLevel: { key: 'logLevel', env: 'TOPOD_LOG_LEVEL', flag: '--log-level', help: 'pino log level', parse: oneOf(LOG_LEVELS), fallback: 'info' },
+  logLevel: {
+    key: 'logLevel',
+    env: 'TOPOD_LOG_LEVEL',
+    flag: '--log-level',
+    help: 'pino log level',
+    parse: oneOf(LOG_LEVELS),
+    fallback: 'info',
+  },
   adminToken: {
     key: 'adminToken',
     env: 'TOPOD_ADMIN_TOKEN',
@@ -308,7 +324,14 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     parse: integerIn(0, 100),
     fallback: 0,
   },
-  pollMs: { key: 'pollMs', env: 'TOPOD_POLL_MS', flag: '--poll-ms', help: 'NVML poll interval in ms', parse: integerIn(50, 3_600_000), fallback: 1000 },
+  pollMs: {
+    key: 'pollMs',
+    env: 'TOPOD_POLL_MS',
+    flag: '--poll-ms',
+    help: 'NVML poll interval in ms',
+    parse: integerIn(50, 3_600_000),
+    fallback: 1000,
+  },
   bodyLimitBytes: {
     key: 'bodyLimitBytes',
     env: 'TOPOD_BODY_LIMIT_BYTES',
@@ -317,7 +340,14 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     parse: integerIn(64, 16 * 1024 * 1024),
     fallback: 16 * 1024,
   },
-  nvmlLib: { key: 'nvmlLib', env: 'TOPOD_NVML_LIB', flag: '--nvml-lib', help: 'libnvidia-ml path override', parse: nonEmpty, fallback: null },
+  nvmlLib: {
+    key: 'nvmlLib',
+    env: 'TOPOD_NVML_LIB',
+    flag: '--nvml-lib',
+    help: 'libnvidia-ml path override',
+    parse: nonEmpty,
+    fallback: null,
+  },
   nvmlAddon: {
     key: 'nvmlAddon',
     env: 'TOPOD_NVML_ADDON',
@@ -326,7 +356,14 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     parse: nonEmpty,
     fallback: null,
   },
-  probePath: { key: 'probePath', env: 'TOPOD_PROBE_PATH', flag: '--probe-path', help: 'topod-probe executable', parse: nonEmpty, fallback: null },
+  probePath: {
+    key: 'probePath',
+    env: 'TOPOD_PROBE_PATH',
+    flag: '--probe-path',
+    help: 'topod-probe executable',
+    parse: nonEmpty,
+    fallback: null,
+  },
   probeDeadlineMs: {
     key: 'probeDeadlineMs',
     env: 'TOPOD_PROBE_DEADLINE_MS',
@@ -359,7 +396,10 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
  * docs/configuration.md so every TOPOD_* variable is documented in one table.
  */
 export const TEST_SETTINGS = [
-  { env: 'TOPOD_FAKE_NVML_SCENARIO', help: 'test setting: the JSON scenario the fake libnvidia-ml (native/fake-nvml) serves; that library reads it itself' },
+  {
+    env: 'TOPOD_FAKE_NVML_SCENARIO',
+    help: 'test setting: the JSON scenario the fake libnvidia-ml (native/fake-nvml) serves; that library reads it itself',
+  },
 ] as const;
 
 /**
@@ -387,7 +427,8 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = current;
   }
   return previous[b.length]!;
@@ -405,7 +446,10 @@ export function unknownVariables(env: NodeJS.ProcessEnv): Array<{ name: string; 
   return Object.keys(env)
     .filter((name) => name.startsWith('TOPOD_') && !known.has(name))
     .sort()
-    .map((name) => ({ name, closest: settings.reduce((best, candidate) => (editDistance(name, candidate) < editDistance(name, best) ? candidate : best)) }));
+    .map((name) => ({
+      name,
+      closest: settings.reduce((best, candidate) => (editDistance(name, candidate) < editDistance(name, best) ? candidate : best)),
+    }));
 }
 
 /** The rows of `--help` and of the configuration table in docs/configuration.md. */

@@ -83,10 +83,15 @@ const RETENTION_INTERVAL_MS = 60 * 60_000;
 
 /** One line on what opening the store found, for the log and /readyz. */
 function bootSummary(opened: OpenedStore): string {
-  const check = opened.boot.check === 'none' ? 'new or in-memory database' : `${opened.boot.check} ${opened.boot.ok ? 'ok' : 'failed'} in ${opened.boot.durationMs} ms`;
+  const check =
+    opened.boot.check === 'none'
+      ? 'new or in-memory database'
+      : `${opened.boot.check} ${opened.boot.ok ? 'ok' : 'failed'} in ${opened.boot.durationMs} ms`;
   if (!opened.movedAside) return check;
   const { file, salvage } = opened.movedAside;
-  const kept = salvage ? `${salvage.results} results, ${salvage.rawSeries} raw series and ${salvage.gpus} GPUs recovered, ${salvage.skipped} unreadable rows skipped` : 'nothing could be recovered';
+  const kept = salvage
+    ? `${salvage.results} results, ${salvage.rawSeries} raw series and ${salvage.gpus} GPUs recovered, ${salvage.skipped} unreadable rows skipped`
+    : 'nothing could be recovered';
   return `${check}; the damaged file was moved to ${file}; fresh database, ${kept}`;
 }
 
@@ -121,7 +126,14 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   if (opened.movedAside) {
     const { reason, salvageError } = opened.movedAside;
     logger.error(
-      { code: ERROR_CODES.STORE_DAMAGED, db: config.dbPath, reason, movedTo: opened.movedAside.file, salvage: opened.movedAside.salvage, salvageError },
+      {
+        code: ERROR_CODES.STORE_DAMAGED,
+        db: config.dbPath,
+        reason,
+        movedTo: opened.movedAside.file,
+        salvage: opened.movedAside.salvage,
+        salvageError,
+      },
       `database ${config.dbPath} was damaged (${reason}): ${bootSummary(opened)}; GPUs without a recovered result are probed again`,
     );
   } else {
@@ -129,7 +141,10 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   }
   const results = new ResultStore(db, {
     onQuarantine: (row) =>
-      logger.error({ resultId: row.resultId, gpu: row.gpuUuid, reason: row.reason }, `stored result ${row.resultId} cannot be read (${row.reason}): kept in the database for inspection, no longer served; the GPU is probed again if it has no other result`),
+      logger.error(
+        { resultId: row.resultId, gpu: row.gpuUuid, reason: row.reason },
+        `stored result ${row.resultId} cannot be read (${row.reason}): kept in the database for inspection, no longer served; the GPU is probed again if it has no other result`,
+      ),
   });
   const jobs = new JobStore(db);
   const gpuStore = new GpuStore(db);
@@ -188,7 +203,15 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   // Without a backend nothing is measured, and nothing re-analysed: no worker threads are started.
   const analysis = backend ? createAnalysisExecutor(discovery) : null;
   const lifecycle = analysis
-    ? new ResultLifecycle({ db, results, jobs, analysis, analysisVersion: discovery.version, logger, storeHealth: store, afterStore: (gpuUuid) => {
+    ? new ResultLifecycle({
+        db,
+        results,
+        jobs,
+        analysis,
+        analysisVersion: discovery.version,
+        logger,
+        storeHealth: store,
+        afterStore: (gpuUuid) => {
           prune(gpuUuid);
           checkpointer?.request();
         },
@@ -200,7 +223,13 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
       ? null
       : backend.kind === 'sim'
         ? { kind: 'sim', models: config.simModels, carveoutPercent: config.carveoutPercent }
-        : { kind: 'native', probePath: config.probePath, deadlineMs: config.probeDeadlineMs, env: { ...config.probeEnv }, carveoutPercent: config.carveoutPercent };
+        : {
+            kind: 'native',
+            probePath: config.probePath,
+            deadlineMs: config.probeDeadlineMs,
+            env: { ...config.probeEnv },
+            carveoutPercent: config.carveoutPercent,
+          };
   const runner = recipe ? new WorkerProbeRunner({ recipe, concurrency: config.probeConcurrency, logLevel: config.logLevel }) : null;
   const scheduler =
     backend && lifecycle
@@ -217,8 +246,20 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
           ...(lockGpus ? { lockGpu } : {}),
         })
       : null;
-  const policy = new ProbePolicy({ results, probeVersion: backend?.probeVersion ?? null, isOutdated: lifecycle ? (result) => lifecycle.isOutdated(result) : null });
-  const topology = new TopologyService({ jobs, scheduler, policy, lifecycle, store, noBackendReason: backend ? null : selection.reason, logger });
+  const policy = new ProbePolicy({
+    results,
+    probeVersion: backend?.probeVersion ?? null,
+    isOutdated: lifecycle ? (result) => lifecycle.isOutdated(result) : null,
+  });
+  const topology = new TopologyService({
+    jobs,
+    scheduler,
+    policy,
+    lifecycle,
+    store,
+    noBackendReason: backend ? null : selection.reason,
+    logger,
+  });
   const kernelDriverVersion = options.kernelDriverVersion ?? (() => readKernelModuleVersion());
   const poller = new DynamicPoller({ source: dynamicSource, pollMs: config.pollMs, logger });
   let app: FastifyInstance;
@@ -262,7 +303,10 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
       // that would be probed, then swapped for the real GPUs (gpu.removed/added) when NVML is back.
       const remembered = gpuStore.nvmlKnown();
       if (remembered.length > 0) {
-        logger.warn({ reason: snapshot.reason, gpus: remembered.map((g) => g.uuid) }, 'NVML is not answering: listing the GPUs it reported last time, not the simulator\'s own');
+        logger.warn(
+          { reason: snapshot.reason, gpus: remembered.map((g) => g.uuid) },
+          "NVML is not answering: listing the GPUs it reported last time, not the simulator's own",
+        );
         topology.syncGpus(remembered, requestedBy);
         return;
       }
@@ -300,19 +344,26 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
       }, RETENTION_INTERVAL_MS);
       retentionTimer.unref();
       for (const job of jobs.failInterrupted()) {
-        logger.warn({ jobId: job.id, gpu: job.gpuUuid }, 'a probe job was interrupted by the previous shutdown; marked failed, the previous result stays served');
+        logger.warn(
+          { jobId: job.id, gpu: job.gpuUuid },
+          'a probe job was interrupted by the previous shutdown; marked failed, the previous result stays served',
+        );
       }
       const snapshot = await dynamicSource.read();
-      if (!snapshot.available) logger.info({ reason: snapshot.reason }, 'NVML unavailable: serving measured data without live partition state');
+      if (!snapshot.available)
+        logger.info({ reason: snapshot.reason }, 'NVML unavailable: serving measured data without live partition state');
       topology.applySnapshot(snapshot);
       await enumerate(snapshot, 'boot');
       fleet = startFleetFaces(config, topology, logger);
-      if (topology.listGpus().length === 0) logger.warn({ backend: selection.reason, nvml: snapshot.reason }, 'no GPUs found: serving an empty list');
+      if (topology.listGpus().length === 0)
+        logger.warn({ backend: selection.reason, nvml: snapshot.reason }, 'no GPUs found: serving an empty list');
       poller.on('change', (next, events) => {
         const migChanged = events.filter((e) => e.type === 'mig.changed').map((e) => e.gpuUuid);
         topology.applySnapshot(next, migChanged);
         if (events.some((e) => e.type !== 'mig.changed')) {
-          void enumerate(next, 'nvml-change').catch((error: unknown) => logger.error({ err: error }, 'updating GPUs after an NVML change failed'));
+          void enumerate(next, 'nvml-change').catch((error: unknown) =>
+            logger.error({ err: error }, 'updating GPUs after an NVML change failed'),
+          );
         }
       });
       poller.start(snapshot);

@@ -15,10 +15,22 @@ const ERROR_CODE_TABLE = {
   SIM_CONFIG: ['TOPOD_ERR_SIM_CONFIG', 'the simulated backend was asked for a model it does not know'],
   NVML_ADDON_LOAD: ['TOPOD_ERR_NVML_ADDON_LOAD', 'no topod_nvml.node candidate could be loaded'],
   EMPTY_SAMPLE: ['TOPOD_ERR_EMPTY_SAMPLE', 'a statistic was asked of an empty series'],
-  STORE_OPEN: ['TOPOD_ERR_STORE_OPEN', 'the database or its folder cannot be created or opened (the message names the path and the fix); the daemon does not start'],
-  STORE_DAMAGED: ['TOPOD_ERR_STORE_DAMAGED', 'the database failed its integrity check or is not a topod database: it was moved aside and a fresh one started'],
-  STORE_LOCKED: ['TOPOD_ERR_STORE_LOCKED', 'another topod process (its pid is named) already uses this database; the daemon does not start'],
-  STORE_WRITE: ['TOPOD_ERR_STORE_WRITE', 'a write to the database failed (disk full, read-only, I/O error): readiness fails and what is measured is kept in memory'],
+  STORE_OPEN: [
+    'TOPOD_ERR_STORE_OPEN',
+    'the database or its folder cannot be created or opened (the message names the path and the fix); the daemon does not start',
+  ],
+  STORE_DAMAGED: [
+    'TOPOD_ERR_STORE_DAMAGED',
+    'the database failed its integrity check or is not a topod database: it was moved aside and a fresh one started',
+  ],
+  STORE_LOCKED: [
+    'TOPOD_ERR_STORE_LOCKED',
+    'another topod process (its pid is named) already uses this database; the daemon does not start',
+  ],
+  STORE_WRITE: [
+    'TOPOD_ERR_STORE_WRITE',
+    'a write to the database failed (disk full, read-only, I/O error): readiness fails and what is measured is kept in memory',
+  ],
   LISTEN: ['TOPOD_ERR_LISTEN', 'the daemon cannot listen on the configured address and port (in use, not permitted); it does not start'],
   STARTUP: ['TOPOD_ERR_STARTUP', 'any other failure while starting; the message says what, the stack is logged at debug'],
   // HTTP problems (the `code` member of a problem+json answer).
@@ -33,7 +45,10 @@ const ERROR_CODE_TABLE = {
   CONFLICT: ['TOPOD_ERR_CONFLICT', 'a probe is already queued or running for the GPU (409)'],
   BODY_TOO_LARGE: ['TOPOD_ERR_BODY_TOO_LARGE', 'the body is larger than TOPOD_BODY_LIMIT_BYTES (413)'],
   URI_TOO_LONG: ['TOPOD_ERR_URI_TOO_LONG', 'a path parameter is too long (414)'],
-  MALFORMED_REQUEST: ['TOPOD_ERR_MALFORMED_REQUEST', 'the HTTP request itself cannot be parsed (bad request line or method, bad header, smuggling attempt) (400)'],
+  MALFORMED_REQUEST: [
+    'TOPOD_ERR_MALFORMED_REQUEST',
+    'the HTTP request itself cannot be parsed (bad request line or method, bad header, smuggling attempt) (400)',
+  ],
   HEADERS_TOO_LARGE: ['TOPOD_ERR_HEADERS_TOO_LARGE', 'the request line and headers are larger than the server accepts (431)'],
   REQUEST_TIMEOUT: ['TOPOD_ERR_REQUEST_TIMEOUT', 'the request headers or body did not arrive within the request timeout (408)'],
   RATE_LIMITED: ['TOPOD_ERR_RATE_LIMITED', 'too many mutating requests from this client; see Retry-After (429)'],
@@ -49,15 +64,27 @@ const ERROR_CODE_TABLE = {
     'TOPOD_ERR_EXPORT_INCOMPLETE',
     'the result holds no device properties (rebuilt from raw series recorded without the probe hello), which an MT4G file needs; probe the GPU again (409)',
   ],
-  HWLOC_UNAVAILABLE: ['TOPOD_ERR_HWLOC_UNAVAILABLE', 'lstopo (hwloc) is not installed, so the node cannot be answered as hwloc XML; the detail says how to install it (501)'],
+  HWLOC_UNAVAILABLE: [
+    'TOPOD_ERR_HWLOC_UNAVAILABLE',
+    'lstopo (hwloc) is not installed, so the node cannot be answered as hwloc XML; the detail says how to install it (501)',
+  ],
   // Probe jobs (a failed or cancelled job's `error.code`).
   JOB_TIMEOUT: ['TOPOD_ERR_JOB_TIMEOUT', 'the whole probe job ran past the job timeout and was aborted'],
-  PROBE_REQUEST_TIMEOUT: ['TOPOD_ERR_PROBE_REQUEST_TIMEOUT', 'one probe request overran its deadline: the probe said so, or did not answer in time and was killed'],
+  PROBE_REQUEST_TIMEOUT: [
+    'TOPOD_ERR_PROBE_REQUEST_TIMEOUT',
+    'one probe request overran its deadline: the probe said so, or did not answer in time and was killed',
+  ],
   PROBE_CANCELLED: ['TOPOD_ERR_PROBE_CANCELLED', 'the job was cancelled (a forced re-probe, or shutdown)'],
-  GPU_BUSY: ['TOPOD_ERR_GPU_BUSY', 'other processes kept using the GPU past the longest wait (TOPOD_PROBE_MAX_WAIT_MS); probe with evenIfBusy to measure anyway'],
-  GPU_INTERFERED: ['TOPOD_ERR_GPU_INTERFERED', 'another process started using the GPU during the probe: its measurements were dropped and the job waits to measure again'],
+  GPU_BUSY: [
+    'TOPOD_ERR_GPU_BUSY',
+    'other processes kept using the GPU past the longest wait (TOPOD_PROBE_MAX_WAIT_MS); probe with evenIfBusy to measure anyway',
+  ],
+  GPU_INTERFERED: [
+    'TOPOD_ERR_GPU_INTERFERED',
+    'another process started using the GPU during the probe: its measurements were dropped and the job waits to measure again',
+  ],
   PROBE_INTERRUPTED: ['TOPOD_ERR_PROBE_INTERRUPTED', 'the daemon stopped while the job was queued or running (marked at the next boot)'],
-  PROBE_BAD_REQUEST: ['TOPOD_ERR_PROBE_BAD_REQUEST', 'the probe rejected a request\'s arguments'],
+  PROBE_BAD_REQUEST: ['TOPOD_ERR_PROBE_BAD_REQUEST', "the probe rejected a request's arguments"],
   PROBE_UNKNOWN_OP: ['TOPOD_ERR_PROBE_UNKNOWN_OP', 'the probe does not know a requested operation'],
   PROBE_OUT_OF_MEMORY: ['TOPOD_ERR_PROBE_OUT_OF_MEMORY', 'a measurement buffer did not fit in device memory'],
   PROBE_KERNEL_FAULT: ['TOPOD_ERR_PROBE_KERNEL_FAULT', 'a kernel launch or a kernel failed on the GPU'],
@@ -73,14 +100,16 @@ type ErrorCodeTable = typeof ERROR_CODE_TABLE;
 export type ErrorCodeName = keyof ErrorCodeTable;
 
 /** `ERROR_CODES.JOB_TIMEOUT === 'TOPOD_ERR_JOB_TIMEOUT'`: the one place a code is spelled. */
-export const ERROR_CODES = Object.freeze(
-  Object.fromEntries(Object.entries(ERROR_CODE_TABLE).map(([name, [code]]) => [name, code])),
-) as { readonly [K in ErrorCodeName]: ErrorCodeTable[K][0] };
+export const ERROR_CODES = Object.freeze(Object.fromEntries(Object.entries(ERROR_CODE_TABLE).map(([name, [code]]) => [name, code]))) as {
+  readonly [K in ErrorCodeName]: ErrorCodeTable[K][0];
+};
 
 export type ErrorCode = (typeof ERROR_CODES)[ErrorCodeName];
 
 /** What each code means, one line each (documentation and the README check). */
-export const ERROR_CODE_MEANINGS: ReadonlyMap<ErrorCode, string> = new Map(Object.values(ERROR_CODE_TABLE).map(([code, meaning]) => [code, meaning]));
+export const ERROR_CODE_MEANINGS: ReadonlyMap<ErrorCode, string> = new Map(
+  Object.values(ERROR_CODE_TABLE).map(([code, meaning]) => [code, meaning]),
+);
 
 export function isErrorCode(value: string): value is ErrorCode {
   return ERROR_CODE_MEANINGS.has(value as ErrorCode);
@@ -138,7 +167,13 @@ export class StartupError extends Error {
 export const PROBLEM_TYPE_PREFIX = 'urn:topod:problem:';
 
 export function problemType(code: string): string {
-  return PROBLEM_TYPE_PREFIX + code.replace(/^TOPOD_ERR_/, '').toLowerCase().replaceAll('_', '-');
+  return (
+    PROBLEM_TYPE_PREFIX +
+    code
+      .replace(/^TOPOD_ERR_/, '')
+      .toLowerCase()
+      .replaceAll('_', '-')
+  );
 }
 
 export interface TopodErrorOptions {
@@ -191,14 +226,29 @@ export const ConflictError = defineError('ConflictError', ERROR_CODES.CONFLICT, 
 export const BodyTooLargeError = defineError('BodyTooLargeError', ERROR_CODES.BODY_TOO_LARGE, 413, 'Content Too Large');
 export const UriTooLongError = defineError('UriTooLongError', ERROR_CODES.URI_TOO_LONG, 414, 'URI Too Long');
 export const MalformedRequestError = defineError('MalformedRequestError', ERROR_CODES.MALFORMED_REQUEST, 400, 'Malformed request');
-export const HeadersTooLargeError = defineError('HeadersTooLargeError', ERROR_CODES.HEADERS_TOO_LARGE, 431, 'Request Header Fields Too Large');
+export const HeadersTooLargeError = defineError(
+  'HeadersTooLargeError',
+  ERROR_CODES.HEADERS_TOO_LARGE,
+  431,
+  'Request Header Fields Too Large',
+);
 export const RequestTimeoutError = defineError('RequestTimeoutError', ERROR_CODES.REQUEST_TIMEOUT, 408, 'Request Timeout');
 export const RateLimitedError = defineError('RateLimitedError', ERROR_CODES.RATE_LIMITED, 429, 'Too Many Requests');
 export const TooManyStreamsError = defineError('TooManyStreamsError', ERROR_CODES.TOO_MANY_STREAMS, 503, 'Too many event streams');
-export const UnsupportedMediaTypeError = defineError('UnsupportedMediaTypeError', ERROR_CODES.UNSUPPORTED_MEDIA_TYPE, 415, 'Unsupported Media Type');
+export const UnsupportedMediaTypeError = defineError(
+  'UnsupportedMediaTypeError',
+  ERROR_CODES.UNSUPPORTED_MEDIA_TYPE,
+  415,
+  'Unsupported Media Type',
+);
 export const InternalError = defineError('InternalError', ERROR_CODES.INTERNAL, 500, 'Internal Server Error');
 export const TopologyPendingError = defineError('TopologyPendingError', ERROR_CODES.TOPOLOGY_PENDING, 503, 'Topology not measured yet');
-export const TopologyUnavailableError = defineError('TopologyUnavailableError', ERROR_CODES.TOPOLOGY_UNAVAILABLE, 503, 'Topology unavailable');
+export const TopologyUnavailableError = defineError(
+  'TopologyUnavailableError',
+  ERROR_CODES.TOPOLOGY_UNAVAILABLE,
+  503,
+  'Topology unavailable',
+);
 export const NoBackendError = defineError('NoBackendError', ERROR_CODES.NO_BACKEND, 503, 'No measurement backend');
 export const NotReadyError = defineError('NotReadyError', ERROR_CODES.NOT_READY, 503, 'Not ready');
 export const ShuttingDownError = defineError('ShuttingDownError', ERROR_CODES.SHUTTING_DOWN, 503, 'Shutting down');
@@ -233,4 +283,6 @@ export const PROBLEM_CODES = [
   NotReadyError,
   ShuttingDownError,
   HwlocUnavailableError,
-].map((errorClass) => errorClass.code).concat(OTHER_CLIENT_ERROR_CODE);
+]
+  .map((errorClass) => errorClass.code)
+  .concat(OTHER_CLIENT_ERROR_CODE);

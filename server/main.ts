@@ -24,7 +24,10 @@ export function startupLine(error: unknown, config: Pick<Config, 'host' | 'port'
   const code = error !== null && typeof error === 'object' && 'code' in error ? String(error.code) : '';
   const text = (error instanceof Error ? error.message : String(error)).split('\n')[0];
   if (config && (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')) {
-    const fix = code === 'EADDRINUSE' ? 'another process (another topod?) listens there: stop it, or set TOPOD_PORT (--port)' : 'choose another TOPOD_HOST / TOPOD_PORT (ports below 1024 need privileges)';
+    const fix =
+      code === 'EADDRINUSE'
+        ? 'another process (another topod?) listens there: stop it, or set TOPOD_PORT (--port)'
+        : 'choose another TOPOD_HOST / TOPOD_PORT (ports below 1024 need privileges)';
     return `topod: cannot start: [${ERROR_CODES.LISTEN}] cannot listen on ${config.host}:${config.port} (${code}): ${fix}`;
   }
   if (error instanceof StartupError || isErrorCode(code)) return `topod: cannot start: [${code}] ${text}`;
@@ -66,10 +69,16 @@ async function main(): Promise<void> {
   // The probe environment's names only: its values (PATH, LD_LIBRARY_PATH…) are the host's business.
   logger.info({ config: settings, token, probeEnv: Object.keys(probeEnv) }, `topod starting (token: ${token})`);
   for (const { name, closest } of unknownVariables(process.env)) {
-    logger.warn({ variable: name, closest }, `${name} is not a topod setting and is ignored; did you mean ${closest}? (npm start -- --help lists them)`);
+    logger.warn(
+      { variable: name, closest },
+      `${name} is not a topod setting and is ignored; did you mean ${closest}? (npm start -- --help lists them)`,
+    );
   }
   if (config.insecure && token === 'none') {
-    logger.warn({ host: config.host }, `--insecure: listening on ${config.host} without an admin token; anyone who can reach it reads the topology (mutating requests stay loopback-only)`);
+    logger.warn(
+      { host: config.host },
+      `--insecure: listening on ${config.host} without an admin token; anyone who can reach it reads the topology (mutating requests stay loopback-only)`,
+    );
   }
 
   // The native probe's check starts its process and GPU context now, while the daemon's modules (fastify,

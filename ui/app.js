@@ -11,7 +11,11 @@ const state = { gpus: [], migDevices: [], view: null };
 
 async function getJson(url) {
   const response = await fetch(url);
-  if (!response.ok) throw Object.assign(new Error(`${url}: ${response.status}`), { status: response.status, body: await response.json().catch(() => null) });
+  if (!response.ok)
+    throw Object.assign(new Error(`${url}: ${response.status}`), {
+      status: response.status,
+      body: await response.json().catch(() => null),
+    });
   return response.json();
 }
 
@@ -49,12 +53,20 @@ async function loadGpus() {
   const { gpus } = await getJson('/v1/gpus');
   state.gpus = gpus;
   const migUuids = gpus.flatMap((gpu) => gpu.migDeviceUuids);
-  state.migDevices = (await Promise.all(migUuids.map((uuid) => getJson(`/v1/gpus/${encodeURIComponent(uuid)}`).catch(() => null)))).filter(Boolean);
+  state.migDevices = (await Promise.all(migUuids.map((uuid) => getJson(`/v1/gpus/${encodeURIComponent(uuid)}`).catch(() => null)))).filter(
+    Boolean,
+  );
   const list = $('#gpus');
   list.replaceChildren();
   if (gpus.length === 0) list.innerHTML = '<li class="muted">no GPUs — try TOPOD_BACKEND=sim</li>';
   for (const gpu of gpus) {
-    list.append(listItem(`#/gpu/${encodeURIComponent(gpu.uuid)}`, `${gpu.index}: ${gpu.name}${gpu.simulated ? ' (simulated)' : ''} — ${gpu.probe.status}`, { uuid: gpu.uuid, className: 'gpu' }));
+    list.append(
+      listItem(
+        `#/gpu/${encodeURIComponent(gpu.uuid)}`,
+        `${gpu.index}: ${gpu.name}${gpu.simulated ? ' (simulated)' : ''} — ${gpu.probe.status}`,
+        { uuid: gpu.uuid, className: 'gpu' },
+      ),
+    );
     for (const mig of state.migDevices.filter((m) => m.parent.uuid === gpu.uuid)) {
       const label = `MIG ${(mig.profileName ?? `profile ${mig.profileId}`).replace(/^MIG\s+/, '')} · GI ${mig.gpuInstanceId}${mig.computeInstanceId !== null ? ` CI ${mig.computeInstanceId}` : ''}`;
       list.append(listItem(`#/gpu/${encodeURIComponent(mig.uuid)}`, label, { uuid: mig.uuid, className: 'mig' }));
@@ -85,7 +97,11 @@ async function loadTopology() {
   if (!id) return;
   const gpu = state.gpus.find((g) => g.uuid === id);
   const mig = state.migDevices.find((m) => m.uuid === id);
-  $('#gpu-title').textContent = gpu ? `${gpu.name} (${gpu.uuid})` : mig ? `MIG ${(mig.profileName ?? '').replace(/^MIG\s+/, '')} on ${mig.parent.name} (${mig.uuid})` : id;
+  $('#gpu-title').textContent = gpu
+    ? `${gpu.name} (${gpu.uuid})`
+    : mig
+      ? `MIG ${(mig.profileName ?? '').replace(/^MIG\s+/, '')} on ${mig.parent.name} (${mig.uuid})`
+      : id;
   let document_;
   try {
     document_ = await getJson(`/v1/gpus/${encodeURIComponent(id)}/topology`);
@@ -108,7 +124,8 @@ function showProbe(job) {
   $('#probe').classList.toggle('waiting', waiting);
   // A waiting job holds no GPU: it says why (its phase) and since when, and is looked at again with backoff.
   $('#probe-state').textContent = waiting ? 'probe waiting for the GPU' : `probe ${job.state} ${Math.round(job.progress * 100)}%`;
-  $('#probe-phase').textContent = waiting && job.waitingSince ? `${job.phase ?? 'busy'} (since ${job.waitingSince.slice(11, 19)})` : (job.phase ?? '');
+  $('#probe-phase').textContent =
+    waiting && job.waitingSince ? `${job.phase ?? 'busy'} (since ${job.waitingSince.slice(11, 19)})` : (job.phase ?? '');
 }
 
 /** Refreshes asked for by a burst of events (the replay on load, a probe's end) run once, shortly after. */
@@ -133,14 +150,29 @@ function concerns(event) {
 function listen() {
   // lastEventId=0: the stream sends the events it keeps first, so the log shows what happened before the page opened.
   const source = new EventSource('/v1/events?lastEventId=0');
-  source.addEventListener('open', () => { $('#connection').textContent = 'live'; $('#connection').classList.add('live'); });
-  source.addEventListener('error', () => { $('#connection').textContent = 'reconnecting…'; $('#connection').classList.remove('live'); });
-  const on = (type, handler) => source.addEventListener(type, (message) => {
-    const event = JSON.parse(message.data);
-    logEvent($('#events'), event);
-    handler(event);
+  source.addEventListener('open', () => {
+    $('#connection').textContent = 'live';
+    $('#connection').classList.add('live');
   });
-  for (const type of ['probe.queued', 'probe.waiting', 'probe.started', 'probe.progress', 'probe.succeeded', 'probe.failed', 'probe.cancelled']) {
+  source.addEventListener('error', () => {
+    $('#connection').textContent = 'reconnecting…';
+    $('#connection').classList.remove('live');
+  });
+  const on = (type, handler) =>
+    source.addEventListener(type, (message) => {
+      const event = JSON.parse(message.data);
+      logEvent($('#events'), event);
+      handler(event);
+    });
+  for (const type of [
+    'probe.queued',
+    'probe.waiting',
+    'probe.started',
+    'probe.progress',
+    'probe.succeeded',
+    'probe.failed',
+    'probe.cancelled',
+  ]) {
     on(type, (event) => {
       showProbe(event.job);
       // The GPU list shows each GPU's probe status: refreshed when a job starts, waits or ends.
@@ -159,17 +191,26 @@ $('#fit').addEventListener('submit', async (submit) => {
   submit.preventDefault();
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec($('#fit-size').value);
   const scale = match ? SIZE_UNITS[match[2].toLowerCase()] : undefined;
-  if (!match || scale === undefined) { $('#fit-summary').textContent = 'write a size: 8MiB, 512KiB, 2GB'; return; }
+  if (!match || scale === undefined) {
+    $('#fit-summary').textContent = 'write a size: 8MiB, 512KiB, 2GB';
+    return;
+  }
   try {
-    const advice = await getJson(`/v1/gpus/${encodeURIComponent(state.view.id)}/fit?workingSetBytes=${Math.round(Number(match[1]) * scale)}`);
+    const advice = await getJson(
+      `/v1/gpus/${encodeURIComponent(state.view.id)}/fit?workingSetBytes=${Math.round(Number(match[1]) * scale)}`,
+    );
     $('#fit-summary').textContent = advice.summary;
   } catch (error) {
     $('#fit-summary').textContent = error.body?.detail ?? String(error);
   }
 });
 
-window.addEventListener('hashchange', () => { showView().catch(() => undefined); });
+window.addEventListener('hashchange', () => {
+  showView().catch(() => undefined);
+});
 listen();
 loadGpus()
   .then(showView)
-  .catch((error) => { $('#gpus').textContent = String(error); });
+  .catch((error) => {
+    $('#gpus').textContent = String(error);
+  });

@@ -6,7 +6,8 @@ const $ = (selector) => document.querySelector(selector);
 
 function cell(row, content) {
   const td = document.createElement('td');
-  if (content instanceof Node) td.append(content); else td.textContent = content;
+  if (content instanceof Node) td.append(content);
+  else td.textContent = content;
   row.append(td);
 }
 
@@ -24,7 +25,9 @@ function definitions(list, rows) {
 function showStale(status) {
   const stale = $('#stale');
   stale.hidden = !status?.stale;
-  stale.textContent = status?.stale ? `⚠ stale: ${status.staleReason ?? 'measured under another driver or probe version'} — a re-probe is queued; this result is served meanwhile` : '';
+  stale.textContent = status?.stale
+    ? `⚠ stale: ${status.staleReason ?? 'measured under another driver or probe version'} — a re-probe is queued; this result is served meanwhile`
+    : '';
 }
 
 function showConditions(conditions) {
@@ -32,7 +35,10 @@ function showConditions(conditions) {
   const element = $('#conditions');
   element.hidden = note === null;
   element.classList.toggle('busy', note?.busy === true);
-  element.textContent = note === null ? '' : `${note.busy ? '⚠ ' : ''}${note.text}${note.busy ? ' — its values are less sure; probe again when the GPU is idle' : ''}`;
+  element.textContent =
+    note === null
+      ? ''
+      : `${note.busy ? '⚠ ' : ''}${note.text}${note.busy ? ' — its values are less sure; probe again when the GPU is idle' : ''}`;
   $('#conditions-detail').hidden = note === null;
   $('#conditions-card').hidden = note === null;
   if (conditions) definitions($('#conditions-facts'), conditionsRows(conditions));
@@ -58,7 +64,12 @@ function showElements(elements) {
     cell(row, element.latency ? formatLatency(element.latency) : '');
     cell(row, value('lineSize'));
     cell(row, value('fetchGranularity'));
-    cell(row, [element.readBandwidth && `read ${value('readBandwidth')}`, element.writeBandwidth && `write ${value('writeBandwidth')}`].filter(Boolean).join(', '));
+    cell(
+      row,
+      [element.readBandwidth && `read ${value('readBandwidth')}`, element.writeBandwidth && `write ${value('writeBandwidth')}`]
+        .filter(Boolean)
+        .join(', '),
+    );
     const amount = element.amount ? `${element.amount.value} per ${element.amount.per === 'sm' ? 'SM' : 'GPU'}` : '';
     const segment = element.segmentSize ? ` (segments of ${value('segmentSize')})` : '';
     cell(row, amount + segment);
@@ -91,14 +102,18 @@ function showMigTable(mig) {
     cell(row, l2ShareBasis(instance.l2, mig.memorySliceCount));
     body.append(row);
   }
-  $('#mig-empty').textContent = instances.length > 0 ? '' : mig ? `MIG ${mig.mode?.current ?? 'not supported'}: no GPU instances` : 'no NVML: MIG state unknown';
+  $('#mig-empty').textContent =
+    instances.length > 0 ? '' : mig ? `MIG ${mig.mode?.current ?? 'not supported'}: no GPU instances` : 'no NVML: MIG state unknown';
 }
 
 /** The picture, fetched (revalidated by its ETag) and shown from a blob, so a changed picture is redrawn. */
 export async function loadPicture(id) {
   const img = $('#picture');
   const response = await fetch(`/v1/gpus/${encodeURIComponent(id)}/topology.svg`, { cache: 'no-cache' });
-  if (!response.ok) { img.removeAttribute('src'); return; }
+  if (!response.ok) {
+    img.removeAttribute('src');
+    return;
+  }
   const previous = img.src;
   img.src = URL.createObjectURL(await response.blob());
   $('#picture-link').href = `/v1/gpus/${encodeURIComponent(id)}/topology.svg`;
@@ -135,7 +150,10 @@ export function showMigDocument(document_) {
   showElements(document_.elements);
   definitions($('#mig-device-facts'), [
     ['parent GPU', `${parent.name} (${parent.uuid})`],
-    ['GPU instance', `${instance.gpuInstanceId} · ${instance.profileName ?? `profile ${instance.profileId}`}${instance.placement ? ` · memory slices ${instance.placement.start}–${instance.placement.start + instance.placement.size - 1}` : ''}`],
+    [
+      'GPU instance',
+      `${instance.gpuInstanceId} · ${instance.profileName ?? `profile ${instance.profileId}`}${instance.placement ? ` · memory slices ${instance.placement.start}–${instance.placement.start + instance.placement.size - 1}` : ''}`,
+    ],
     ['compute instance', computeInstance ? `${computeInstance.id} · ${computeInstance.multiprocessorCount} SMs` : 'not listed by NVML'],
     ['SMs', String(computeInstance?.multiprocessorCount ?? instance.multiprocessorCount ?? '?')],
     ['memory', instance.memorySizeBytes === null ? '?' : formatBytes(instance.memorySizeBytes)],

@@ -28,9 +28,17 @@ function gpuLink(gpu, text) {
 }
 
 function linkTitle(link) {
-  const p2p = Object.entries(link.p2p).filter(([, status]) => status !== null).map(([kind, status]) => `${kind} ${status}`).join(', ');
+  const p2p = Object.entries(link.p2p)
+    .filter(([, status]) => status !== null)
+    .map(([kind, status]) => `${kind} ${status}`)
+    .join(', ');
   const nvlink = link.nvlink ? `${link.nvlink.count} NVLinks (${link.nvlink.via})` : 'no NVLink';
-  return [nvlink, link.pcie.commonAncestor ? `PCIe common ancestor: ${link.pcie.commonAncestor}` : null, p2p ? `P2P: ${p2p}` : null, ...link.degraded]
+  return [
+    nvlink,
+    link.pcie.commonAncestor ? `PCIe common ancestor: ${link.pcie.commonAncestor}` : null,
+    p2p ? `P2P: ${p2p}` : null,
+    ...link.degraded,
+  ]
     .filter(Boolean)
     .join('\n');
 }
@@ -52,7 +60,10 @@ function showMatrix(node) {
     label.append(gpuLink(row, `GPU${row.index}`));
     tr.append(label);
     for (const column of node.gpus) {
-      if (column.uuid === row.uuid) { tr.append(element('td', 'X', 'self')); continue; }
+      if (column.uuid === row.uuid) {
+        tr.append(element('td', 'X', 'self'));
+        continue;
+      }
       const link = node.links.find((l) => l.gpus.includes(row.uuid) && l.gpus.includes(column.uuid));
       const td = element('td', link?.topo ?? '?', link?.nvlink ? 'nvlink' : '');
       if (link) td.title = linkTitle(link);
@@ -62,11 +73,13 @@ function showMatrix(node) {
     body.append(tr);
   }
   table.append(body);
-  $('#topo-legend').replaceChildren(...TOPO_LEGEND.map(([key, meaning]) => {
-    const item = element('li');
-    item.append(element('code', key), ` = ${meaning}`);
-    return item;
-  }));
+  $('#topo-legend').replaceChildren(
+    ...TOPO_LEGEND.map(([key, meaning]) => {
+      const item = element('li');
+      item.append(element('code', key), ` = ${meaning}`);
+      return item;
+    }),
+  );
 }
 
 /** lstopo's way: the machine, its NUMA nodes, each holding the GPUs attached to it; MIG devices inside their GPU. */
@@ -91,7 +104,10 @@ function showMachine(node, migDevices) {
         const row = element('div', undefined, 'migs');
         for (const mig of migs) {
           const chip = element('span', undefined, 'box mig');
-          const link = element('a', `GI ${mig.gpuInstanceId}${mig.computeInstanceId !== null ? `/CI ${mig.computeInstanceId}` : ''} ${mig.profileName ?? ''}`.trim());
+          const link = element(
+            'a',
+            `GI ${mig.gpuInstanceId}${mig.computeInstanceId !== null ? `/CI ${mig.computeInstanceId}` : ''} ${mig.profileName ?? ''}`.trim(),
+          );
           link.href = `#/gpu/${encodeURIComponent(mig.uuid)}`;
           chip.append(link);
           row.append(chip);
@@ -103,20 +119,22 @@ function showMachine(node, migDevices) {
     machine.append(box);
   }
   const nvlinks = node.links.filter((l) => l.nvlink);
-  $('#nvlinks').textContent = nvlinks.length === 0
-    ? 'No NVLinks between the GPUs.'
-    : `NVLink: ${nvlinks.map((l) => `GPU${l.indices[0]} ↔ GPU${l.indices[1]} ${l.topo ?? ''} (${l.nvlink.via === 'switch' ? 'through NVSwitch' : 'direct'})`).join('; ')}`;
+  $('#nvlinks').textContent =
+    nvlinks.length === 0
+      ? 'No NVLinks between the GPUs.'
+      : `NVLink: ${nvlinks.map((l) => `GPU${l.indices[0]} ↔ GPU${l.indices[1]} ${l.topo ?? ''} (${l.nvlink.via === 'switch' ? 'through NVSwitch' : 'direct'})`).join('; ')}`;
 }
 
 function showAgreement(node) {
   const verdict = $('#agreement');
   const { agree, models } = node.agreement;
   verdict.className = agree === false ? 'differ' : agree === true ? 'agree' : '';
-  verdict.textContent = agree === true
-    ? 'Same-model GPUs measured alike, within the tolerances.'
-    : agree === false
-      ? '⚠ Same-model GPUs measured differently: see the differences below.'
-      : 'Nothing to compare yet: no model has two measured GPUs.';
+  verdict.textContent =
+    agree === true
+      ? 'Same-model GPUs measured alike, within the tolerances.'
+      : agree === false
+        ? '⚠ Same-model GPUs measured differently: see the differences below.'
+        : 'Nothing to compare yet: no model has two measured GPUs.';
   const body = $('#differences tbody');
   body.replaceChildren();
   const byUuid = new Map(node.gpus.map((g) => [g.uuid, g]));
@@ -134,12 +152,19 @@ function showAgreement(node) {
     }
   }
   $('#differences').hidden = body.children.length === 0;
-  $('#models').textContent = models.map((m) => `${m.name}: ${m.measuredGpus} of ${m.gpuUuids.length} measured, ${m.compared} attributes compared${m.agree === null ? '' : m.agree ? ', alike' : ', different'}`).join(' · ');
+  $('#models').textContent = models
+    .map(
+      (m) =>
+        `${m.name}: ${m.measuredGpus} of ${m.gpuUuids.length} measured, ${m.compared} attributes compared${m.agree === null ? '' : m.agree ? ', alike' : ', different'}`,
+    )
+    .join(' · ');
 }
 
 export function showNode(node, migDevices) {
   $('#node-title').textContent = `Node ${node.host}: ${node.gpus.length} GPU${node.gpus.length === 1 ? '' : 's'}`;
-  $('#node-nvml').textContent = node.nvml.available ? `NVML read ${node.nvml.readAt?.slice(11, 19) ?? ''}` : `No NVML: ${node.nvml.reason ?? 'not available'} — links unknown`;
+  $('#node-nvml').textContent = node.nvml.available
+    ? `NVML read ${node.nvml.readAt?.slice(11, 19) ?? ''}`
+    : `No NVML: ${node.nvml.reason ?? 'not available'} — links unknown`;
   showAgreement(node);
   showMatrix(node);
   showMachine(node, migDevices);

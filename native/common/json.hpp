@@ -45,8 +45,7 @@ namespace topod::json {
 
 class ParseError : public std::runtime_error {
  public:
-  ParseError(const std::string& what, size_t offset)
-      : std::runtime_error(what + " at offset " + std::to_string(offset)), offset_(offset) {}
+  ParseError(const std::string& what, size_t offset) : std::runtime_error(what + " at offset " + std::to_string(offset)), offset_(offset) {}
   size_t offset() const { return offset_; }
 
  private:
@@ -62,13 +61,20 @@ enum class Kind { Null, Boolean, Number, String, Array, Object, Written };
 
 inline const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::Null: return "null";
-    case Kind::Boolean: return "boolean";
-    case Kind::Number: return "number";
-    case Kind::String: return "string";
-    case Kind::Array: return "array";
-    case Kind::Object: return "object";
-    case Kind::Written: return "written JSON";
+    case Kind::Null:
+      return "null";
+    case Kind::Boolean:
+      return "boolean";
+    case Kind::Number:
+      return "number";
+    case Kind::String:
+      return "string";
+    case Kind::Array:
+      return "array";
+    case Kind::Object:
+      return "object";
+    case Kind::Written:
+      return "written JSON";
   }
   return "?";
 }
@@ -103,7 +109,10 @@ class Value {
     v.str_ = std::move(text);
     return v;
   }
-  const std::string& as_written() const { expect(Kind::Written); return str_; }
+  const std::string& as_written() const {
+    expect(Kind::Written);
+    return str_;
+  }
   static Value object() { return Value(Object{}); }
 
   Kind kind() const { return kind_; }
@@ -114,12 +123,30 @@ class Value {
   bool is_array() const { return kind_ == Kind::Array; }
   bool is_object() const { return kind_ == Kind::Object; }
 
-  bool as_bool() const { expect(Kind::Boolean); return bool_; }
-  double as_number() const { expect(Kind::Number); return num_; }
-  const std::string& as_string() const { expect(Kind::String); return str_; }
-  const Array& as_array() const { expect(Kind::Array); return arr_; }
-  Array& as_array() { expect(Kind::Array); return arr_; }
-  const Object& as_object() const { expect(Kind::Object); return obj_; }
+  bool as_bool() const {
+    expect(Kind::Boolean);
+    return bool_;
+  }
+  double as_number() const {
+    expect(Kind::Number);
+    return num_;
+  }
+  const std::string& as_string() const {
+    expect(Kind::String);
+    return str_;
+  }
+  const Array& as_array() const {
+    expect(Kind::Array);
+    return arr_;
+  }
+  Array& as_array() {
+    expect(Kind::Array);
+    return arr_;
+  }
+  const Object& as_object() const {
+    expect(Kind::Object);
+    return obj_;
+  }
 
   bool has(std::string_view key) const { return find(key) != nullptr; }
 
@@ -142,7 +169,10 @@ class Value {
   Value& set(std::string_view key, Value v) {
     expect(Kind::Object);
     for (auto& [k, old] : obj_)
-      if (k == key) { old = std::move(v); return *this; }
+      if (k == key) {
+        old = std::move(v);
+        return *this;
+      }
     obj_.emplace_back(std::string(key), std::move(v));
     return *this;
   }
@@ -155,8 +185,7 @@ class Value {
 
  private:
   void expect(Kind k) const {
-    if (kind_ != k)
-      throw TypeError(std::string("expected ") + kind_name(k) + ", got " + kind_name(kind_));
+    if (kind_ != k) throw TypeError(std::string("expected ") + kind_name(k) + ", got " + kind_name(kind_));
   }
 
   Kind kind_ = Kind::Null;
@@ -202,12 +231,21 @@ class Parser {
     if (depth > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth));
     if (at_end()) fail("unexpected end of input");
     switch (peek()) {
-      case '{': return object(depth);
-      case '[': return array(depth);
-      case '"': return Value(string());
-      case 't': expect_literal("true"); return Value(true);
-      case 'f': expect_literal("false"); return Value(false);
-      case 'n': expect_literal("null"); return Value(nullptr);
+      case '{':
+        return object(depth);
+      case '[':
+        return array(depth);
+      case '"':
+        return Value(string());
+      case 't':
+        expect_literal("true");
+        return Value(true);
+      case 'f':
+        expect_literal("false");
+        return Value(false);
+      case 'n':
+        expect_literal("null");
+        return Value(nullptr);
       default:
         if (peek() == '-' || (peek() >= '0' && peek() <= '9')) return Value(number());
         fail(std::string("unexpected character '") + peek() + "'");
@@ -218,7 +256,10 @@ class Parser {
     ++pos_;  // '{'
     Value out = Value::object();
     skip_ws();
-    if (peek() == '}') { ++pos_; return out; }
+    if (peek() == '}') {
+      ++pos_;
+      return out;
+    }
     for (;;) {
       skip_ws();
       if (peek() != '"') fail("expected a string key");
@@ -229,8 +270,14 @@ class Parser {
       skip_ws();
       out.set(key, value(depth + 1));
       skip_ws();
-      if (peek() == ',') { ++pos_; continue; }
-      if (peek() == '}') { ++pos_; return out; }
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() == '}') {
+        ++pos_;
+        return out;
+      }
       fail(at_end() ? "unterminated object" : "expected ',' or '}' in object");
     }
   }
@@ -239,13 +286,22 @@ class Parser {
     ++pos_;  // '['
     Value out = Value::array();
     skip_ws();
-    if (peek() == ']') { ++pos_; return out; }
+    if (peek() == ']') {
+      ++pos_;
+      return out;
+    }
     for (;;) {
       skip_ws();
       out.push(value(depth + 1));
       skip_ws();
-      if (peek() == ',') { ++pos_; continue; }
-      if (peek() == ']') { ++pos_; return out; }
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() == ']') {
+        ++pos_;
+        return out;
+      }
       fail(at_end() ? "unterminated array" : "expected ',' or ']' in array");
     }
   }
@@ -256,10 +312,16 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       char c = s_[pos_++];
       cp <<= 4;
-      if (c >= '0' && c <= '9') cp |= unsigned(c - '0');
-      else if (c >= 'a' && c <= 'f') cp |= unsigned(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') cp |= unsigned(c - 'A' + 10);
-      else { --pos_; fail("invalid hex digit in \\u escape"); }
+      if (c >= '0' && c <= '9')
+        cp |= unsigned(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        cp |= unsigned(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        cp |= unsigned(c - 'A' + 10);
+      else {
+        --pos_;
+        fail("invalid hex digit in \\u escape");
+      }
     }
     return cp;
   }
@@ -288,21 +350,44 @@ class Parser {
     for (;;) {
       if (at_end()) fail("unterminated string");
       char c = s_[pos_];
-      if (c == '"') { ++pos_; return out; }
+      if (c == '"') {
+        ++pos_;
+        return out;
+      }
       if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
-      if (c != '\\') { out += c; ++pos_; continue; }
+      if (c != '\\') {
+        out += c;
+        ++pos_;
+        continue;
+      }
       ++pos_;
       if (at_end()) fail("unterminated escape");
       char e = s_[pos_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           unsigned cp = hex4();
           if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -317,7 +402,9 @@ class Parser {
           append_utf8(out, cp);
           break;
         }
-        default: --pos_; fail(std::string("invalid escape '\\") + e + "'");
+        default:
+          --pos_;
+          fail(std::string("invalid escape '\\") + e + "'");
       }
     }
   }
@@ -348,7 +435,10 @@ class Parser {
     }
     std::string token(s_.substr(start, pos_ - start));
     double v = std::strtod(token.c_str(), nullptr);
-    if (!std::isfinite(v)) { pos_ = start; fail("number out of range"); }
+    if (!std::isfinite(v)) {
+      pos_ = start;
+      fail("number out of range");
+    }
     return v;
   }
 
@@ -360,13 +450,27 @@ inline void dump_string(std::string& out, const std::string& s) {
   out += '"';
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -388,7 +492,10 @@ void dump_integer(std::string& out, Integer n) {
 }
 
 inline void dump_number(std::string& out, double n) {
-  if (!std::isfinite(n)) { out += "null"; return; }
+  if (!std::isfinite(n)) {
+    out += "null";
+    return;
+  }
   char buf[32];
   if (std::nearbyint(n) == n && std::fabs(n) < 9007199254740992.0) {
     dump_integer(out, static_cast<long long>(n));
@@ -403,11 +510,21 @@ inline void dump_number(std::string& out, double n) {
 
 inline void dump_value(std::string& out, const Value& v) {
   switch (v.kind()) {
-    case Kind::Null: out += "null"; break;
-    case Kind::Boolean: out += v.as_bool() ? "true" : "false"; break;
-    case Kind::Number: dump_number(out, v.as_number()); break;
-    case Kind::String: dump_string(out, v.as_string()); break;
-    case Kind::Written: out += v.as_written(); break;
+    case Kind::Null:
+      out += "null";
+      break;
+    case Kind::Boolean:
+      out += v.as_bool() ? "true" : "false";
+      break;
+    case Kind::Number:
+      dump_number(out, v.as_number());
+      break;
+    case Kind::String:
+      dump_string(out, v.as_string());
+      break;
+    case Kind::Written:
+      out += v.as_written();
+      break;
     case Kind::Array: {
       out += '[';
       bool first = true;

@@ -6,7 +6,12 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
-const args = Object.fromEntries(process.argv.slice(2).map((arg, i, all) => (arg.startsWith('--') ? [arg.slice(2), all[i + 1]] : null)).filter(Boolean));
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .map((arg, i, all) => (arg.startsWith('--') ? [arg.slice(2), all[i + 1]] : null))
+    .filter(Boolean),
+);
 const base = args.url ?? 'http://127.0.0.1:18080';
 const until = (args.until ?? 'succeeded').split(',');
 const timeoutMs = Number(args['timeout-s'] ?? 120) * 1000;
@@ -39,7 +44,9 @@ while (performance.now() - started < timeoutMs) {
   } catch {
     job = null;
   }
-  const now = job ? `${job.state}${job.phase ? `: ${job.phase}` : ''}${job.error ? ` (${job.error.code}: ${job.error.message})` : ''}` : 'no job';
+  const now = job
+    ? `${job.state}${job.phase ? `: ${job.phase}` : ''}${job.error ? ` (${job.error.code}: ${job.error.message})` : ''}`
+    : 'no job';
   if (now !== last) {
     states.push({ atMs: at(), state: now });
     console.log(`${String(at()).padStart(7)} ms  ${now}`);
@@ -52,7 +59,12 @@ const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : null;
 };
-const summary = Object.fromEntries(Object.entries(latencies).map(([k, xs]) => [k, { answers: xs.length, p50Ms: quantile(xs, 0.5), p99Ms: quantile(xs, 0.99), maxMs: xs.length ? Math.max(...xs) : null }]));
+const summary = Object.fromEntries(
+  Object.entries(latencies).map(([k, xs]) => [
+    k,
+    { answers: xs.length, p50Ms: quantile(xs, 0.5), p99Ms: quantile(xs, 0.99), maxMs: xs.length ? Math.max(...xs) : null },
+  ]),
+);
 console.log(JSON.stringify(summary));
 let document = null;
 try {

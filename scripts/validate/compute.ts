@@ -67,7 +67,8 @@ export function barrierVerdict(measured: number, reference: [number, number] | u
 }
 
 const cycles = (value: LatencyValue | undefined): string => (value ? value.p50.toFixed(0) : '—');
-const rate = (bytesPerSecond: number | undefined): string => (bytesPerSecond === undefined ? '—' : `${(bytesPerSecond / 1e9).toFixed(1)} GB/s`);
+const rate = (bytesPerSecond: number | undefined): string =>
+  bytesPerSecond === undefined ? '—' : `${(bytesPerSecond / 1e9).toFixed(1)} GB/s`;
 const referenceCell = (reference: [number, number] | undefined): string =>
   reference ? (reference[0] === reference[1] ? `${reference[0]}` : `${reference[0]}–${reference[1]}`) : '—';
 
@@ -76,7 +77,9 @@ export function renderCompute(compute: ComputeTopology | undefined, reference: B
   if (!compute) return ['compute: not in this document'];
   const lines: string[] = [];
   const sms = compute.multiprocessorCount.value;
-  lines.push(`compute: ${sms} SMs, ${compute.coresPerSm?.value ?? '?'} cores and ${compute.warpSchedulersPerSm?.value ?? '?'} schedulers per SM, SM clock ${compute.smClock ? (compute.smClock.value / 1e6).toFixed(0) : '?'} MHz`);
+  lines.push(
+    `compute: ${sms} SMs, ${compute.coresPerSm?.value ?? '?'} cores and ${compute.warpSchedulersPerSm?.value ?? '?'} schedulers per SM, SM clock ${compute.smClock ? (compute.smClock.value / 1e6).toFixed(0) : '?'} MHz`,
+  );
   const gpcs = compute.gpcs;
   if (gpcs) {
     const inGpcs = gpcs.smsPerGpc.reduce((a, b) => a + b, 0);
@@ -86,16 +89,30 @@ export function renderCompute(compute: ComputeTopology | undefined, reference: B
       `GPCs: ${gpcs.count.value} (SMs per GPC ${gpcs.smsPerGpc.join(' ')}; ${inGpcs} SMs in GPCs + ${inTpcs} in ${gpcs.tpcsOfUnknownGpc.length} TPCs of unknown GPC = ${placed} of ${sms} SMs${placed === sms ? '' : ' — DIFFERS'}; unplaced ${gpcs.unplacedSmIds.length}; map confidence ${gpcs.confidence.toFixed(2)})`,
       `TPCs: ${gpcs.tpcs ? `${gpcs.tpcs.length} SM pairs told apart by clusters of two` : 'not told apart'}; the map explains cudaOccupancyMaxActiveClusters for ${gpcs.occupancyAgreement === null ? '?' : `${(gpcs.occupancyAgreement * 100).toFixed(0)} %`} of cluster sizes`,
     );
-    if (gpcs.tpcsOfUnknownGpc.length) lines.push(`TPCs of unknown GPC (only ever in clusters of two): ${gpcs.tpcsOfUnknownGpc.map((t) => t.join('+')).join(', ')}`);
+    if (gpcs.tpcsOfUnknownGpc.length)
+      lines.push(`TPCs of unknown GPC (only ever in clusters of two): ${gpcs.tpcsOfUnknownGpc.map((t) => t.join('+')).join(', ')}`);
   } else lines.push('GPCs: not measured');
   const clusters = compute.clusters;
   if (!clusters.supported) return [...lines, `clusters: unsupported (${clusters.reason ?? 'no reason given'})`];
-  lines.push(`clusters: max portable ${clusters.maxPortableClusterSize?.value ?? '?'}, max non-portable ${clusters.maxClusterSize?.value ?? '?'}`);
-  lines.push('| cluster size | active clusters | idle SMs (occupancy) | idle SMs (measured) | reference idle (' + (reference?.heading ?? 'none') + ') |', '|---|---|---|---|---|');
+  lines.push(
+    `clusters: max portable ${clusters.maxPortableClusterSize?.value ?? '?'}, max non-portable ${clusters.maxClusterSize?.value ?? '?'}`,
+  );
+  lines.push(
+    '| cluster size | active clusters | idle SMs (occupancy) | idle SMs (measured) | reference idle (' +
+      (reference?.heading ?? 'none') +
+      ') |',
+    '|---|---|---|---|---|',
+  );
   for (const row of clusters.bySize) {
-    lines.push(`| ${row.clusterSize} | ${row.activeClusters} | ${row.idleSms} | ${row.measuredIdleSms ?? '—'} | ${reference?.idleSms[row.clusterSize] ?? '—'} |`);
+    lines.push(
+      `| ${row.clusterSize} | ${row.activeClusters} | ${row.idleSms} | ${row.measuredIdleSms ?? '—'} | ${reference?.idleSms[row.clusterSize] ?? '—'} |`,
+    );
   }
-  lines.push('', '| cluster size | threads/block | arrive | wait | cluster.sync | __syncthreads | grid.sync | (cycles, p50) |', '|---|---|---|---|---|---|---|---|');
+  lines.push(
+    '',
+    '| cluster size | threads/block | arrive | wait | cluster.sync | __syncthreads | grid.sync | (cycles, p50) |',
+    '|---|---|---|---|---|---|---|---|',
+  );
   for (const row of clusters.sync) {
     lines.push(
       `| ${row.clusterSize} | ${row.threadsPerBlock} | ${cycles(row.arrive)} | ${cycles(row.wait)} | ${cycles(row.clusterSync)} | ${cycles(row.syncthreads)} | ${cycles(row.gridSync)} | |`,
@@ -106,7 +123,9 @@ export function renderCompute(compute: ComputeTopology | undefined, reference: B
       `| reference | | ${referenceCell(reference.arrive)} | ${referenceCell(reference.wait)} | ${referenceCell(reference.clusterSync)} | ${referenceCell(reference.syncthreads)} | ${referenceCell(reference.gridSync)} | |`,
     );
     // The paper's arrive figure holds for clusters of 1 to 8 blocks (16 costs more): compare the largest of those.
-    const largest = [...clusters.sync].filter((r) => r.threadsPerBlock === 1 && r.clusterSize <= 8).sort((a, b) => b.clusterSize - a.clusterSize)[0];
+    const largest = [...clusters.sync]
+      .filter((r) => r.threadsPerBlock === 1 && r.clusterSize <= 8)
+      .sort((a, b) => b.clusterSize - a.clusterSize)[0];
     if (largest) {
       const checks = (['arrive', 'wait', 'clusterSync', 'syncthreads', 'gridSync'] as const).map(
         (name) => `${name} ${barrierVerdict(largest[name].p50, reference[name]) || 'no reference'}`,
@@ -128,7 +147,9 @@ export function renderCompute(compute: ComputeTopology | undefined, reference: B
   if (clusters.launchOverhead.length) {
     lines.push('', '| cluster size | blocks | clustered launch | plain launch | overhead |', '|---|---|---|---|---|');
     for (const row of clusters.launchOverhead) {
-      lines.push(`| ${row.clusterSize} | ${row.blocks} | ${(row.clusterSeconds * 1e6).toFixed(1)} µs | ${(row.plainSeconds * 1e6).toFixed(1)} µs | ${(row.overheadFraction * 100).toFixed(1)} % |`);
+      lines.push(
+        `| ${row.clusterSize} | ${row.blocks} | ${(row.clusterSeconds * 1e6).toFixed(1)} µs | ${(row.plainSeconds * 1e6).toFixed(1)} µs | ${(row.overheadFraction * 100).toFixed(1)} % |`,
+      );
     }
   }
   return lines;
@@ -136,5 +157,8 @@ export function renderCompute(compute: ComputeTopology | undefined, reference: B
 
 /** Whether every run measured the same SM → GPC map (the issue's stability check). */
 export function sameGpcMap(computes: Array<ComputeTopology | undefined>): string {
-  return sameInEveryRun('GPC map', computes.map((c) => c?.gpcs?.smIds ?? null));
+  return sameInEveryRun(
+    'GPC map',
+    computes.map((c) => c?.gpcs?.smIds ?? null),
+  );
 }

@@ -7,7 +7,10 @@ import type { ElementTopology, LatencyValue } from '../../server/model/document.
 import { sameInEveryRun } from './same-in-every-run.js';
 
 const isLatency = (value: unknown): value is LatencyValue =>
-  typeof value === 'object' && value !== null && (value as { unit?: unknown }).unit === 'cycles' && typeof (value as { p50?: unknown }).p50 === 'number';
+  typeof value === 'object' &&
+  value !== null &&
+  (value as { unit?: unknown }).unit === 'cycles' &&
+  typeof (value as { p50?: unknown }).p50 === 'number';
 
 /** The L2's partitions as lines; one line saying so when they were not measured. */
 export function renderL2Structure(l2: ElementTopology | undefined): string[] {
@@ -23,12 +26,16 @@ export function renderL2Structure(l2: ElementTopology | undefined): string[] {
     if (typeof value === 'number' && name !== 'count' && name !== 'confidence') lines.push(`L2 ${name}: ${value}`);
   }
   const window = partitions.persistingWindow;
-  if (window) lines.push(`L2 persisting window of ${window.windowBytes} B: hit rate ${window.hitRateWithout} without → ${window.hitRateWith} with`);
+  if (window)
+    lines.push(`L2 persisting window of ${window.windowBytes} B: hit rate ${window.hitRateWithout} without → ${window.hitRateWith} with`);
   if (l2?.amount) lines.push(`L2 amount: ${l2.amount.value} per ${l2.amount.per} [${l2.amount.source}]`);
   return lines;
 }
 
 /** Whether every run measured the same SM → partition groups. */
 export function samePartitionMap(l2s: Array<ElementTopology | undefined>): string {
-  return sameInEveryRun('SM → L2 partition map', l2s.map((l2) => l2?.partitions?.smGroups ?? null));
+  return sameInEveryRun(
+    'SM → L2 partition map',
+    l2s.map((l2) => l2?.partitions?.smGroups ?? null),
+  );
 }

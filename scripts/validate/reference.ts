@@ -62,8 +62,12 @@ export function parseReference(markdown: string, gpuName: string): ReferenceValu
       const attribute = ATTRIBUTES[name];
       const text = values.length === names.length ? values[i]! : cells[3]!;
       if (attribute === 'sharedWith') {
-        const named = text.split(',').map((name) => ELEMENTS[name.trim().toLowerCase()]).filter((name): name is string => name !== undefined);
-        if (named.length > 0 || /^(none|—|-)$/i.test(text)) out.push({ element, attribute, value: named.length, text, names: named.sort() });
+        const named = text
+          .split(',')
+          .map((name) => ELEMENTS[name.trim().toLowerCase()])
+          .filter((name): name is string => name !== undefined);
+        if (named.length > 0 || /^(none|—|-)$/i.test(text))
+          out.push({ element, attribute, value: named.length, text, names: named.sort() });
         return;
       }
       const value = firstNumber(text);

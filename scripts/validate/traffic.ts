@@ -17,7 +17,9 @@ export const PAPER_A100 = {
 } as const;
 
 const show = (v: { value: number | boolean; method: string; confidence: number } | null | undefined, unit = '') =>
-  v ? `${typeof v.value === 'boolean' ? (v.value ? 'yes' : 'no') : `${v.value}${unit}`} (${v.method}, confidence ${v.confidence})` : 'not measured';
+  v
+    ? `${typeof v.value === 'boolean' ? (v.value ? 'yes' : 'no') : `${v.value}${unit}`} (${v.method}, confidence ${v.confidence})`
+    : 'not measured';
 
 /** The traffic section as lines, each with the paper's A100 value beside it; one line when not measured. */
 export function renderTraffic(traffic: TrafficTopology | null | undefined): string[] {
@@ -30,7 +32,10 @@ export function renderTraffic(traffic: TrafficTopology | null | undefined): stri
     `  stores allocate (fresh): ${show(traffic.storesAllocate.fresh)}, (written): ${show(traffic.storesAllocate.written)} | ${PAPER_A100.storesAllocateFresh}`,
     `  isolated read fill: ${show(traffic.readFillBytes, ' B')}, prefetch factor ${show(traffic.prefetchFactor, '×')}, departs from the line model at ${traffic.departsFromLineModelAtStrideBytes ?? 'never'} B | ${PAPER_A100.prefetch}`,
   ];
-  if (traffic.fallbackError) lines.push(`  timing fallback vs counters: median ${traffic.fallbackError.medianPercent} %, max ${traffic.fallbackError.maxPercent} % | (the paper had counters only)`);
+  if (traffic.fallbackError)
+    lines.push(
+      `  timing fallback vs counters: median ${traffic.fallbackError.medianPercent} %, max ${traffic.fallbackError.maxPercent} % | (the paper had counters only)`,
+    );
   lines.push(`  paper: ${PAPER_A100.accuracy}`);
   return lines;
 }

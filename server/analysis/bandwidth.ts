@@ -78,7 +78,10 @@ export function bestBandwidthPoint<T extends BandwidthPoint>(points: readonly T[
 }
 
 /** SMs a launch occupies and the blocks each takes, blocks dealt breadth-first (one per SM before a second on any). */
-export function occupancy(geometry: Pick<BandwidthGeometry, 'blocks'>, multiprocessorCount: number): { smsUsed: number; blocksPerSm: number } {
+export function occupancy(
+  geometry: Pick<BandwidthGeometry, 'blocks'>,
+  multiprocessorCount: number,
+): { smsUsed: number; blocksPerSm: number } {
   return { smsUsed: Math.min(geometry.blocks, multiprocessorCount), blocksPerSm: Math.ceil(geometry.blocks / multiprocessorCount) };
 }
 
@@ -117,14 +120,17 @@ export function passesAxis(plan: BandwidthSearchPlan, from: BandwidthGeometry): 
 export function threadsAxis(plan: BandwidthSearchPlan, from: BandwidthGeometry): BandwidthGeometry[] {
   const most = Math.max(plan.maxThreadsPerBlock, plan.maxThreadsPerMultiprocessor);
   const axis: BandwidthGeometry[] = [];
-  for (let threads = Math.min(4 * plan.warpSize, most); threads <= most; threads *= 2) axis.push(threadsPerSmGeometry(plan, threads, from.passes));
+  for (let threads = Math.min(4 * plan.warpSize, most); threads <= most; threads *= 2)
+    axis.push(threadsPerSmGeometry(plan, threads, from.passes));
   return axis;
 }
 
 /** The SMs-used axis at `from`'s block size and passes, one block per SM: an eighth, a quarter and half of the SMs (the curve of how many SMs the level takes). */
 export function smsAxis(plan: BandwidthSearchPlan, from: BandwidthGeometry): BandwidthGeometry[] {
   const counts = [8, 4, 2].map((share) => Math.max(1, Math.ceil(plan.multiprocessorCount / share)));
-  return [...new Set(counts)].filter((sms) => sms < plan.multiprocessorCount).map((blocks) => ({ blocks, threadsPerBlock: from.threadsPerBlock, passes: from.passes }));
+  return [...new Set(counts)]
+    .filter((sms) => sms < plan.multiprocessorCount)
+    .map((blocks) => ({ blocks, threadsPerBlock: from.threadsPerBlock, passes: from.passes }));
 }
 
 /** Whether a step from `previous` to `next` gained at least minGain (the axis goes on). */
@@ -141,7 +147,10 @@ const keyOf = (g: BandwidthGeometry) => `${g.blocks}/${g.threadsPerBlock}/${g.pa
  * minGain (up to maxRounds); then the SMs-used axis for the curve. A geometry
  * is measured once.
  */
-export async function searchBandwidth(plan: BandwidthSearchPlan, measure: (geometry: BandwidthGeometry) => Promise<number>): Promise<BandwidthSearch> {
+export async function searchBandwidth(
+  plan: BandwidthSearchPlan,
+  measure: (geometry: BandwidthGeometry) => Promise<number>,
+): Promise<BandwidthSearch> {
   const curve: BandwidthPoint[] = [];
   const seen = new Map<string, BandwidthPoint>();
   const at = async (geometry: BandwidthGeometry): Promise<BandwidthPoint> => {
@@ -170,7 +179,10 @@ export async function searchBandwidth(plan: BandwidthSearchPlan, measure: (geome
     const before = best().bytesPerSecond;
     // Later rounds climb the passes axis from the best point's passes up (fewer were measured on the first round's shape).
     const from = best();
-    await climb(passesAxis(plan, from).filter((geometry) => round === 0 || geometry.passes >= from.passes), PASSES_PATIENCE);
+    await climb(
+      passesAxis(plan, from).filter((geometry) => round === 0 || geometry.passes >= from.passes),
+      PASSES_PATIENCE,
+    );
     await climb(threadsAxis(plan, best()));
     if (!gained(before, best().bytesPerSecond, plan.minGain)) break;
   }

@@ -96,7 +96,8 @@ export function detectSizeChangePoint(points: readonly SweepPoint[], options: Ch
   }
 
   const ks = ksTest(pooled(points, 0, index), pooled(points, index, points.length), alpha);
-  if (!ks.differs) return { found: false, reason: `no significant shift (K-S D ${ks.d.toFixed(3)} ≤ ${ks.critical.toFixed(3)})`, slowShares };
+  if (!ks.differs)
+    return { found: false, reason: `no significant shift (K-S D ${ks.d.toFixed(3)} ≤ ${ks.critical.toFixed(3)})`, slowShares };
 
   const consistency = stepConsistency(slowShares, index);
   const edge = index <= 1 ? 'lower' : index >= points.length - 1 ? 'upper' : null;
@@ -198,7 +199,12 @@ function countAbove(values: readonly number[], threshold: number): number {
  */
 function poolDiffers(points: readonly SweepPoint[], to: number, sortedSize: Float64Array, threshold: number, alpha: number): boolean {
   const pool = pooledCountAtMost(points, to, threshold);
-  if (pool.count > 0 && pool.atMost >= 0 && ksGapAt(pool.atMost, pool.count, sortedSize, threshold) > ksCriticalValue(pool.count, sortedSize.length, alpha)) return true;
+  if (
+    pool.count > 0 &&
+    pool.atMost >= 0 &&
+    ksGapAt(pool.atMost, pool.count, sortedSize, threshold) > ksCriticalValue(pool.count, sortedSize.length, alpha)
+  )
+    return true;
   return ksTestOfSorted(sortedCopy(pooled(points, 0, to)), sortedSize, alpha).differs;
 }
 

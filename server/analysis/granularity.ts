@@ -49,9 +49,14 @@ export function fitFetchGranularity(points: readonly StridePoint[], thresholdCyc
   const hitShares = points.map((point) => hitShare(point.samples, thresholdCycles));
   if (points.length < 3) return { found: false, reason: 'fewer than three strides', hitShares };
   const largest = Math.max(...points.map((point) => point.strideBytes));
-  if (Math.max(...hitShares) < 0.2) return { found: false, reason: 'no stride shows hits: every load missed, or the threshold is below the hit latency', hitShares };
+  if (Math.max(...hitShares) < 0.2)
+    return { found: false, reason: 'no stride shows hits: every load missed, or the threshold is below the hit latency', hitShares };
   if (hitShares[indexOfMax(points.map((p) => p.strideBytes))]! > 0.2) {
-    return { found: false, reason: `loads still hit at the largest stride (${largest} B): the granularity is larger, or the walk was not cold`, hitShares };
+    return {
+      found: false,
+      reason: `loads still hit at the largest stride (${largest} B): the granularity is larger, or the walk was not cold`,
+      hitShares,
+    };
   }
   const fits = CANDIDATES.filter((g) => g <= 2 * largest).map((granularityBytes) => {
     const squared = points.reduce((sum, point, i) => sum + (hitShares[i]! - expectedHitShare(point.strideBytes, granularityBytes)) ** 2, 0);
@@ -63,7 +68,13 @@ export function fitFetchGranularity(points: readonly StridePoint[], thresholdCyc
   const fit = Math.max(0, 1 - best.rms / RMS_AT_ZERO_CONFIDENCE);
   // How much better the chosen curve explains the shares than the next best: a near tie is a weak answer.
   const margin = second ? Math.min(1, (second.rms - best.rms) / Math.max(0.05, second.rms)) : 1;
-  return { found: true, granularityBytes: best.granularityBytes, hitShares, rmsError: round3(best.rms), confidence: round3(fit * (0.5 + 0.5 * margin)) };
+  return {
+    found: true,
+    granularityBytes: best.granularityBytes,
+    hitShares,
+    rmsError: round3(best.rms),
+    confidence: round3(fit * (0.5 + 0.5 * margin)),
+  };
 }
 
 function indexOfMax(values: readonly number[]): number {

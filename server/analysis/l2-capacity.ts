@@ -81,7 +81,8 @@ export function fitL2Capacity(points: readonly CapacityPoint[], onsetBytes: numb
   const residentPoints = sorted.filter((point) => point.sizeBytes <= onsetBytes * FIT_FROM_SHARE_OF_ONSET).map((point) => point.samples);
   const resident = concatSamples(residentPoints);
   const largest = sorted.at(-1);
-  if (resident.length === 0 || !largest || largest.sizeBytes <= onsetBytes) return { found: false, reason: 'no sizes both well below and above the onset' };
+  if (resident.length === 0 || !largest || largest.sizeBytes <= onsetBytes)
+    return { found: false, reason: 'no sizes both well below and above the onset' };
   const hitP50 = median(resident);
   const hitP99 = percentile(resident, 99);
   const slowP50 = median(largest.samples);
@@ -90,12 +91,20 @@ export function fitL2Capacity(points: readonly CapacityPoint[], onsetBytes: numb
   const threshold = hitP99 + THRESHOLD_SHARE * (slowP50 - hitP50);
   const fitted = sorted.filter((point) => point.sizeBytes >= onsetBytes * FIT_FROM_SHARE_OF_ONSET);
   if (fitted.length < MIN_POINTS) return { found: false, reason: `${fitted.length} sizes past the onset, ${MIN_POINTS} needed` };
-  const shares = fitted.map((point) => ({ sizeBytes: point.sizeBytes, missShare: point.samples.filter((v) => v > threshold).length / point.samples.length }));
+  const shares = fitted.map((point) => ({
+    sizeBytes: point.sizeBytes,
+    missShare: point.samples.filter((v) => v > threshold).length / point.samples.length,
+  }));
   const rampPoints = shares.filter((s) => s.missShare > 0.02 && s.missShare < 0.98).length;
   const isotonic = isotonicFit(shares.map((share) => share.missShare));
   const reachesFull = isotonic.at(-1)! >= RANDOM_BELOW;
   const best = reachesFull
-    ? { capacityBytes: areaAbove(shares, isotonic), widthBytes: rampWidth(shares, isotonic), sse: sseOf(shares, isotonic), model: 'set-overflow' as const }
+    ? {
+        capacityBytes: areaAbove(shares, isotonic),
+        widthBytes: rampWidth(shares, isotonic),
+        sse: sseOf(shares, isotonic),
+        model: 'set-overflow' as const,
+      }
     : { ...fitRandom(shares, onsetBytes), model: 'random' as const };
   const rmsResidual = Math.sqrt(best.sse / shares.length);
   const rampFactor = rampPoints >= 2 ? 1 : 0.8;
@@ -160,7 +169,13 @@ function areaAbove(shares: readonly Share[], fitted: readonly number[]): number 
 
 /** The sizes between which the fit rises from 10 % to 90 % of the misses. */
 function rampWidth(shares: readonly Share[], fitted: readonly number[]): number {
-  const at = (level: number) => shares[Math.max(0, fitted.findIndex((m) => m >= level))]!.sizeBytes;
+  const at = (level: number) =>
+    shares[
+      Math.max(
+        0,
+        fitted.findIndex((m) => m >= level),
+      )
+    ]!.sizeBytes;
   return at(0.9) - at(0.1);
 }
 

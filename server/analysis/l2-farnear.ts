@@ -64,7 +64,8 @@ export function analyseFarnear(beyond: readonly FarnearSeries[], dram: readonly 
   const warnings: string[] = [];
   const past = beyond.length > 0 ? latencyClasses(beyond) : null;
   let memory = dram.length > 0 ? latencyClasses(dram) : null;
-  if (beyond.length > 0 && !past) warnings.push('past one partition the loads did not split in far-partition hits and device-memory misses');
+  if (beyond.length > 0 && !past)
+    warnings.push('past one partition the loads did not split in far-partition hits and device-memory misses');
   if (dram.length > 0 && !memory) {
     // One class: near- and far-homed misses cost the same (a GPU whose memory controllers are all one distance
     // away); both fields carry it, no warning.
@@ -78,7 +79,8 @@ export function analyseFarnear(beyond: readonly FarnearSeries[], dram: readonly 
   if (past && memory) {
     const gap = Math.abs(past.highP50 - memory.lowP50) / memory.lowP50;
     confidence = gap <= AGREE ? 1 - gap : 0.3;
-    if (gap > AGREE) warnings.push(`near device memory past one partition (${past.highP50} cycles) and past the L2 (${memory.lowP50}) disagree`);
+    if (gap > AGREE)
+      warnings.push(`near device memory past one partition (${past.highP50} cycles) and past the L2 (${memory.lowP50}) disagree`);
   }
   return {
     farBeyondSamples: past?.lowSamples ?? null,
@@ -111,7 +113,10 @@ export interface SharedCapacity {
  * survived where its chunks still hit in its near partition (at or below
  * `hitThresholdCycles`, between the far hit and a far-partition hit past capacity).
  */
-export function analyseSharedCapacity(runs: ReadonlyArray<{ arrayBytes: number; first: FarnearSeries }>, hitThresholdCycles: number): SharedCapacity {
+export function analyseSharedCapacity(
+  runs: ReadonlyArray<{ arrayBytes: number; first: FarnearSeries }>,
+  hitThresholdCycles: number,
+): SharedCapacity {
   const points = runs
     .map((r) => ({ arrayBytes: r.arrayBytes, survivedShare: hitShare(r.first.latenciesCycles, hitThresholdCycles) }))
     .sort((a, b) => a.arrayBytes - b.arrayBytes);
@@ -124,7 +129,13 @@ export function analyseSharedCapacity(runs: ReadonlyArray<{ arrayBytes: number; 
 }
 
 /** l2.persist: the share of window samples that hit (at or below the threshold) without and with the persisting window. */
-export function analysePersist(result: { withoutCycles: readonly number[]; withCycles: readonly number[] }, hitThresholdCycles: number): { hitRateWithout: number; hitRateWith: number } {
+export function analysePersist(
+  result: { withoutCycles: readonly number[]; withCycles: readonly number[] },
+  hitThresholdCycles: number,
+): { hitRateWithout: number; hitRateWith: number } {
   const round3 = (x: number) => Math.round(x * 1000) / 1000;
-  return { hitRateWithout: round3(hitShare(result.withoutCycles, hitThresholdCycles)), hitRateWith: round3(hitShare(result.withCycles, hitThresholdCycles)) };
+  return {
+    hitRateWithout: round3(hitShare(result.withoutCycles, hitThresholdCycles)),
+    hitRateWith: round3(hitShare(result.withCycles, hitThresholdCycles)),
+  };
 }

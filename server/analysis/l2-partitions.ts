@@ -139,7 +139,8 @@ function splitTimedHits(timed: Float64Array, sorted: Float64Array): HitSplit | n
   const nearMedian = percentileOfSorted(hits.subarray(0, nearCount), 50);
   const farMedian = percentileOfSorted(hits.subarray(nearCount), 50);
   const half = Math.max(0.5, (farMedian - nearMedian) / 4);
-  const dip = countWithin(hits, threshold, half) / Math.max(1, Math.min(countWithin(hits, nearMedian, half), countWithin(hits, farMedian, half)));
+  const dip =
+    countWithin(hits, threshold, half) / Math.max(1, Math.min(countWithin(hits, nearMedian, half), countWithin(hits, farMedian, half)));
   return { threshold, nearMedian, farMedian, dip, nearShare: nearCount / hits.length };
 }
 
@@ -188,7 +189,13 @@ function classify(series: PartitionSeries): SmSplit {
   const split = timed.length > 0 ? splitTimedHits(timed, sorted) : null;
   const floor = timed.length > 0 ? percentileOfSorted(sorted, 5) : 0;
   const two = split !== null && split.nearShare >= MIN_CLASS_SHARE && split.nearShare <= 1 - MIN_CLASS_SHARE;
-  return { smId: series.smId, latencies: series.latenciesCycles, far: pattern(latencies, floor * HIT_SPAN, two ? split.threshold : Infinity), split: two, dip: split?.dip ?? Infinity };
+  return {
+    smId: series.smId,
+    latencies: series.latenciesCycles,
+    far: pattern(latencies, floor * HIT_SPAN, two ? split.threshold : Infinity),
+    split: two,
+    dip: split?.dip ?? Infinity,
+  };
 }
 
 function finiteOnly(values: Float64Array): Float64Array {
@@ -266,7 +273,17 @@ export function analyseL2Partitions(runs: ReadonlyArray<readonly PartitionSeries
   const unimodal = (): L2PartitionAnalysis => {
     const nearSamples = concatSamples(sms.map((s) => latenciesOf(s, NOT_A_HIT)));
     const dips = sms.map((s) => Math.min(1, s.dip / (2 * MAX_DIP)));
-    return { found: true, count: 1, smGroups: [sms.map((s) => s.smId)], nearSamples, farSamples: [], nearP50: median(nearSamples), farP50: null, confidence: round3(mean(dips)), unsplitSmIds: sms.map((s) => s.smId) };
+    return {
+      found: true,
+      count: 1,
+      smGroups: [sms.map((s) => s.smId)],
+      nearSamples,
+      farSamples: [],
+      nearP50: median(nearSamples),
+      farP50: null,
+      confidence: round3(mean(dips)),
+      unsplitSmIds: sms.map((s) => s.smId),
+    };
   };
   if (splitSms.length < sms.length * MIN_SPLIT_SHARE) return unimodal();
 
@@ -275,7 +292,10 @@ export function analyseL2Partitions(runs: ReadonlyArray<readonly PartitionSeries
   const reference = splitSms[0]!;
   let inFirst = new Map(splitSms.map((s) => [s.smId, agreement(s.far, reference.far) >= 0.5]));
   for (let round = 0; round < REFINE_ROUNDS; round += 1) {
-    const first = consensus(splitSms.filter((s) => inFirst.get(s.smId)), chunks);
+    const first = consensus(
+      splitSms.filter((s) => inFirst.get(s.smId)),
+      chunks,
+    );
     const next = new Map(splitSms.map((s) => [s.smId, agreement(s.far, first) >= 0.5]));
     if ([...next].every(([id, v]) => inFirst.get(id) === v)) break;
     inFirst = next;

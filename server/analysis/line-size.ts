@@ -65,7 +65,13 @@ export function largestPowerOfTwoAtMost(value: number): number {
 
 export function detectLineSize(points: readonly LineSizePoint[], thresholdCycles: number): LineSizeResult {
   const sizes = [...new Set(points.map((point) => point.sizeBytes))].sort((a, b) => a - b);
-  const votes = sizes.map((sizeBytes) => voteOf(sizeBytes, points.filter((point) => point.sizeBytes === sizeBytes), thresholdCycles));
+  const votes = sizes.map((sizeBytes) =>
+    voteOf(
+      sizeBytes,
+      points.filter((point) => point.sizeBytes === sizeBytes),
+      thresholdCycles,
+    ),
+  );
   const counted = new Map<number, number>();
   for (const vote of votes) if (vote.lineBytes !== null) counted.set(vote.lineBytes, (counted.get(vote.lineBytes) ?? 0) + 1);
   const ranked = [...counted.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
@@ -80,7 +86,9 @@ function voteOf(sizeBytes: number, points: readonly LineSizePoint[], thresholdCy
   const pivot = slow[0] ?? 0;
   // The smallest stride must thrash, or this size did not exceed the cache.
   if (pivot < THRASHING_SHARE) return { sizeBytes, firstFittingStrideBytes: null, lineBytes: null };
-  const index = slow.findIndex((share, i) => i > 0 && share <= pivot * FITTING_SHARE && slow.slice(i).every((later) => later <= pivot * FITTING_SHARE));
+  const index = slow.findIndex(
+    (share, i) => i > 0 && share <= pivot * FITTING_SHARE && slow.slice(i).every((later) => later <= pivot * FITTING_SHARE),
+  );
   if (index < 0) return { sizeBytes, firstFittingStrideBytes: null, lineBytes: null };
   const stride = byStride[index]!.strideBytes;
   // The first fitting stride lies in (ℓ, 2ℓ]: 2ℓ itself when no stride between was measured.

@@ -16,10 +16,16 @@ export interface PlacedSweepPoint {
  * an early, ragged onset.
  */
 export function fewestSlowPlacement(points: readonly PlacedSweepPoint[]): SweepPoint[] {
-  if (points.every((point) => point.placements.length === 1)) return points.map(({ sizeBytes, placements }) => ({ sizeBytes, samples: placements[0]! }));
+  if (points.every((point) => point.placements.length === 1))
+    return points.map(({ sizeBytes, placements }) => ({ sizeBytes, samples: placements[0]! }));
   // slowThreshold reads the baseline sizes only: the others' placements are not pooled (a sweep holds hundreds of thousands of samples).
   const baselineCount = baselinePointCount(points.length);
-  const threshold = slowThreshold(points.map((point, i) => ({ sizeBytes: point.sizeBytes, samples: i < baselineCount ? ([] as number[]).concat(...point.placements) : [] })));
+  const threshold = slowThreshold(
+    points.map((point, i) => ({
+      sizeBytes: point.sizeBytes,
+      samples: i < baselineCount ? ([] as number[]).concat(...point.placements) : [],
+    })),
+  );
   const slowShare = (samples: readonly number[]) => {
     let slow = 0;
     for (const value of samples) if (value > threshold) slow += 1;

@@ -37,16 +37,23 @@ export function classifyReRead(samples: readonly number[], reference: ReReadRefe
   if (sampleCount === 0) return { found: false, missShare: null, sampleCount, reason: 'no timed loads' };
   let thresholdCycles: number;
   if (reference) {
-    if (!(reference.missCycles > reference.hitCycles)) return { found: false, missShare: null, sampleCount, reason: 'the miss reference is not slower than the hit reference' };
+    if (!(reference.missCycles > reference.hitCycles))
+      return { found: false, missShare: null, sampleCount, reason: 'the miss reference is not slower than the hit reference' };
     thresholdCycles = (reference.hitCycles + reference.missCycles) / 2;
   } else {
     const split = twoClassSplit(samples);
-    if (split === null) return { found: false, missShare: null, sampleCount, reason: 'no hit latency to compare with, and the re-read is one latency class' };
+    if (split === null)
+      return { found: false, missShare: null, sampleCount, reason: 'no hit latency to compare with, and the re-read is one latency class' };
     thresholdCycles = split;
   }
   const missShare = round3(samples.filter((value) => value > thresholdCycles).length / sampleCount);
   if (missShare > KEPT_MAX_MISS_SHARE && missShare < EVICTED_MIN_MISS_SHARE) {
-    return { found: false, missShare, sampleCount, reason: `${Math.round(missShare * 100)} % of the re-read missed: neither kept nor evicted` };
+    return {
+      found: false,
+      missShare,
+      sampleCount,
+      reason: `${Math.round(missShare * 100)} % of the re-read missed: neither kept nor evicted`,
+    };
   }
   const evicted = missShare >= EVICTED_MIN_MISS_SHARE;
   // 1 for a clean verdict (no miss, or every load missing), 0.5 at the verdict's limit; fewer samples, less sure.
@@ -100,9 +107,7 @@ export interface PlacementTest {
   verdict: ReReadVerdict;
 }
 
-export type CacheCount =
-  | { found: true; count: number; groups: number[][]; confidence: number }
-  | { found: false; reason: string };
+export type CacheCount = { found: true; count: number; groups: number[][]; confidence: number } | { found: false; reason: string };
 
 /**
  * How many caches of one kind an SM has (MT4G §IV-F): thread indices whose
@@ -114,7 +119,8 @@ export type CacheCount =
 export function countCaches(tests: readonly PlacementTest[]): CacheCount {
   if (tests.length === 0) return { found: false, reason: 'no placement tested' };
   const unclear = tests.find((test) => !test.verdict.found);
-  if (unclear && !unclear.verdict.found) return { found: false, reason: `threads ${unclear.a} and ${unclear.b}: ${unclear.verdict.reason}` };
+  if (unclear && !unclear.verdict.found)
+    return { found: false, reason: `threads ${unclear.a} and ${unclear.b}: ${unclear.verdict.reason}` };
   const parent = new Map<number, number>();
   const root = (x: number): number => {
     let r = x;
@@ -129,7 +135,9 @@ export function countCaches(tests: readonly PlacementTest[]): CacheCount {
     byRoot.set(r, [...(byRoot.get(r) ?? []), x]);
   }
   const groups = [...byRoot.values()];
-  const rootsApart = new Set(tests.filter((test) => test.verdict.found && !test.verdict.evicted).map((test) => pairKey(root(test.a), root(test.b))));
+  const rootsApart = new Set(
+    tests.filter((test) => test.verdict.found && !test.verdict.evicted).map((test) => pairKey(root(test.a), root(test.b))),
+  );
   for (let i = 0; i < groups.length; i += 1) {
     for (let j = i + 1; j < groups.length; j += 1) {
       if (!rootsApart.has(pairKey(root(groups[i]![0]!), root(groups[j]![0]!)))) {

@@ -79,9 +79,18 @@ const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, o
         tags: ['events'],
         operationId: 'streamEvents',
         summary: 'Stream of topology, MIG and probe events (Server-Sent Events)',
-        headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ description: 'the id of the last event received: the events after it are sent first' })) }),
+        headers: Type.Object({
+          'last-event-id': Type.Optional(
+            Type.String({ description: 'the id of the last event received: the events after it are sent first' }),
+          ),
+        }),
         querystring: Type.Object({
-          lastEventId: Type.Optional(Type.Integer({ minimum: 0, description: 'as Last-Event-ID, for clients that cannot set headers; 0 sends every event kept first. The header wins' })),
+          lastEventId: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              description: 'as Last-Event-ID, for clients that cannot set headers; 0 sends every event kept first. The header wins',
+            }),
+          ),
         }),
         response: { 200: { description: 'an endless event stream', content: { 'text/event-stream': { schema: EventStreamSchema } } } },
       },

@@ -26,17 +26,22 @@ const fitRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['topology'],
         operationId: 'getFitAdvice',
-        summary: 'Which MIG profiles keep a working set inside their L2 share, the latency to expect, and what a strided access costs in device-memory traffic',
+        summary:
+          'Which MIG profiles keep a working set inside their L2 share, the latency to expect, and what a strided access costs in device-memory traffic',
         description:
           'From the measured L2 size, segment and latencies and NVML’s GPU-instance profile table: per profile the L2 share, what one SM reaches (min(share, segment)), whether the working set fits each, and the latency class (L2 hit, far L2, device memory) with the measured latency. With any of strideBytes, elementBytes (default 4), pattern (default read) or target (default written) the advice describes that access over the working set (strideBytes defaults to elementBytes: contiguous) and adds `traffic`: the predicted device-memory bytes per useful byte from the GPU’s measured traffic (as GET /v1/gpus/{id}/traffic predicts it) and the effective bandwidth it implies (measured device-memory bandwidth / amplification), or says that the traffic was never measured (opt-in: a probe with only ["traffic"]). A MIG device UUID answers for its parent GPU.',
         params: GpuParamsSchema,
         querystring: FitQuerySchema,
         response: {
           200: jsonResponse('the advice, with the numbers it used', FitAdviceSchema),
-          400: problemResponse('workingSetBytes missing, not an integer or out of range; an access field out of range; strideBytes below elementBytes or elementBytes above workingSetBytes'),
+          400: problemResponse(
+            'workingSetBytes missing, not an integer or out of range; an access field out of range; strideBytes below elementBytes or elementBytes above workingSetBytes',
+          ),
           404: problemResponse('no such GPU'),
           503: {
-            ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
+            ...problemResponse(
+              `not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`,
+            ),
             headers: { 'retry-after': RetryAfterHeaderSchema, link: LinkHeaderSchema },
           },
         },

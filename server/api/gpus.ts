@@ -41,9 +41,13 @@ const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['gpus'],
         operationId: 'getGpu',
         summary: 'One GPU by index or GPU UUID, or one MIG device by its UUID',
-        description: 'A MIG device UUID answers the MIG device itself (kind "mig-device": its GPU and compute instance, profile, SMs, memory and L2 share), not its parent GPU.',
+        description:
+          'A MIG device UUID answers the MIG device itself (kind "mig-device": its GPU and compute instance, profile, SMs, memory and L2 share), not its parent GPU.',
         params: GpuParamsSchema,
-        response: { 200: jsonResponse('the GPU, or the MIG device', GpuOrMigDeviceSchema), 404: problemResponse('no such GPU or MIG device') },
+        response: {
+          200: jsonResponse('the GPU, or the MIG device', GpuOrMigDeviceSchema),
+          404: problemResponse('no such GPU or MIG device'),
+        },
       },
     },
     async (request) => {
@@ -97,10 +101,13 @@ const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
         case 'queued':
           return reply.code(202).header('location', jobPath(outcome.job.id)).send(outcome.job);
         case 'conflict':
-          throw new ConflictError(`GPU "${id}" already has probe job ${outcome.job.id} ${outcome.job.state}; watch it or retry when it ends.`, {
-            extensions: jobExtensions(outcome.job),
-            headers: { link: jobLinkHeader(outcome.job.id) },
-          });
+          throw new ConflictError(
+            `GPU "${id}" already has probe job ${outcome.job.id} ${outcome.job.state}; watch it or retry when it ends.`,
+            {
+              extensions: jobExtensions(outcome.job),
+              headers: { link: jobLinkHeader(outcome.job.id) },
+            },
+          );
         case 'unknown':
           throw unknownGpu(id);
         case 'no-backend':

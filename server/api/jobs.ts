@@ -14,7 +14,9 @@ function positionOf(cursor: string | undefined): JobPosition | null {
   const position = decodeJobCursor(cursor);
   if (position) return position;
   const message = 'is not a cursor this server issued: follow `next` from a GET /v1/jobs answer';
-  throw new ValidationError(`querystring/cursor ${message}`, { extensions: { errors: [{ in: 'querystring', pointer: '/cursor', message }] } });
+  throw new ValidationError(`querystring/cursor ${message}`, {
+    extensions: { errors: [{ in: 'querystring', pointer: '/cursor', message }] },
+  });
 }
 
 /** The same query (the client's own gpu spelling, state, limit) one page further. */
@@ -56,7 +58,10 @@ const jobRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'At most `limit` jobs (500); `next` (and the Link rel="next" header) gives the following page until the last.',
         querystring: JobQuerySchema,
         response: {
-          200: { ...jsonResponse('matching jobs', JobListSchema), headers: { link: { ...LinkHeaderSchema, description: 'rel="next": the next page, when there is one' } } },
+          200: {
+            ...jsonResponse('matching jobs', JobListSchema),
+            headers: { link: { ...LinkHeaderSchema, description: 'rel="next": the next page, when there is one' } },
+          },
           400: problemResponse('bad filter (unknown state, limit out of range) or a malformed cursor'),
           404: problemResponse('the gpu filter names no known GPU'),
         },

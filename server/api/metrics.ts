@@ -22,13 +22,17 @@ export interface MetricsRoutesOptions {
 
 const ExpositionSchema = Type.String({
   description:
-    'Prometheus text format 0.0.4. Series per GPU (dcgm-exporter\'s labels gpu, UUID, pci_bus_id, device, modelName, Hostname, DCGM_FI_DRIVER_VERSION) and per MIG GPU instance (plus GPU_I_ID, GPU_I_PROFILE): ' +
+    "Prometheus text format 0.0.4. Series per GPU (dcgm-exporter's labels gpu, UUID, pci_bus_id, device, modelName, Hostname, DCGM_FI_DRIVER_VERSION) and per MIG GPU instance (plus GPU_I_ID, GPU_I_PROFILE): " +
     'topod_element_{bytes,cycles,bytes_per_second,instances}{element,attribute}, bounds as topod_element_bound_<unit>{bound}, topod_element_latency_cycles{statistic}, topod_element_confidence_ratio, ' +
     'topod_mig_l2_share_bytes, topod_result_age_seconds, topod_result_stale, topod_probe_job_duration_seconds, topod_nvml_poll_duration_seconds, topod_http_request_duration_seconds',
 });
 
 const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRoutesOptions> = async (app, options) => {
-  const metrics = new TopodMetrics({ topology: app.topology, poller: options.poller ?? null, ...(options.hostname === undefined ? {} : { hostname: options.hostname }) });
+  const metrics = new TopodMetrics({
+    topology: app.topology,
+    poller: options.poller ?? null,
+    ...(options.hostname === undefined ? {} : { hostname: options.hostname }),
+  });
   app.decorate('metrics', metrics);
   app.addHook('onClose', async () => metrics.close());
   app.addHook('onResponse', (request, reply, done) => {
@@ -44,7 +48,8 @@ const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRoutesOptions> = async (ap
         tags: ['metrics'],
         operationId: 'getMetrics',
         summary: 'Prometheus metrics: measured topology, MIG L2 shares, probe jobs, NVML polling, HTTP',
-        description: 'Series are rebuilt at every scrape from the documents served now: a GPU or MIG instance that is gone leaves no stale series.',
+        description:
+          'Series are rebuilt at every scrape from the documents served now: a GPU or MIG instance that is gone leaves no stale series.',
         response: { 200: { description: 'Prometheus text exposition', content: { 'text/plain': { schema: ExpositionSchema } } } },
       },
     },

@@ -18,7 +18,9 @@ export function daemonHost(): Mt4gHost {
 export function sendMt4g(app: FastifyInstance, id: string, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const served = servedDocument(app, id);
   const migDevice = isMigDocument(served.document) ? served.document : undefined;
-  const parent = migDevice ? servedGpuDocument(app, id).document : (served.document as Exclude<typeof served.document, typeof migDevice & object>);
+  const parent = migDevice
+    ? servedGpuDocument(app, id).document
+    : (served.document as Exclude<typeof served.document, typeof migDevice & object>);
   const etag = formatEtag(`${served.etag.replaceAll('"', '')}-mt4g`);
   reply.header('etag', etag).header('cache-control', 'no-cache');
   if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
@@ -27,7 +29,9 @@ export function sendMt4g(app: FastifyInstance, id: string, request: FastifyReque
     const gpuDocument = parent as Parameters<typeof mt4gJson>[0];
     // MT4G's compute and general sections come from the device properties; sys-sage divides by their SM count.
     if (gpuDocument.device.multiprocessorCount === undefined) {
-      throw new ExportIncompleteError(`GPU ${id}: its result was rebuilt from raw series recorded without the probe's hello, so it has no device properties to export; probe it again (POST /v1/gpus/${id}/probe)`);
+      throw new ExportIncompleteError(
+        `GPU ${id}: its result was rebuilt from raw series recorded without the probe's hello, so it has no device properties to export; probe it again (POST /v1/gpus/${id}/probe)`,
+      );
     }
     body = mt4gJson(gpuDocument, { run: mt4gRunRecord(gpuDocument, daemonHost()), ...(migDevice ? { migDevice } : {}) });
     exported.set(served.document, body);

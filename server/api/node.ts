@@ -81,7 +81,9 @@ const nodeRoutes: FastifyPluginAsyncTypebox<NodeRoutesOptions> = async (app, opt
               [HWLOC_XML_MEDIA_TYPE]: { schema: Type.String({ description: 'hwloc 2.x topology XML (lstopo -i reads it)' }) },
             },
           },
-          501: problemResponse(`format=hwloc-xml on a host without lstopo (${HwlocUnavailableError.code}); the detail says how to install hwloc`),
+          501: problemResponse(
+            `format=hwloc-xml on a host without lstopo (${HwlocUnavailableError.code}); the detail says how to install hwloc`,
+          ),
         },
       },
     },

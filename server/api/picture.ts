@@ -37,7 +37,9 @@ const pictureRoutes: FastifyPluginAsyncTypebox = async (app) => {
           304: { description: 'unchanged since the ETag sent', type: 'null' },
           404: problemResponse('no such GPU'),
           503: {
-            ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
+            ...problemResponse(
+              `not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`,
+            ),
             headers: { 'retry-after': RetryAfterHeaderSchema, link: LinkHeaderSchema },
           },
         },

@@ -13,7 +13,6 @@ import { notServed } from './face-lookup.js';
 import { sendMt4g } from './mt4g.js';
 import { formatEtag, ifNoneMatchHits } from './http-cache.js';
 
-
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 const EtagHeaderSchema = Type.String({ description: 'changes whenever the measured or live (MIG) topology changes' });
@@ -37,7 +36,8 @@ const topologyRoutes: FastifyPluginAsyncTypebox = async (app) => {
             Type.Unsafe<'json' | 'mt4g'>({
               type: 'string',
               enum: ['json', 'mt4g'],
-              description: 'json (default): the topology document; mt4g: MT4G 1.x JSON as MT4G writes it (sys-sage reads it), topod-only data under the `topod` key',
+              description:
+                'json (default): the topology document; mt4g: MT4G 1.x JSON as MT4G writes it (sys-sage reads it), topod-only data under the `topod` key',
             }),
           ),
         }),
@@ -46,15 +46,24 @@ const topologyRoutes: FastifyPluginAsyncTypebox = async (app) => {
             description: 'the topology document, or with format=mt4g the MT4G 1.x result',
             content: {
               ...jsonResponse('the topology document', TopologyDocumentSchema).content,
-              [MT4G_MEDIA_TYPE]: { schema: Type.Object({}, { additionalProperties: true, description: 'MT4G 1.x result: compute, general, memory, meta, and topod' }) },
+              [MT4G_MEDIA_TYPE]: {
+                schema: Type.Object(
+                  {},
+                  { additionalProperties: true, description: 'MT4G 1.x result: compute, general, memory, meta, and topod' },
+                ),
+              },
             },
             headers: { etag: EtagHeaderSchema, 'cache-control': Type.Literal('no-cache') },
           },
           304: { description: 'unchanged since the ETag sent in If-None-Match', type: 'null', headers: { etag: EtagHeaderSchema } },
           404: problemResponse('no such GPU'),
-          409: problemResponse(`format=mt4g only: the result has no device properties to export (${ExportIncompleteError.code}); probe the GPU again`),
+          409: problemResponse(
+            `format=mt4g only: the result has no device properties to export (${ExportIncompleteError.code}); probe the GPU again`,
+          ),
           503: {
-            ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
+            ...problemResponse(
+              `not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`,
+            ),
             headers: { 'retry-after': RetryAfterHeaderSchema, link: LinkHeaderSchema },
           },
         },
@@ -62,7 +71,11 @@ const topologyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     (request, reply) => {
       const { id } = request.params;
-      if (request.query.format === 'mt4g' || (request.query.format === undefined && (request.headers.accept ?? '').includes(MT4G_MEDIA_TYPE))) return sendMt4g(app, id, request, reply);
+      if (
+        request.query.format === 'mt4g' ||
+        (request.query.format === undefined && (request.headers.accept ?? '').includes(MT4G_MEDIA_TYPE))
+      )
+        return sendMt4g(app, id, request, reply);
       const lookup = app.topology.getTopology(id);
       switch (lookup.kind) {
         case 'ready': {

@@ -1,18 +1,31 @@
 /** GET /v1/gpus/{id}/traffic?strideBytes=&elementBytes=&footprintBytes=&pattern=&target= — predicted L2 ↔ device-memory bytes (issue 20). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { curveCorrections, lineSizeParameters, parametersFromDocument, predictTraffic, predictWithCurve, type TrafficQuery } from '../discovery/traffic-predict.js';
+import {
+  curveCorrections,
+  lineSizeParameters,
+  parametersFromDocument,
+  predictTraffic,
+  predictWithCurve,
+  type TrafficQuery,
+} from '../discovery/traffic-predict.js';
 import { NotFoundError, TopologyPendingError, TopologyUnavailableError, ValidationError } from '../errors.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse, RetryAfterHeaderSchema } from '../model/api-schema.js';
 import type { GpuTopologyDocument } from '../model/document.js';
 import { GpuParamsSchema } from '../model/gpu-schema.js';
-import { TrafficPredictionSchema, TrafficQuerySchema, type TrafficPrediction, type TrafficQueryString } from '../model/traffic-prediction-schema.js';
+import {
+  TrafficPredictionSchema,
+  TrafficQuerySchema,
+  type TrafficPrediction,
+  type TrafficQueryString,
+} from '../model/traffic-prediction-schema.js';
 import type { TrafficValue } from '../model/traffic-schema.js';
 import { servedGpuDocument } from './face-lookup.js';
 
-
 const used = (v: TrafficValue) => ({ value: v.value, source: v.source, method: v.method });
 const usedFlag = (f: { value: boolean; method: 'counters' | 'timing' } | null, fallback: boolean) =>
-  f ? { value: f.value, source: 'microbenchmark' as const, method: f.method } : { value: fallback, source: 'assumed' as const, method: null };
+  f
+    ? { value: f.value, source: 'microbenchmark' as const, method: f.method }
+    : { value: fallback, source: 'assumed' as const, method: null };
 
 /** The prediction for `query` from a document's traffic section; 404 when the traffic was never measured. */
 export function trafficPrediction(document: GpuTopologyDocument, query: TrafficQueryString): TrafficPrediction {
@@ -24,8 +37,15 @@ export function trafficPrediction(document: GpuTopologyDocument, query: TrafficQ
     );
   }
   const elementBytes = query.elementBytes ?? 4;
-  if (query.strideBytes < elementBytes) throw new ValidationError(`querystring/strideBytes must be at least elementBytes (${elementBytes})`);
-  const q: TrafficQuery = { pattern: query.pattern ?? 'read', target: query.target ?? 'written', strideBytes: query.strideBytes, elementBytes, footprintBytes: query.footprintBytes };
+  if (query.strideBytes < elementBytes)
+    throw new ValidationError(`querystring/strideBytes must be at least elementBytes (${elementBytes})`);
+  const q: TrafficQuery = {
+    pattern: query.pattern ?? 'read',
+    target: query.target ?? 'written',
+    strideBytes: query.strideBytes,
+    elementBytes,
+    footprintBytes: query.footprintBytes,
+  };
   const corrections = curveCorrections(parameters, traffic.curve);
   const predicted = predictWithCurve(parameters, corrections, q);
   const model = predictTraffic(parameters, q);
@@ -73,7 +93,9 @@ const trafficRoutes: FastifyPluginAsyncTypebox = async (app) => {
           400: problemResponse('a parameter missing, not an integer, out of range, or strideBytes below elementBytes'),
           404: problemResponse('no such GPU, or its traffic was never measured'),
           503: {
-            ...problemResponse(`not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`),
+            ...problemResponse(
+              `not measured yet (code ${TopologyPendingError.code}, with jobUrl) or cannot be (${TopologyUnavailableError.code})`,
+            ),
             headers: { 'retry-after': RetryAfterHeaderSchema, link: LinkHeaderSchema },
           },
         },

@@ -75,7 +75,11 @@ export class TopodClient {
   }
 
   async postJson<T>(path: string, body: unknown, what: string): Promise<T> {
-    const response = await this.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await this.fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (!response.ok) return this.fail(response, what);
     return (await response.json()) as T;
   }

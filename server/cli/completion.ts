@@ -58,7 +58,10 @@ export function completionSpec(program: Command): CompletionSpec {
   const commands = help.visibleCommands(program);
   const names = commands.map((command) => checkedWord(command.name()));
   const globalOptions = help.visibleOptions(program).map(optionSpec);
-  const carried = help.visibleOptions(program).filter((option) => option.long !== '--help' && option.long !== '--version').map(optionSpec);
+  const carried = help
+    .visibleOptions(program)
+    .filter((option) => option.long !== '--help' && option.long !== '--version')
+    .map(optionSpec);
   return {
     program: checkedWord(program.name()),
     globalOptions,
@@ -86,7 +89,9 @@ function bashScript(spec: CompletionSpec): string {
   const valueCases = (options: OptionSpec[]) => {
     const free = options.filter((o) => o.takesValue && o.choices.length === 0).flatMap((o) => o.flags);
     return [
-      ...options.filter((o) => o.takesValue && o.choices.length > 0).map((o) => `        ${o.flags.join('|')}) COMPREPLY=($(compgen -W '${o.choices.join(' ')}' -- "$cur")); return 0 ;;`),
+      ...options
+        .filter((o) => o.takesValue && o.choices.length > 0)
+        .map((o) => `        ${o.flags.join('|')}) COMPREPLY=($(compgen -W '${o.choices.join(' ')}' -- "$cur")); return 0 ;;`),
       ...(free.length > 0 ? [`        ${free.join('|')}) COMPREPLY=(); return 0 ;;`] : []),
     ];
   };
@@ -116,7 +121,11 @@ function bashScript(spec: CompletionSpec): string {
     '    esac',
     '  done',
     '  case $command in',
-    ...block("''", spec.globalOptions, spec.commands.map((c) => c.name)),
+    ...block(
+      "''",
+      spec.globalOptions,
+      spec.commands.map((c) => c.name),
+    ),
     ...spec.commands.flatMap((c) => block(c.name, c.options, c.argumentChoices)),
     '    *) return 0 ;;',
     '  esac',
@@ -146,10 +155,13 @@ function zshOption(option: OptionSpec): string {
 
 function zshScript(spec: CompletionSpec): string {
   const fn = `_${spec.program.replaceAll('-', '_')}`;
-  const argumentsLines = (specs: string[], indent: string) => specs.map((line, i) => `${indent}${line}${i < specs.length - 1 ? ' \\' : ''}`);
+  const argumentsLines = (specs: string[], indent: string) =>
+    specs.map((line, i) => `${indent}${line}${i < specs.length - 1 ? ' \\' : ''}`);
   const commandCases = spec.commands.flatMap((command) => {
     // Arguments: their choices where known; any other (a GPU id) is taken without an offer, so the options after it still complete.
-    const argumentSpecs = Array.from({ length: command.argumentCount }, (_, i) => (i === 0 && command.argumentChoices.length > 0 ? `'1:argument:(${command.argumentChoices.join(' ')})'` : `'${i + 1}:argument: '`));
+    const argumentSpecs = Array.from({ length: command.argumentCount }, (_, i) =>
+      i === 0 && command.argumentChoices.length > 0 ? `'1:argument:(${command.argumentChoices.join(' ')})'` : `'${i + 1}:argument: '`,
+    );
     const specs = [...command.options.map(zshOption), ...argumentSpecs];
     return [`        ${command.name})`, '          _arguments \\', ...argumentsLines(specs, '            '), '          ;;'];
   });

@@ -11,7 +11,9 @@ const yesNo = (value: boolean | null) => (value === null ? '?' : value ? 'yes' :
 /** The basis above the table and the summary below it; without headers, only the profiles' rows. */
 export function fitText(advice: FitAnswer, view: TableView = { wide: false, headers: true }): string {
   const latency = (p: FitAdvice['profiles'][number]) =>
-    p.expectedLatency ? `${p.latencyClass} ~${Math.round(p.expectedLatency.meanCycles)} cy${p.expectedLatency.meanNs === null ? '' : ` (${Math.round(p.expectedLatency.meanNs)} ns)`}` : p.latencyClass;
+    p.expectedLatency
+      ? `${p.latencyClass} ~${Math.round(p.expectedLatency.meanCycles)} cy${p.expectedLatency.meanNs === null ? '' : ` (${Math.round(p.expectedLatency.meanNs)} ns)`}`
+      : p.latencyClass;
   const basis = advice.basis;
   const rows = table(
     ['profile', 'SMs', 'memory', 'L2 share', 'one SM reaches', 'in share', 'in reach', 'expect'],

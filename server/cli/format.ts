@@ -43,14 +43,19 @@ export function sizeText(element: ElementTopology): string {
 }
 
 const bandwidthText = (element: ElementTopology): string =>
-  [element.readBandwidth && `r ${formatBandwidth(element.readBandwidth.value)}`, element.writeBandwidth && `w ${formatBandwidth(element.writeBandwidth.value)}`]
+  [
+    element.readBandwidth && `r ${formatBandwidth(element.readBandwidth.value)}`,
+    element.writeBandwidth && `w ${formatBandwidth(element.writeBandwidth.value)}`,
+  ]
     .filter((part): part is string => typeof part === 'string')
     .join(', ');
 
 /** The lowest confidence among an element's values: how sure topod is of the row as a whole. */
 function confidenceText(element: ElementTopology): string {
   const values = Object.values(element)
-    .map((value) => (typeof value === 'object' && value !== null && 'confidence' in value ? (value as { confidence?: number }).confidence : undefined))
+    .map((value) =>
+      typeof value === 'object' && value !== null && 'confidence' in value ? (value as { confidence?: number }).confidence : undefined,
+    )
     .filter((c): c is number => typeof c === 'number');
   return values.length === 0 ? '' : Math.min(...values).toFixed(2);
 }
@@ -65,9 +70,12 @@ function sourcesText(element: ElementTopology): string {
 
 /** A measured value in its unit: bytes in binary units, cycles as "cy". */
 const valueText = (value: MeasuredValue): string =>
-  value.unit === 'bytes' ? boundPrefix(value) + formatBytes(value.value) : `${boundPrefix(value)}${Number(value.value.toFixed(1))} ${value.unit === 'cycles' ? 'cy' : value.unit}`;
+  value.unit === 'bytes'
+    ? boundPrefix(value) + formatBytes(value.value)
+    : `${boundPrefix(value)}${Number(value.value.toFixed(1))} ${value.unit === 'cycles' ? 'cy' : value.unit}`;
 
-const percentilesText = (latency: LatencyValue | undefined): string => (latency ? `${Math.round(latency.p50)}/${Math.round(latency.p95)} cy` : '');
+const percentilesText = (latency: LatencyValue | undefined): string =>
+  latency ? `${Math.round(latency.p50)}/${Math.round(latency.p95)} cy` : '';
 
 /**
  * element, size, latency, line, fetch, bandwidth, confidence — one row per
@@ -79,8 +87,13 @@ export function topologyTable(document: AnyTopologyDocument, view: TableView = P
   const rows = elementEntries(document).map(([name, element]) => {
     const cells = [elementLabel(name), sizeText(element), element.latency ? formatLatency(element.latency) : ''];
     if (view.wide) cells.push(percentilesText(element.latency));
-    cells.push(element.lineSize ? formatBytes(element.lineSize.value) : '', element.fetchGranularity ? formatBytes(element.fetchGranularity.value) : '', bandwidthText(element));
-    if (view.wide) cells.push(element.segmentSize ? valueText(element.segmentSize) : '', element.missPenalty ? valueText(element.missPenalty) : '');
+    cells.push(
+      element.lineSize ? formatBytes(element.lineSize.value) : '',
+      element.fetchGranularity ? formatBytes(element.fetchGranularity.value) : '',
+      bandwidthText(element),
+    );
+    if (view.wide)
+      cells.push(element.segmentSize ? valueText(element.segmentSize) : '', element.missPenalty ? valueText(element.missPenalty) : '');
     cells.push(confidenceText(element));
     if (view.wide) cells.push(sourcesText(element));
     return cells;
@@ -90,7 +103,10 @@ export function topologyTable(document: AnyTopologyDocument, view: TableView = P
     : ['element', 'size', 'latency', 'line', 'fetch', 'bandwidth', 'confidence'];
   const body = table(header, rows, view.headers);
   if (!view.headers) return body;
-  const title = 'kind' in document ? `${document.migDeviceUuid} (MIG instance of ${document.parent.name})` : `${document.gpu.name} ${document.gpu.uuid}${document.simulated ? ' (simulated)' : ''}`;
+  const title =
+    'kind' in document
+      ? `${document.migDeviceUuid} (MIG instance of ${document.parent.name})`
+      : `${document.gpu.name} ${document.gpu.uuid}${document.simulated ? ' (simulated)' : ''}`;
   const conditions = 'conditions' in document && document.conditions ? conditionsLine(document.conditions) : null;
   const footer = conditions ? `\n${conditions.busy ? 'warning: ' : ''}${conditions.text}` : '';
   return `${title}\n${body}${footer}`;
@@ -107,24 +123,57 @@ const yesNo = (value: boolean) => (value ? 'yes' : 'no');
  * Wide adds driver, PCI bus and last result to a GPU, SMs, memory and L2
  * share to a MIG device.
  */
-export function gpuTable(gpus: GpuSummary[], migDevices: ReadonlyMap<string, MigDeviceSummary | null> = new Map(), view: TableView = PEOPLE): string {
+export function gpuTable(
+  gpus: GpuSummary[],
+  migDevices: ReadonlyMap<string, MigDeviceSummary | null> = new Map(),
+  view: TableView = PEOPLE,
+): string {
   const rows: string[][] = [];
   for (const gpu of gpus) {
-    const row = [String(gpu.index), gpu.uuid, gpu.name + (gpu.simulated ? ' (sim)' : ''), gpu.probe.status, yesNo(gpu.probe.stale), yesNo(gpu.present)];
+    const row = [
+      String(gpu.index),
+      gpu.uuid,
+      gpu.name + (gpu.simulated ? ' (sim)' : ''),
+      gpu.probe.status,
+      yesNo(gpu.probe.stale),
+      yesNo(gpu.present),
+    ];
     if (view.wide) row.push(gpu.driverVersion, gpu.pciBusId ?? NONE, gpu.probe.lastResultAt ?? NONE, NONE, NONE, NONE);
     rows.push(row);
     gpu.migDeviceUuids.forEach((uuid, device) => {
       const mig = migDevices.get(uuid) ?? null;
       const profile = mig?.profileName ?? (mig ? `profile ${mig.profileId}` : 'MIG ?');
-      const migRow = [`${gpu.index}:${device}`, uuid, `${profile.startsWith('MIG') ? profile : `MIG ${profile}`} Device ${device}`, NONE, NONE, yesNo(gpu.present)];
+      const migRow = [
+        `${gpu.index}:${device}`,
+        uuid,
+        `${profile.startsWith('MIG') ? profile : `MIG ${profile}`} Device ${device}`,
+        NONE,
+        NONE,
+        yesNo(gpu.present),
+      ];
       if (view.wide) {
         const l2 = mig?.l2.bytes == null ? NONE : `${formatBytes(mig.l2.bytes)} (${mig.l2.source})`;
-        migRow.push(NONE, NONE, NONE, mig?.multiprocessorCount == null ? NONE : String(mig.multiprocessorCount), mig?.memorySizeBytes == null ? NONE : formatBytes(mig.memorySizeBytes), l2);
+        migRow.push(
+          NONE,
+          NONE,
+          NONE,
+          mig?.multiprocessorCount == null ? NONE : String(mig.multiprocessorCount),
+          mig?.memorySizeBytes == null ? NONE : formatBytes(mig.memorySizeBytes),
+          l2,
+        );
       }
       rows.push(migRow);
     });
   }
-  const header = ['index', 'uuid', 'name', 'probe', 'stale', 'present', ...(view.wide ? ['driver', 'pci bus', 'last result', 'SMs', 'memory', 'L2 share'] : [])];
+  const header = [
+    'index',
+    'uuid',
+    'name',
+    'probe',
+    'stale',
+    'present',
+    ...(view.wide ? ['driver', 'pci bus', 'last result', 'SMs', 'memory', 'L2 share'] : []),
+  ];
   return table(header, rows, view.headers);
 }
 
@@ -139,7 +188,16 @@ const stateText = (job: ProbeJob): string => (job.evenIfBusy ? `${job.state} (ev
 
 /** One row per job; wide adds why it was queued, by whom, which elements, and when it started and ended. */
 export function jobTable(jobs: ProbeJob[], view: TableView = PEOPLE): string {
-  const header = ['id', 'gpu', 'state', 'progress', 'phase', 'created', 'error', ...(view.wide ? ['reason', 'requested by', 'only', 'started', 'finished'] : [])];
+  const header = [
+    'id',
+    'gpu',
+    'state',
+    'progress',
+    'phase',
+    'created',
+    'error',
+    ...(view.wide ? ['reason', 'requested by', 'only', 'started', 'finished'] : []),
+  ];
   return table(
     header,
     jobs.map((job) => [
@@ -156,7 +214,19 @@ export function jobTable(jobs: ProbeJob[], view: TableView = PEOPLE): string {
   );
 }
 
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1e3, kb: 1e3, kib: 1024, m: 1e6, mb: 1e6, mib: 1024 ** 2, g: 1e9, gb: 1e9, gib: 1024 ** 3 };
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  kib: 1024,
+  m: 1e6,
+  mb: 1e6,
+  mib: 1024 ** 2,
+  g: 1e9,
+  gb: 1e9,
+  gib: 1024 ** 3,
+};
 
 /** "24MiB", "512 KiB", "1e6", "40gb" → bytes. */
 export function parseSize(text: string): number {

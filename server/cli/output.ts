@@ -45,7 +45,8 @@ export function deprecated(io: CliIo, old: string, instead: string): void {
 export function chosenFormat(options: OutputOptions, io: CliIo, formats: readonly OutputFormat[] = OUTPUT_FORMATS): OutputFormat {
   if (options.json) {
     deprecated(io, '--json', '-o json');
-    if (options.output !== undefined && options.output !== 'json') throw new CliError(`--json and -o ${options.output} ask for different outputs: give one -o`);
+    if (options.output !== undefined && options.output !== 'json')
+      throw new CliError(`--json and -o ${options.output} ask for different outputs: give one -o`);
     return 'json';
   }
   if (options.output !== undefined) return options.output;

@@ -25,18 +25,24 @@ interface Display {
 }
 
 function barDisplay(io: WatchIo): Display {
-  const bar = new SingleBar({
-    format: 'probe {bar} {percentage}% | {phase}',
-    stream: io.stderr,
-    hideCursor: true,
-    clearOnComplete: false,
-    barsize: 30,
-    // Draw on a pseudo-terminal too (cli-progress checks isTTY on the stream it is given).
-    noTTYOutput: false,
-  }, Presets.shades_classic);
+  const bar = new SingleBar(
+    {
+      format: 'probe {bar} {percentage}% | {phase}',
+      stream: io.stderr,
+      hideCursor: true,
+      clearOnComplete: false,
+      barsize: 30,
+      // Draw on a pseudo-terminal too (cli-progress checks isTTY on the stream it is given).
+      noTTYOutput: false,
+    },
+    Presets.shades_classic,
+  );
   bar.start(100, 0, { phase: 'queued' });
   return {
-    update: (job) => bar.update(Math.round(job.progress * 100), { phase: job.state === 'waiting' ? `waiting: ${jobPhaseText(job)}` : (job.phase ?? job.state) }),
+    update: (job) =>
+      bar.update(Math.round(job.progress * 100), {
+        phase: job.state === 'waiting' ? `waiting: ${jobPhaseText(job)}` : (job.phase ?? job.state),
+      }),
     stop: () => bar.stop(),
   };
 }
@@ -62,7 +68,12 @@ export function jobDurationText(job: ProbeJob): string {
 }
 
 /** Follows `job` to its end and resolves with the job as it ended; `subscribe` opened the stream before the job was queued, so no event is missed. */
-export async function watchJob(client: TopodClient, job: ProbeJob, io: WatchIo, subscribe: (onJob: (job: ProbeJob) => void) => Promise<() => void>): Promise<ProbeJob> {
+export async function watchJob(
+  client: TopodClient,
+  job: ProbeJob,
+  io: WatchIo,
+  subscribe: (onJob: (job: ProbeJob) => void) => Promise<() => void>,
+): Promise<ProbeJob> {
   const display = io.stderr.isTTY ? barDisplay(io) : lineDisplay(io);
   let finished: ProbeJob | null = null;
   let wake: (() => void) | null = null;

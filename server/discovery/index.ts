@@ -12,7 +12,17 @@ export { L1_SEARCH_PLAN } from './strategies/l1.js';
 export { l2SearchPlan } from './strategies/l2.js';
 export type { DiscoveryLogger } from './probe-session.js';
 export type { Discovery, Measurement, MeasureOptions } from './contract.js';
-export { MEASURABLE_ELEMENTS, PROBE_TARGETS, STRATEGIES, carryOverRaw, missingOps, strategiesFor, strategyOwning, type Strategy, type StrategyBuild } from './registry.js';
+export {
+  MEASURABLE_ELEMENTS,
+  PROBE_TARGETS,
+  STRATEGIES,
+  carryOverRaw,
+  missingOps,
+  strategiesFor,
+  strategyOwning,
+  type Strategy,
+  type StrategyBuild,
+} from './registry.js';
 
 /** Bumped whenever the analysis of the same raw series may give a different document. */
 export const ANALYSIS_VERSION = 'cpd-ks-7';
@@ -53,13 +63,18 @@ export async function measure(channel: ProbeChannel, options: MeasureOptions = {
   else warn('calibrate: skipped, the probe does not support calibrate: latencies keep the clock-read overhead and have no ns', {});
 
   for (const element of only ?? []) {
-    if (!PROBE_TARGETS.includes(element)) warn(`${element}: not measured, no strategy measures it (measurable: ${PROBE_TARGETS.join(', ')})`, { element });
+    if (!PROBE_TARGETS.includes(element))
+      warn(`${element}: not measured, no strategy measures it (measurable: ${PROBE_TARGETS.join(', ')})`, { element });
   }
   const runnable: Strategy[] = [];
   for (const strategy of strategiesFor(only)) {
     const missing = missingOps(strategy, hello);
     if (missing.length === 0) runnable.push(strategy);
-    else warn(`${strategy.name}: skipped, the probe does not support ${missing.join(', ')} (${strategy.elements.join(', ')} not measured)`, { strategy: strategy.name, missing });
+    else
+      warn(`${strategy.name}: skipped, the probe does not support ${missing.join(', ')} (${strategy.elements.join(', ')} not measured)`, {
+        strategy: strategy.name,
+        missing,
+      });
   }
 
   const totalWeight = runnable.reduce((sum, strategy) => sum + strategy.progressWeight, 0);
@@ -73,11 +88,17 @@ export async function measure(channel: ProbeChannel, options: MeasureOptions = {
     try {
       await session.measureFamily(strategy, () => strategy.measure(session, device, onRound), warn);
     } catch (error) {
-      const dropped = error instanceof ProbeError && (SKIPPABLE_CODES.has(error.code) || (strategy.optional === true && OPTIONAL_DROP_CODES.has(error.code)));
+      const dropped =
+        error instanceof ProbeError &&
+        (SKIPPABLE_CODES.has(error.code) || (strategy.optional === true && OPTIONAL_DROP_CODES.has(error.code)));
       if (!dropped) throw error;
       // A benchmark cut short leaves a partial sweep: drop it, so the document holds no element built from half a measurement.
       session.discard((series) => strategy.ownsSeries(series.name));
-      warn(`${strategy.name}: skipped, the probe answered ${error.code}: ${error.message}`, { strategy: strategy.name, code: error.code, err: error.message });
+      warn(`${strategy.name}: skipped, the probe answered ${error.code}: ${error.message}`, {
+        strategy: strategy.name,
+        code: error.code,
+        err: error.message,
+      });
     }
     from += span;
   }

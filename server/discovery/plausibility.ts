@@ -39,7 +39,19 @@ const LINE_WALK_ARRAYS = { minShare: 1, maxShare: 1.5 };
  */
 const STALL_FACTOR = 10;
 /** Attributes of an element that carry a confidence (partitions as a whole). */
-const CONFIDENT_ATTRIBUTES = ['size', 'latency', 'lineSize', 'fetchGranularity', 'fillGranularity', 'amount', 'segmentSize', 'readBandwidth', 'writeBandwidth', 'missPenalty', 'partitions'] as const;
+const CONFIDENT_ATTRIBUTES = [
+  'size',
+  'latency',
+  'lineSize',
+  'fetchGranularity',
+  'fillGranularity',
+  'amount',
+  'segmentSize',
+  'readBandwidth',
+  'writeBandwidth',
+  'missPenalty',
+  'partitions',
+] as const;
 type ConfidentAttribute = (typeof CONFIDENT_ATTRIBUTES)[number];
 
 export interface PlausibilityFinding {
@@ -70,7 +82,8 @@ export function withPlausibility(outcome: DiscoveryOutcome): DiscoveryOutcome {
       elements[element] = capped;
       lowered.push(`${element}.${attribute}`);
     }
-    if (lowered.length > 0) warnings.push(`${lowered.join(', ')}: confidence at most ${finding.cap} (plausibility check ${finding.check}: ${finding.reason})`);
+    if (lowered.length > 0)
+      warnings.push(`${lowered.join(', ')}: confidence at most ${finding.cap} (plausibility check ${finding.check}: ${finding.reason})`);
   }
   return { ...outcome, elements: withMissPenaltyConfidences(elements), warnings };
 }
@@ -102,7 +115,14 @@ function l2TotalVsApi(elements: Elements, device: Device): PlausibilityFinding[]
   const values: PlausibilityFinding['values'] = [{ element: 'l2', attribute: 'segmentSize' }];
   // A count read off the segment size falls with it; a measured partition count stands on its own series.
   if (l2.amount?.source === 'derived') values.push({ element: 'l2', attribute: 'amount' });
-  return [{ check: 'l2-total-vs-api', values, cap: FAILED_CAP, reason: `${count} × ${segment.value} bytes is ${ratio.toFixed(2)}× the ${apiBytes} bytes of L2 the runtime reports` }];
+  return [
+    {
+      check: 'l2-total-vs-api',
+      values,
+      cap: FAILED_CAP,
+      reason: `${count} × ${segment.value} bytes is ${ratio.toFixed(2)}× the ${apiBytes} bytes of L2 the runtime reports`,
+    },
+  ];
 }
 
 /** A line is a power of two, holds whole fetches, and device memory fills within one line. */
@@ -113,7 +133,12 @@ function lineSizes(elements: Elements): PlausibilityFinding[] {
     const fetch = topology.fetchGranularity?.value;
     const fill = topology.fillGranularity?.value;
     if (line !== undefined && !isPowerOfTwo(line)) {
-      findings.push({ check: 'line-power-of-two', values: [{ element, attribute: 'lineSize' }], cap: FAILED_CAP, reason: `a line of ${line} bytes is not a power of two` });
+      findings.push({
+        check: 'line-power-of-two',
+        values: [{ element, attribute: 'lineSize' }],
+        cap: FAILED_CAP,
+        reason: `a line of ${line} bytes is not a power of two`,
+      });
     }
     if (line !== undefined && fetch !== undefined && line < fetch) {
       findings.push({
@@ -127,7 +152,12 @@ function lineSizes(elements: Elements): PlausibilityFinding[] {
       });
     }
     if (fill !== undefined && ((fetch !== undefined && fill < fetch) || (line !== undefined && fill > line))) {
-      findings.push({ check: 'fill-within-line', values: [{ element, attribute: 'fillGranularity' }], cap: FAILED_CAP, reason: `a fill of ${fill} bytes is not between the fetch granularity (${fetch ?? '?'} B) and the line (${line ?? '?'} B)` });
+      findings.push({
+        check: 'fill-within-line',
+        values: [{ element, attribute: 'fillGranularity' }],
+        cap: FAILED_CAP,
+        reason: `a fill of ${fill} bytes is not between the fetch granularity (${fetch ?? '?'} B) and the line (${line ?? '?'} B)`,
+      });
     }
   }
   return findings;
@@ -264,7 +294,9 @@ function stalledLoads(elements: Elements, raw: readonly RawSeries[]): Plausibili
     stalled += stalledHere;
   }
   if (stalled === 0) return [];
-  const values = entries(elements).flatMap(([element, topology]) => CONFIDENT_ATTRIBUTES.filter((attribute) => measuredHere(topology, attribute)).map((attribute) => ({ element, attribute })));
+  const values = entries(elements).flatMap(([element, topology]) =>
+    CONFIDENT_ATTRIBUTES.filter((attribute) => measuredHere(topology, attribute)).map((attribute) => ({ element, attribute })),
+  );
   return [
     {
       check: 'stalled-loads',

@@ -66,11 +66,17 @@ export class ProbeSession {
     await run();
     const second = stalledLoadsIn(this.raw.slice(again));
     if (second.stalled === 0) {
-      warn(`${family.name}: measured again: in its first measurement ${seen(first)} (another tenant's time slice); the second showed none`, { strategy: family.name, stalled: first.stalled, loads: first.loads });
+      warn(
+        `${family.name}: measured again: in its first measurement ${seen(first)} (another tenant's time slice); the second showed none`,
+        { strategy: family.name, stalled: first.stalled, loads: first.loads },
+      );
       return;
     }
     this.interference = `${family.name}: ${seen(first)}, and ${second.stalled} of ${second.loads} when measured again: another tenant's time slices ran on the GPU`;
-    warn(`interference seen in the measurements: ${this.interference}`, { strategy: family.name, stalled: [first.stalled, second.stalled] });
+    warn(`interference seen in the measurements: ${this.interference}`, {
+      strategy: family.name,
+      stalled: [first.stalled, second.stalled],
+    });
   }
 
   /** Forgets recorded series (a benchmark the probe refused part-way). */

@@ -18,16 +18,36 @@ export type { Strategy, StrategyBuild } from './strategy.js';
  * elements and warnings appear). Adding one is a module exporting a Strategy
  * and a line here: see docs/adding-a-benchmark.md.
  */
-export const STRATEGIES: readonly Strategy[] = [L1_STRATEGY, TEXTURE_STRATEGY, READ_ONLY_STRATEGY, CONSTANT_STRATEGY, SHARED_STRATEGY, SHARING_STRATEGY, L2_STRATEGY, BANDWIDTH_STRATEGY, COMPUTE_STRATEGY, L2_STRUCTURE_STRATEGY, TRAFFIC_STRATEGY];
+export const STRATEGIES: readonly Strategy[] = [
+  L1_STRATEGY,
+  TEXTURE_STRATEGY,
+  READ_ONLY_STRATEGY,
+  CONSTANT_STRATEGY,
+  SHARED_STRATEGY,
+  SHARING_STRATEGY,
+  L2_STRATEGY,
+  BANDWIDTH_STRATEGY,
+  COMPUTE_STRATEGY,
+  L2_STRUCTURE_STRATEGY,
+  TRAFFIC_STRATEGY,
+];
 
 /** The elements some strategy measures, in ELEMENT_NAMES order: what a probe request's `only` may name. */
-export const MEASURABLE_ELEMENTS: readonly ElementName[] = ELEMENT_NAMES.filter((element) => STRATEGIES.some((strategy) => strategy.elements.includes(element)));
+export const MEASURABLE_ELEMENTS: readonly ElementName[] = ELEMENT_NAMES.filter((element) =>
+  STRATEGIES.some((strategy) => strategy.elements.includes(element)),
+);
 
 /** What a probe request's `only` may name: the measurable elements, then the opt-in families (each an opt-in strategy's name). */
-export const PROBE_TARGETS: readonly ProbeTarget[] = [...MEASURABLE_ELEMENTS, ...PROBE_FAMILIES.filter((family) => STRATEGIES.some((s) => s.optIn === true && s.name === family))];
+export const PROBE_TARGETS: readonly ProbeTarget[] = [
+  ...MEASURABLE_ELEMENTS,
+  ...PROBE_FAMILIES.filter((family) => STRATEGIES.some((s) => s.optIn === true && s.name === family)),
+];
 
 function asked(strategy: Strategy, only: readonly ProbeTarget[]): boolean {
-  return strategy.elements.some((element) => only.includes(element)) || (strategy.optIn === true && (only as readonly string[]).includes(strategy.name));
+  return (
+    strategy.elements.some((element) => only.includes(element)) ||
+    (strategy.optIn === true && (only as readonly string[]).includes(strategy.name))
+  );
 }
 
 /** The strategies a probe runs for `only` (null: every strategy but the opt-in ones), in registry order. */
@@ -59,7 +79,11 @@ export function missingOps(strategy: Strategy, hello: Partial<Pick<HelloResult, 
  * again), so the new result can be rebuilt (re-analysed) from its own raw data alone.
  * Series of the whole session (hello, calibrate) come from the fresh run.
  */
-export function carryOverRaw(previous: readonly RawSeries[], fresh: readonly RawSeries[], only: readonly ProbeTarget[] | null): RawSeries[] {
+export function carryOverRaw(
+  previous: readonly RawSeries[],
+  fresh: readonly RawSeries[],
+  only: readonly ProbeTarget[] | null,
+): RawSeries[] {
   const remeasured = new Set(strategiesFor(only));
   // A full probe runs no opt-in strategy: their series come along from the previous result.
   if (only === null) return [...fresh, ...previous.filter((series) => strategyOwning(series.name)?.optIn === true)];

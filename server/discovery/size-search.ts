@@ -62,13 +62,20 @@ function rotated(sizes: readonly number[], turn: number): number[] {
   return [...sizes.slice(at), ...sizes.slice(0, at)];
 }
 
-async function searchRounds(run: SweepRunner, plan: SizeSearchPlan, onRound?: (round: string) => void): Promise<{ result: ChangePointResult; lastRound: { name: string; sizes: number[] } }> {
+async function searchRounds(
+  run: SweepRunner,
+  plan: SizeSearchPlan,
+  onRound?: (round: string) => void,
+): Promise<{ result: ChangePointResult; lastRound: { name: string; sizes: number[] } }> {
   let low = plan.lowBytes;
   let high = plan.highBytes;
   let result: ChangePointResult = { found: false, reason: 'not measured', slowShares: [] };
   let lastRound = { name: `${plan.name}.coarse`, sizes: [] as number[] };
   for (let attempt = 0; attempt <= plan.maxWidenings; attempt += 1) {
-    lastRound = { name: attempt === 0 ? `${plan.name}.coarse` : `${plan.name}.coarse.${attempt + 1}`, sizes: geometricSizes(low, high, plan.pointsPerOctave, plan.alignBytes) };
+    lastRound = {
+      name: attempt === 0 ? `${plan.name}.coarse` : `${plan.name}.coarse.${attempt + 1}`,
+      sizes: geometricSizes(low, high, plan.pointsPerOctave, plan.alignBytes),
+    };
     result = detectSizeChangePoint(await run(lastRound.name, lastRound.sizes));
     onRound?.(lastRound.name);
     if (result.found && result.edge === null) break;
@@ -83,7 +90,10 @@ async function searchRounds(run: SweepRunner, plan: SizeSearchPlan, onRound?: (r
     const width = best.firstAboveBytes - best.lastBelowBytes;
     if (width <= 2 * plan.alignBytes) break;
     const from = Math.max(plan.alignBytes, best.lastBelowBytes - width / 2);
-    const candidate = { name: `${plan.name}.refine.${round}`, sizes: linearSizes(from, best.firstAboveBytes + width / 2, plan.refinePoints, plan.alignBytes) };
+    const candidate = {
+      name: `${plan.name}.refine.${round}`,
+      sizes: linearSizes(from, best.firstAboveBytes + width / 2, plan.refinePoints, plan.alignBytes),
+    };
     const refined = detectSizeChangePoint(await run(candidate.name, candidate.sizes));
     onRound?.(candidate.name);
     lastRound = candidate;

@@ -17,14 +17,21 @@ const LOAD_LATENCY_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'l2.persist': ['withoutCycles', 'withCycles'],
 };
 /** Ops whose result holds a list of per-chaser or per-SM entries, each with `latenciesCycles`. */
-const PER_ENTRY_LATENCY_OPS: Readonly<Record<string, 'series' | 'sms'>> = { 'pchase.batch': 'series', 'l2.partition': 'sms', 'l2.farnear': 'sms' };
+const PER_ENTRY_LATENCY_OPS: Readonly<Record<string, 'series' | 'sms'>> = {
+  'pchase.batch': 'series',
+  'l2.partition': 'sms',
+  'l2.farnear': 'sms',
+};
 
 /**
  * Timed loads in `raw` that took over `limitCycles` (another tenant's time
  * slice stopped them), of all timed loads there: what the probe session
  * looks at after each family it measures, before device memory's latency is known.
  */
-export function stalledLoadsIn(raw: readonly RawSeries[], limitCycles = STALL_CYCLES_WITHOUT_MEMORY_LATENCY): { stalled: number; loads: number; limitCycles: number } {
+export function stalledLoadsIn(
+  raw: readonly RawSeries[],
+  limitCycles = STALL_CYCLES_WITHOUT_MEMORY_LATENCY,
+): { stalled: number; loads: number; limitCycles: number } {
   let stalled = 0;
   let loads = 0;
   for (const series of raw) {
@@ -59,7 +66,8 @@ export function loadLatencies(series: RawSeries): Array<readonly number[]> {
   const listField = PER_ENTRY_LATENCY_OPS[series.op];
   const entries = listField ? result[listField] : undefined;
   if (Array.isArray(entries)) {
-    for (const entry of entries as Array<{ latenciesCycles?: unknown }>) if (Array.isArray(entry.latenciesCycles)) out.push(entry.latenciesCycles as number[]);
+    for (const entry of entries as Array<{ latenciesCycles?: unknown }>)
+      if (Array.isArray(entry.latenciesCycles)) out.push(entry.latenciesCycles as number[]);
   }
   return out;
 }

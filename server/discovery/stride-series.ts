@@ -21,7 +21,8 @@ export function chaseSamples(raw: readonly RawSeries[], name: string): ChaseSamp
     if (series.op === 'pchase.batch') {
       const args = series.args as PchaseBatchArgs;
       const result = series.result as PchaseBatchResult;
-      for (const entry of result.series) out.push(withLaunch({ sizeBytes: entry.arrayBytes, strideBytes: args.strideBytes, samples: entry.latenciesCycles }, result.launch));
+      for (const entry of result.series)
+        out.push(withLaunch({ sizeBytes: entry.arrayBytes, strideBytes: args.strideBytes, samples: entry.latenciesCycles }, result.launch));
     } else if (series.op === 'pchase') {
       const args = series.args as PchaseArgs;
       const result = series.result as PchaseResult;

@@ -129,10 +129,18 @@ export interface CurveCorrection {
 export function curveCorrections(parameters: TrafficParameters, curve: TrafficTopology['curve']): CurveCorrection[] {
   return curve.flatMap((p) => {
     const footprintBytes = p.accesses * p.strideBytes;
-    const model = predictTraffic(parameters, { pattern: p.pattern, strideBytes: p.strideBytes, elementBytes: p.elementBytes, footprintBytes, target: p.target });
+    const model = predictTraffic(parameters, {
+      pattern: p.pattern,
+      strideBytes: p.strideBytes,
+      elementBytes: p.elementBytes,
+      footprintBytes,
+      target: p.target,
+    });
     const modelled = model.readBytes + model.writeBytes;
     const measured = p.dramReadBytes + p.dramWriteBytes;
-    return modelled > 0 && measured > 0 ? [{ pattern: p.pattern, target: p.target, elementBytes: p.elementBytes, strideBytes: p.strideBytes, factor: measured / modelled }] : [];
+    return modelled > 0 && measured > 0
+      ? [{ pattern: p.pattern, target: p.target, elementBytes: p.elementBytes, strideBytes: p.strideBytes, factor: measured / modelled }]
+      : [];
   });
 }
 
@@ -141,16 +149,26 @@ export function curveCorrections(parameters: TrafficParameters, curve: TrafficTo
  * nearest measured strides of its pattern (its target and element size
  * first, where measured), the end one past them; 1 without any.
  */
-export function correctionAt(corrections: readonly CurveCorrection[], q: Pick<TrafficQuery, 'pattern' | 'target' | 'strideBytes' | 'elementBytes'>): number {
+export function correctionAt(
+  corrections: readonly CurveCorrection[],
+  q: Pick<TrafficQuery, 'pattern' | 'target' | 'strideBytes' | 'elementBytes'>,
+): number {
   const narrow = (list: CurveCorrection[], keep: (c: CurveCorrection) => boolean) => (list.some(keep) ? list.filter(keep) : list);
   const ofPattern = corrections.filter((c) => c.pattern === q.pattern);
-  const points = narrow(narrow(ofPattern, (c) => c.target === q.target), (c) => c.elementBytes === q.elementBytes).slice().sort((a, b) => a.strideBytes - b.strideBytes);
+  const points = narrow(
+    narrow(ofPattern, (c) => c.target === q.target),
+    (c) => c.elementBytes === q.elementBytes,
+  )
+    .slice()
+    .sort((a, b) => a.strideBytes - b.strideBytes);
   if (points.length === 0) return 1;
   // Several points at one stride (footprints, repeats): their mean.
-  const byStride = [...new Map(points.map((p) => [p.strideBytes, points.filter((x) => x.strideBytes === p.strideBytes)])).entries()].map(([strideBytes, same]) => ({
-    strideBytes,
-    factor: same.reduce((s, x) => s + x.factor, 0) / same.length,
-  }));
+  const byStride = [...new Map(points.map((p) => [p.strideBytes, points.filter((x) => x.strideBytes === p.strideBytes)])).entries()].map(
+    ([strideBytes, same]) => ({
+      strideBytes,
+      factor: same.reduce((s, x) => s + x.factor, 0) / same.length,
+    }),
+  );
   const first = byStride[0]!;
   const last = byStride[byStride.length - 1]!;
   if (q.strideBytes <= first.strideBytes) return first.factor;
@@ -163,7 +181,11 @@ export function correctionAt(corrections: readonly CurveCorrection[], q: Pick<Tr
 }
 
 /** The prediction with the measured curve's factor at the query's stride (reads and writes scaled alike). */
-export function predictWithCurve(parameters: TrafficParameters, corrections: readonly CurveCorrection[], q: TrafficQuery): TrafficPrediction & { curveFactor: number } {
+export function predictWithCurve(
+  parameters: TrafficParameters,
+  corrections: readonly CurveCorrection[],
+  q: TrafficQuery,
+): TrafficPrediction & { curveFactor: number } {
   const base = predictTraffic(parameters, q);
   const curveFactor = correctionAt(corrections, q);
   const readBytes = base.readBytes * curveFactor;

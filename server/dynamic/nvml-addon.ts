@@ -27,7 +27,9 @@ export function addonCandidates(override: string | null = null): string[] {
 
 function isAddon(value: unknown): value is NvmlAddon {
   const v = value as Partial<Record<keyof NvmlAddon, unknown>> | null;
-  return !!v && typeof v.read === 'function' && typeof v.open === 'function' && typeof v.close === 'function' && typeof v.status === 'function';
+  return (
+    !!v && typeof v.read === 'function' && typeof v.open === 'function' && typeof v.close === 'function' && typeof v.status === 'function'
+  );
 }
 
 let cached: NvmlAddon | null = null;

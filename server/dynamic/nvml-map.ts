@@ -5,14 +5,14 @@
  * the MIG device handles, which any reader may see, without placements.
  */
 import { P2P_STATUSES, PCIE_ANCESTORS, type P2pStatus, type PcieAncestor } from '../model/node-schema.js';
-import {
-  type DynamicSnapshot,
-  type NvlinkRemoteType,
-  type NvmlDevicePair,
-  type MigComputeInstanceInfo,
-  type MigInstanceInfo,
-  type MigProfileInfo,
-  type NvmlDeviceState,
+import type {
+  DynamicSnapshot,
+  NvlinkRemoteType,
+  NvmlDevicePair,
+  MigComputeInstanceInfo,
+  MigInstanceInfo,
+  MigProfileInfo,
+  NvmlDeviceState,
 } from './types.js';
 import type { RawDevice, RawDevicePair, RawGpuInstanceProfile, RawMigDevice, RawNvmlSnapshot } from './nvml-raw.js';
 
@@ -80,7 +80,9 @@ function instancesFromNvml(raw: RawDevice, profiles: MigProfileInfo[]): MigInsta
     });
     // A MIG device is a compute instance CUDA can open, even where NVML lists no compute instances for its GPU instance
     // (the compute-instance profile table NOT_SUPPORTED or refused): each one must stay addressable.
-    const unlisted = migDevices.filter((m) => !gi.computeInstances.some((ci) => ci.id === m.computeInstanceId)).map(computeInstanceOfMigDevice);
+    const unlisted = migDevices
+      .filter((m) => !gi.computeInstances.some((ci) => ci.id === m.computeInstanceId))
+      .map(computeInstanceOfMigDevice);
     const computeInstances = [...listed, ...unlisted];
     return {
       gpuInstanceId: gi.id,
@@ -193,7 +195,12 @@ function mapPair(pair: RawDevicePair, devices: NvmlDeviceState[]): NvmlDevicePai
   return {
     gpus: [a.uuid, b.uuid],
     commonAncestor: pcieAncestor(pair.commonAncestor),
-    p2p: { read: p2pStatus(pair.p2pRead), write: p2pStatus(pair.p2pWrite), nvlink: p2pStatus(pair.p2pNvlink), atomics: p2pStatus(pair.p2pAtomics) },
+    p2p: {
+      read: p2pStatus(pair.p2pRead),
+      write: p2pStatus(pair.p2pWrite),
+      nvlink: p2pStatus(pair.p2pNvlink),
+      atomics: p2pStatus(pair.p2pAtomics),
+    },
     degraded: [...pair.degraded],
   };
 }

@@ -90,7 +90,12 @@ export class NvmlSource implements DynamicSource {
       this.stats = {
         durationMs: performance.now() - started,
         nativeMs: raw.readMicros / 1000,
-        perDevice: raw.devices.map((d, i) => ({ uuid: snapshot.devices[i]?.uuid ?? '', index: d.index, ms: d.readMicros / 1000, staticRead: d.staticRead })),
+        perDevice: raw.devices.map((d, i) => ({
+          uuid: snapshot.devices[i]?.uuid ?? '',
+          index: d.index,
+          ms: d.readMicros / 1000,
+          staticRead: d.staticRead,
+        })),
         reinitCount: raw.reinitCount,
         libraryPath: raw.libraryPath,
       };

@@ -56,7 +56,8 @@ export function migChanges(before: NvmlDeviceState, after: NvmlDeviceState): str
   const beforeMode = before.mig.mode;
   const afterMode = after.mig.mode;
   if (beforeMode?.current !== afterMode?.current) changes.push(`mode ${beforeMode?.current ?? 'n/a'}→${afterMode?.current ?? 'n/a'}`);
-  if (beforeMode?.pending !== afterMode?.pending) changes.push(`pending mode ${beforeMode?.pending ?? 'n/a'}→${afterMode?.pending ?? 'n/a'}`);
+  if (beforeMode?.pending !== afterMode?.pending)
+    changes.push(`pending mode ${beforeMode?.pending ?? 'n/a'}→${afterMode?.pending ?? 'n/a'}`);
   const old = new Map(before.mig.instances.map((i) => [i.gpuInstanceId, i]));
   const next = new Map(after.mig.instances.map((i) => [i.gpuInstanceId, i]));
   for (const [id, instance] of next) {
@@ -90,4 +91,3 @@ export function diffSnapshots(before: DynamicSnapshot | null, after: DynamicSnap
   for (const uuid of old.keys()) if (!next.has(uuid)) events.push({ type: 'gpu.removed', gpuUuid: uuid });
   return events;
 }
-

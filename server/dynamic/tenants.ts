@@ -152,7 +152,10 @@ function processFacts(activity: GpuActivity, tenants: Tenants): string {
     tenants.computePids > 0 ? plural(tenants.computePids, 'compute process') : null,
     tenants.graphicsOnlyPids > 0 ? plural(tenants.graphicsOnlyPids, 'graphics process') : null,
   ].filter((part): part is string => part !== null);
-  const memory = [tenants.memoryBytes > 0 ? size(tenants.memoryBytes) : null, tenants.unknownMemoryPids > 0 ? `${tenants.unknownMemoryPids} unattributed` : null]
+  const memory = [
+    tenants.memoryBytes > 0 ? size(tenants.memoryBytes) : null,
+    tenants.unknownMemoryPids > 0 ? `${tenants.unknownMemoryPids} unattributed` : null,
+  ]
     .filter((part): part is string => part !== null)
     .join(', ');
   return `${kinds.join(' and ')}${memory ? ` (${memory})` : ''}`;
@@ -171,7 +174,8 @@ export function busyVerdict(activity: GpuActivity, tenants: Tenants, thresholds:
     throw new RangeError(`busy thresholds must be >= 0: ${JSON.stringify(thresholds)}`);
   }
   const byProcesses = tenants.pids.length > 0 && (tenants.memoryBytes >= thresholds.tenantMemoryBytes || tenants.unknownMemoryPids > 0);
-  const byUtilization = !tenants.ownProbeRunning && activity.utilization !== null && activity.utilization.maxPercent >= thresholds.utilizationPercent;
+  const byUtilization =
+    !tenants.ownProbeRunning && activity.utilization !== null && activity.utilization.maxPercent >= thresholds.utilizationPercent;
   const busy = byProcesses || byUtilization;
   const facts = [processFacts(activity, tenants), utilizationFacts(activity, tenants)].filter((fact): fact is string => fact !== null);
   return { busy, reason: `${busy ? 'gpu-busy' : 'idle'}: ${facts.join(', ')}` };

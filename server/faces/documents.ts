@@ -31,7 +31,9 @@ export function lookupDocument(topology: TopologyApi, id: string): ParsedLookup 
 
 /** A measured value (size, bandwidth, …) as opposed to a latency or a list. */
 export function isMeasuredValue(value: unknown): value is MeasuredValue {
-  return typeof value === 'object' && value !== null && 'value' in value && typeof (value as MeasuredValue).value === 'number' && 'unit' in value;
+  return (
+    typeof value === 'object' && value !== null && 'value' in value && typeof (value as MeasuredValue).value === 'number' && 'unit' in value
+  );
 }
 
 export function isLatencyValue(value: unknown): value is LatencyValue {

@@ -54,7 +54,14 @@ export function fitAdvice(document: GpuTopologyDocument, workingSetBytes: number
       const fitsInL2Share = row.l2ShareBytes === null ? null : workingSetBytes <= row.l2ShareBytes;
       const fitsInReachableL2 = row.reachablePerSmBytes === null ? null : workingSetBytes <= row.reachablePerSmBytes;
       const cls = latencyClass(fitsInL2Share, fitsInReachableL2);
-      return { ...row, fitsInL2Share, fitsInReachableL2, fitsInMemory: workingSetBytes <= row.memorySizeBytes, latencyClass: cls, expectedLatency: expected(cls) };
+      return {
+        ...row,
+        fitsInL2Share,
+        fitsInReachableL2,
+        fitsInMemory: workingSetBytes <= row.memorySizeBytes,
+        latencyClass: cls,
+        expectedLatency: expected(cls),
+      };
     });
   const best = profiles.find((p) => p.fitsInReachableL2 === true) ?? profiles.find((p) => p.fitsInL2Share === true) ?? null;
   const summary =

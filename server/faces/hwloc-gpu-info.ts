@@ -25,7 +25,14 @@ export interface HwlocGpu {
 
 export type HwlocInfo = readonly [name: string, value: string];
 
-const UNIT_SUFFIX: Record<ValueUnit, string> = { bytes: 'Bytes', cycles: 'Cycles', ns: 'Ns', 'bytes/s': 'BytesPerSecond', count: '', hz: 'Hz' };
+const UNIT_SUFFIX: Record<ValueUnit, string> = {
+  bytes: 'Bytes',
+  cycles: 'Cycles',
+  ns: 'Ns',
+  'bytes/s': 'BytesPerSecond',
+  count: '',
+  hz: 'Hz',
+};
 
 const capitalised = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
 
@@ -71,7 +78,8 @@ function migInfo(mig: NonNullable<GpuTopologyDocument['mig']>): HwlocInfo[] {
   if (mig.memorySliceCount !== null) out.push(['TopodMIGMemorySlices', String(mig.memorySliceCount)]);
   for (const profile of mig.profiles) {
     const key = `TopodMIGProfile.${profile.name.replace(/^MIG\s+/, '')}`;
-    if (profile.l2.bytes !== null) out.push([`${key}.L2ShareBytes`, String(profile.l2.bytes)], [`${key}.L2ShareBasis`, l2ShareBasis(profile.l2)]);
+    if (profile.l2.bytes !== null)
+      out.push([`${key}.L2ShareBytes`, String(profile.l2.bytes)], [`${key}.L2ShareBasis`, l2ShareBasis(profile.l2)]);
     if (profile.l2.reachablePerSmBytes !== null) out.push([`${key}.L2ReachablePerSMBytes`, infoNumber(profile.l2.reachablePerSmBytes)]);
   }
   for (const instance of mig.instances) {
@@ -80,7 +88,8 @@ function migInfo(mig: NonNullable<GpuTopologyDocument['mig']>): HwlocInfo[] {
     if (instance.migDeviceUuid) out.push([`${key}.MIGDeviceUUID`, instance.migDeviceUuid]);
     if (instance.multiprocessorCount !== null) out.push([`${key}.SMs`, String(instance.multiprocessorCount)]);
     if (instance.memorySizeBytes !== null) out.push([`${key}.MemoryBytes`, String(instance.memorySizeBytes)]);
-    if (instance.l2.bytes !== null) out.push([`${key}.L2ShareBytes`, String(instance.l2.bytes)], [`${key}.L2ShareBasis`, l2ShareBasis(instance.l2)]);
+    if (instance.l2.bytes !== null)
+      out.push([`${key}.L2ShareBytes`, String(instance.l2.bytes)], [`${key}.L2ShareBasis`, l2ShareBasis(instance.l2)]);
     if (instance.l2.reachablePerSmBytes !== null) out.push([`${key}.L2ReachablePerSMBytes`, infoNumber(instance.l2.reachablePerSmBytes)]);
   }
   return out;
@@ -100,7 +109,8 @@ export function hwlocGpuInfo(gpu: HwlocGpu): HwlocInfo[] {
     out.push(['TopodMeasurements', `none yet (probe ${gpu.probeStatus}): identity only`]);
     return out;
   }
-  if (document.status.stale) out.push(['TopodStale', '1'], ['TopodStaleReason', document.status.staleReason ?? 'another driver or probe version']);
+  if (document.status.stale)
+    out.push(['TopodStale', '1'], ['TopodStaleReason', document.status.staleReason ?? 'another driver or probe version']);
   out.push(
     ['TopodProbeFinishedAt', document.probe.finishedAt],
     ['TopodProbeVersion', document.probe.probeVersion],
@@ -108,7 +118,8 @@ export function hwlocGpuInfo(gpu: HwlocGpu): HwlocInfo[] {
     ['TopodDriverVersion', document.probe.driverVersion],
   );
   if (document.warnings.length > 0) out.push(['TopodWarnings', String(document.warnings.length)]);
-  if (document.conditions && (document.conditions.busyAtStart || document.conditions.probedWhileBusy)) out.push(['TopodMeasuredWhileBusy', '1']);
+  if (document.conditions && (document.conditions.busyAtStart || document.conditions.probedWhileBusy))
+    out.push(['TopodMeasuredWhileBusy', '1']);
   if (document.device.multiprocessorCount !== undefined) out.push(['TopodSMs', String(document.device.multiprocessorCount)]);
   const gpcs = document.compute?.gpcs;
   if (gpcs) out.push(['TopodGPCs', infoNumber(gpcs.count.value)]);

@@ -29,28 +29,41 @@ export const LSTOPO_COMMANDS = ['lstopo-no-graphics', 'lstopo'] as const;
 
 function runOnce(command: string, env: Readonly<Record<string, string | undefined>>): Promise<HostXml> {
   return new Promise((resolve) => {
-    execFile(command, ['--of', 'xml', '-'], { env, timeout: LSTOPO_TIMEOUT_MS, maxBuffer: MAX_XML_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {
-        resolve({ kind: 'missing', reason: `${command} not found on PATH` });
-      } else if (error) {
-        const why = error.killed ? `did not finish within ${LSTOPO_TIMEOUT_MS} ms` : `failed: ${stderr.trim().split('\n')[0] || error.message}`;
-        resolve({ kind: 'failed', reason: `${command} --of xml ${why}` });
-      } else {
-        resolve({ kind: 'xml', xml: stdout });
-      }
-    });
+    execFile(
+      command,
+      ['--of', 'xml', '-'],
+      { env, timeout: LSTOPO_TIMEOUT_MS, maxBuffer: MAX_XML_BYTES, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {
+          resolve({ kind: 'missing', reason: `${command} not found on PATH` });
+        } else if (error) {
+          const why = error.killed
+            ? `did not finish within ${LSTOPO_TIMEOUT_MS} ms`
+            : `failed: ${stderr.trim().split('\n')[0] || error.message}`;
+          resolve({ kind: 'failed', reason: `${command} --of xml ${why}` });
+        } else {
+          resolve({ kind: 'xml', xml: stdout });
+        }
+      },
+    );
   });
 }
 
 /** Runs the first lstopo found (`--of xml`) once; none on PATH means hwloc is not installed. */
-export async function runLstopo(env: Readonly<Record<string, string | undefined>>, commands: readonly string[] = LSTOPO_COMMANDS): Promise<HostXml> {
+export async function runLstopo(
+  env: Readonly<Record<string, string | undefined>>,
+  commands: readonly string[] = LSTOPO_COMMANDS,
+): Promise<HostXml> {
   const chosen = env['HWLOC_COMPONENTS'] !== undefined || env['HWLOC_XMLFILE'] !== undefined;
   const childEnv = chosen ? env : { ...env, HWLOC_COMPONENTS: CONTEXT_BACKENDS_OFF };
   for (const command of commands) {
     const answer = await runOnce(command, childEnv);
     if (answer.kind !== 'missing') return answer;
   }
-  return { kind: 'missing', reason: `lstopo is not installed (neither ${commands.join(' nor ')} is on PATH): install hwloc (Debian and Ubuntu: apt-get install hwloc) to get the node as hwloc XML` };
+  return {
+    kind: 'missing',
+    reason: `lstopo is not installed (neither ${commands.join(' nor ')} is on PATH): install hwloc (Debian and Ubuntu: apt-get install hwloc) to get the node as hwloc XML`,
+  };
 }
 
 /** The host XML, read at most once per LSTOPO_KEEP_MS; concurrent askers share one run. A missing lstopo is looked for again each time. */
@@ -65,7 +78,8 @@ export class HostHwlocXml {
   ) {}
 
   get(): Promise<HostXml> {
-    if (this.latest && this.latest.value.kind === 'xml' && this.nowMs() - this.latest.readAtMs < this.keepMs) return Promise.resolve(this.latest.value);
+    if (this.latest && this.latest.value.kind === 'xml' && this.nowMs() - this.latest.readAtMs < this.keepMs)
+      return Promise.resolve(this.latest.value);
     this.running ??= this.read().then((value) => {
       this.latest = { value, readAtMs: this.nowMs() };
       this.running = null;

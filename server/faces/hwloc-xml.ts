@@ -33,11 +33,15 @@ export class HwlocXmlError extends Error {
 export function normalisePciBusId(busId: string): string | null {
   const match = /^(?:([0-9a-f]{1,8}):)?([0-9a-f]{1,2}):([0-9a-f]{1,2})\.([0-7])$/i.exec(busId.trim());
   if (!match) return null;
-  const hex = (text: string | undefined, width: number) => Number.parseInt(text ?? '0', 16).toString(16).padStart(width, '0');
+  const hex = (text: string | undefined, width: number) =>
+    Number.parseInt(text ?? '0', 16)
+      .toString(16)
+      .padStart(width, '0');
   return `${hex(match[1], 4)}:${hex(match[2], 2)}:${hex(match[3], 2)}.${match[4]}`;
 }
 
-const objectChildren = (parent: Element): Element[] => Array.from(parent.childNodes).filter((node): node is Element => node.nodeType === 1 && (node as Element).tagName === 'object');
+const objectChildren = (parent: Element): Element[] =>
+  Array.from(parent.childNodes).filter((node): node is Element => node.nodeType === 1 && (node as Element).tagName === 'object');
 
 function allObjects(document: Document): Element[] {
   return Array.from(document.getElementsByTagName('object'));
@@ -76,7 +80,9 @@ function addInfo(document: Document, element: Element, [name, value]: HwlocInfo)
 }
 
 function gpuOsDevice(pciDevice: Element): Element | null {
-  const candidates = objectChildren(pciDevice).filter((o) => o.getAttribute('type') === 'OSDev' && [OSDEV_GPU, OSDEV_COPROC].includes(o.getAttribute('osdev_type') ?? ''));
+  const candidates = objectChildren(pciDevice).filter(
+    (o) => o.getAttribute('type') === 'OSDev' && [OSDEV_GPU, OSDEV_COPROC].includes(o.getAttribute('osdev_type') ?? ''),
+  );
   const rank = (o: Element) => {
     const at = OSDEV_PREFERENCE.findIndex((prefix) => (o.getAttribute('name') ?? '').startsWith(prefix));
     return at < 0 ? OSDEV_PREFERENCE.length : at;
@@ -100,7 +106,10 @@ export function hwlocXmlWithGpus(hostXml: string, gpus: readonly HwlocGpu[]): st
   const errors: string[] = [];
   let document: Document;
   try {
-    document = new DOMParser({ onError: (level, message) => level !== 'warning' && errors.push(message) }).parseFromString(hostXml, 'text/xml');
+    document = new DOMParser({ onError: (level, message) => level !== 'warning' && errors.push(message) }).parseFromString(
+      hostXml,
+      'text/xml',
+    );
   } catch (error) {
     throw notHwloc(error instanceof Error ? error.message : String(error));
   }
@@ -126,11 +135,17 @@ export function hwlocXmlWithGpus(hostXml: string, gpus: readonly HwlocGpu[]): st
     let pciDevice = busId === null ? undefined : pciDevices.get(busId);
     const notes: string[] = [];
     if (!pciDevice) {
-      const attributes: Record<string, string> = { type: 'PCIDev', pci_type: `${PCI_CLASS_3D} [${PCI_VENDOR_IDS[gpu.vendor]}:0000] [0000:0000] 00` };
+      const attributes: Record<string, string> = {
+        type: 'PCIDev',
+        pci_type: `${PCI_CLASS_3D} [${PCI_VENDOR_IDS[gpu.vendor]}:0000] [0000:0000] 00`,
+      };
       if (busId) attributes['pci_busid'] = busId;
       pciDevice = newObject(attributes);
       insertChild(document, attachmentFor(root, objects, gpu.numaNode), pciDevice);
-      addInfo(document, pciDevice, ['TopodNote', `hwloc did not list this GPU${busId ? '' : ' (topod knows no PCI bus id for it)'}: topod added this PCI device from its own GPU list; its PCI device id is not known (0000)`]);
+      addInfo(document, pciDevice, [
+        'TopodNote',
+        `hwloc did not list this GPU${busId ? '' : ' (topod knows no PCI bus id for it)'}: topod added this PCI device from its own GPU list; its PCI device id is not known (0000)`,
+      ]);
       notes.push('hwloc did not list this GPU: topod added this PCI device and OS device');
     }
     let osDevice = gpuOsDevice(pciDevice);

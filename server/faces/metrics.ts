@@ -107,17 +107,39 @@ function absentGpuLabels(gpu: GpuSummary, host: string): GpuLabels {
 }
 
 /** The conditions of the served result (document.conditions), one gauge per quantity, in base units. */
-type ConditionGauges = Record<'busy' | 'otherProcesses' | 'smClock' | 'smClockLimit' | 'clocksEventReason' | 'temperature' | 'power' | 'persistenceMode' | 'eccMode', Gauge<string>>;
+type ConditionGauges = Record<
+  'busy' | 'otherProcesses' | 'smClock' | 'smClockLimit' | 'clocksEventReason' | 'temperature' | 'power' | 'persistenceMode' | 'eccMode',
+  Gauge<string>
+>;
 
 function conditionGauges(registers: Registry[]): ConditionGauges {
-  const gauge = (name: string, help: string, extra: string[] = []): Gauge<string> => new Gauge({ name, help, labelNames: [...GPU_LABELS, ...extra], registers });
+  const gauge = (name: string, help: string, extra: string[] = []): Gauge<string> =>
+    new Gauge({ name, help, labelNames: [...GPU_LABELS, ...extra], registers });
   return {
-    busy: gauge('topod_probe_conditions_busy', '1 when the served result was measured while other processes used the GPU (evenIfBusy, TOPOD_PROBE_WHEN=always, or a process seen during the probe); 0 on an idle GPU'),
-    otherProcesses: gauge('topod_probe_other_processes', 'Processes other than topod\'s NVML saw on the GPU before or during the probe of the served result'),
-    smClock: gauge('topod_probe_sm_clock_hertz', 'Lowest and highest SM clock NVML read during the probe of the served result (bound: min, max)', ['bound']),
-    smClockLimit: gauge('topod_probe_sm_clock_limit_hertz', 'The SM clock\'s maximum as NVML reported it when the served result was probed'),
-    clocksEventReason: gauge('topod_probe_clocks_event_reason', 'Always 1: a reason NVML gave for holding the clocks back during the probe of the served result (gpu-idle left out)', ['reason']),
-    temperature: gauge('topod_probe_temperature_celsius', 'GPU temperature when the probe of the served result started and ended (at: start, end)', ['at']),
+    busy: gauge(
+      'topod_probe_conditions_busy',
+      '1 when the served result was measured while other processes used the GPU (evenIfBusy, TOPOD_PROBE_WHEN=always, or a process seen during the probe); 0 on an idle GPU',
+    ),
+    otherProcesses: gauge(
+      'topod_probe_other_processes',
+      "Processes other than topod's NVML saw on the GPU before or during the probe of the served result",
+    ),
+    smClock: gauge(
+      'topod_probe_sm_clock_hertz',
+      'Lowest and highest SM clock NVML read during the probe of the served result (bound: min, max)',
+      ['bound'],
+    ),
+    smClockLimit: gauge('topod_probe_sm_clock_limit_hertz', "The SM clock's maximum as NVML reported it when the served result was probed"),
+    clocksEventReason: gauge(
+      'topod_probe_clocks_event_reason',
+      'Always 1: a reason NVML gave for holding the clocks back during the probe of the served result (gpu-idle left out)',
+      ['reason'],
+    ),
+    temperature: gauge(
+      'topod_probe_temperature_celsius',
+      'GPU temperature when the probe of the served result started and ended (at: start, end)',
+      ['at'],
+    ),
     power: gauge('topod_probe_power_watts', 'Board power when the probe of the served result started and ended (at: start, end)', ['at']),
     persistenceMode: gauge('topod_probe_persistence_mode', '1 when persistence mode was on while the served result was probed'),
     eccMode: gauge('topod_probe_ecc_mode', '1 when ECC was enabled (current mode) while the served result was probed'),
@@ -197,14 +219,24 @@ export class TopodMetrics {
     this.now = options.now ?? Date.now;
     this.hostname = options.hostname ?? osHostname();
     const registers = [this.registry];
-    this.confidence = new Gauge({ name: 'topod_element_confidence_ratio', help: 'How sure topod is of a measured attribute (0..1)', labelNames: ELEMENT_LABELS, registers });
+    this.confidence = new Gauge({
+      name: 'topod_element_confidence_ratio',
+      help: 'How sure topod is of a measured attribute (0..1)',
+      labelNames: ELEMENT_LABELS,
+      registers,
+    });
     this.latencyCycles = new Gauge({
       name: 'topod_element_latency_cycles',
       help: 'Load latency of a memory element in SM cycles (statistic: mean, p50, p95)',
       labelNames: [...ELEMENT_LABELS, 'statistic'],
       registers,
     });
-    this.latencySeconds = new Gauge({ name: 'topod_element_latency_seconds', help: 'Mean load latency at the measured SM clock', labelNames: ELEMENT_LABELS, registers });
+    this.latencySeconds = new Gauge({
+      name: 'topod_element_latency_seconds',
+      help: 'Mean load latency at the measured SM clock',
+      labelNames: ELEMENT_LABELS,
+      registers,
+    });
     this.gpuInfo = new Gauge({
       name: 'topod_gpu_info',
       help: 'Always 1: a GPU topod knows, with its driver, probe status and whether the simulator measured it',
@@ -217,17 +249,62 @@ export class TopodMetrics {
       labelNames: GPU_LABELS,
       registers,
     });
-    this.resultAge = new Gauge({ name: 'topod_result_age_seconds', help: 'Seconds since the served result was measured (probe finish)', labelNames: GPU_LABELS, registers });
-    this.stale = new Gauge({ name: 'topod_result_stale', help: '1 when the served result is for another driver or probe version (a re-probe is queued)', labelNames: GPU_LABELS, registers });
-    this.migL2Share = new Gauge({ name: 'topod_mig_l2_share_bytes', help: 'L2 a MIG GPU instance owns: L2 x its memory slices / the GPU memory slices', labelNames: MIG_LABELS, registers });
-    this.migReachable = new Gauge({ name: 'topod_mig_l2_reachable_per_sm_bytes', help: 'L2 one SM of the instance can reach: min(share, measured L2 segment)', labelNames: MIG_LABELS, registers });
-    this.migSlices = new Gauge({ name: 'topod_mig_memory_slices', help: 'Memory slices of a MIG GPU instance', labelNames: MIG_LABELS, registers });
+    this.resultAge = new Gauge({
+      name: 'topod_result_age_seconds',
+      help: 'Seconds since the served result was measured (probe finish)',
+      labelNames: GPU_LABELS,
+      registers,
+    });
+    this.stale = new Gauge({
+      name: 'topod_result_stale',
+      help: '1 when the served result is for another driver or probe version (a re-probe is queued)',
+      labelNames: GPU_LABELS,
+      registers,
+    });
+    this.migL2Share = new Gauge({
+      name: 'topod_mig_l2_share_bytes',
+      help: 'L2 a MIG GPU instance owns: L2 x its memory slices / the GPU memory slices',
+      labelNames: MIG_LABELS,
+      registers,
+    });
+    this.migReachable = new Gauge({
+      name: 'topod_mig_l2_reachable_per_sm_bytes',
+      help: 'L2 one SM of the instance can reach: min(share, measured L2 segment)',
+      labelNames: MIG_LABELS,
+      registers,
+    });
+    this.migSlices = new Gauge({
+      name: 'topod_mig_memory_slices',
+      help: 'Memory slices of a MIG GPU instance',
+      labelNames: MIG_LABELS,
+      registers,
+    });
     this.migSms = new Gauge({ name: 'topod_mig_multiprocessors', help: 'SMs of a MIG GPU instance', labelNames: MIG_LABELS, registers });
-    this.migMemory = new Gauge({ name: 'topod_mig_memory_bytes', help: 'Device memory of a MIG GPU instance', labelNames: MIG_LABELS, registers });
-    this.profileL2Share = new Gauge({ name: 'topod_mig_profile_l2_share_bytes', help: 'L2 share an instance of this GPU-instance profile would get', labelNames: [...GPU_LABELS, 'GPU_I_PROFILE'], registers });
+    this.migMemory = new Gauge({
+      name: 'topod_mig_memory_bytes',
+      help: 'Device memory of a MIG GPU instance',
+      labelNames: MIG_LABELS,
+      registers,
+    });
+    this.profileL2Share = new Gauge({
+      name: 'topod_mig_profile_l2_share_bytes',
+      help: 'L2 share an instance of this GPU-instance profile would get',
+      labelNames: [...GPU_LABELS, 'GPU_I_PROFILE'],
+      registers,
+    });
     this.conditions = conditionGauges(registers);
-    this.activeJobs = new Gauge({ name: 'topod_probe_jobs', help: 'Probe jobs queued, waiting for a GPU other processes use, or running now', labelNames: ['state'], registers });
-    this.jobsFinished = new Counter({ name: 'topod_probe_jobs_finished_total', help: 'Probe jobs that ended, by end state', labelNames: ['state'], registers });
+    this.activeJobs = new Gauge({
+      name: 'topod_probe_jobs',
+      help: 'Probe jobs queued, waiting for a GPU other processes use, or running now',
+      labelNames: ['state'],
+      registers,
+    });
+    this.jobsFinished = new Counter({
+      name: 'topod_probe_jobs_finished_total',
+      help: 'Probe jobs that ended, by end state',
+      labelNames: ['state'],
+      registers,
+    });
     this.jobDuration = new Histogram({
       name: 'topod_probe_job_duration_seconds',
       help: 'Wall time of probe jobs from start to end, by end state',
@@ -235,8 +312,17 @@ export class TopodMetrics {
       buckets: PROBE_DURATION_BUCKETS_SECONDS,
       registers,
     });
-    this.pollDuration = new Histogram({ name: 'topod_nvml_poll_duration_seconds', help: 'Duration of one NVML state read', buckets: POLL_DURATION_BUCKETS_SECONDS, registers });
-    this.pollFailures = new Counter({ name: 'topod_nvml_poll_failures_total', help: 'NVML state reads that found NVML unavailable', registers });
+    this.pollDuration = new Histogram({
+      name: 'topod_nvml_poll_duration_seconds',
+      help: 'Duration of one NVML state read',
+      buckets: POLL_DURATION_BUCKETS_SECONDS,
+      registers,
+    });
+    this.pollFailures = new Counter({
+      name: 'topod_nvml_poll_failures_total',
+      help: 'NVML state reads that found NVML unavailable',
+      registers,
+    });
     this.httpDuration = new Histogram({
       name: 'topod_http_request_duration_seconds',
       help: 'HTTP request durations by route template, method and status code',
@@ -290,7 +376,10 @@ export class TopodMetrics {
         continue;
       }
       const labels = gpuLabels(gpu, this.hostname);
-      this.gpuInfo.set({ ...labels, driver_version: gpu.driverVersion, probe_status: gpu.probe.status, simulated: String(gpu.simulated) }, 1);
+      this.gpuInfo.set(
+        { ...labels, driver_version: gpu.driverVersion, probe_status: gpu.probe.status, simulated: String(gpu.simulated) },
+        1,
+      );
       this.present.set(labels, 1);
       this.stale.set(labels, gpu.probe.stale ? 1 : 0);
       if (gpu.probe.status === 'queued' || gpu.probe.status === 'waiting' || gpu.probe.status === 'running') active[gpu.probe.status] += 1;
@@ -379,7 +468,8 @@ export class TopodMetrics {
     const mig = document.mig;
     if (!mig) return;
     for (const profile of mig.profiles) {
-      if (profile.l2.bytes !== null) set(this.profileL2Share as Gauge<string>, { ...labels, GPU_I_PROFILE: profileLabel(profile.name) }, profile.l2.bytes);
+      if (profile.l2.bytes !== null)
+        set(this.profileL2Share as Gauge<string>, { ...labels, GPU_I_PROFILE: profileLabel(profile.name) }, profile.l2.bytes);
     }
     for (const instance of mig.instances) {
       const series = { ...labels, GPU_I_ID: String(instance.gpuInstanceId), GPU_I_PROFILE: profileLabel(instance.profileName) };
@@ -397,7 +487,8 @@ export class TopodMetrics {
     this.jobsFinished.inc({ state });
     const started = event.job.startedAt === null ? NaN : Date.parse(event.job.startedAt);
     const finished = event.job.finishedAt === null ? NaN : Date.parse(event.job.finishedAt);
-    if (Number.isFinite(started) && Number.isFinite(finished)) this.jobDuration.observe({ state }, Math.max(0, (finished - started) / 1000));
+    if (Number.isFinite(started) && Number.isFinite(finished))
+      this.jobDuration.observe({ state }, Math.max(0, (finished - started) / 1000));
   }
 
   close(): void {

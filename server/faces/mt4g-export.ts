@@ -62,13 +62,30 @@ export const MT4G_CONDITIONS_KEY = 'topodConditions';
  * architecture, not a measurement).
  */
 const CORES_PER_SM: Record<string, number> = {
-  '3.0': 192, '3.2': 192, '3.5': 192, '3.7': 192,
-  '5.0': 128, '5.2': 128, '5.3': 128,
-  '6.0': 64, '6.1': 128, '6.2': 128,
-  '7.0': 64, '7.2': 64, '7.5': 64,
-  '8.0': 64, '8.6': 128, '8.7': 128, '8.9': 128,
+  '3.0': 192,
+  '3.2': 192,
+  '3.5': 192,
+  '3.7': 192,
+  '5.0': 128,
+  '5.2': 128,
+  '5.3': 128,
+  '6.0': 64,
+  '6.1': 128,
+  '6.2': 128,
+  '7.0': 64,
+  '7.2': 64,
+  '7.5': 64,
+  '8.0': 64,
+  '8.6': 128,
+  '8.7': 128,
+  '8.9': 128,
   '9.0': 128,
-  '10.0': 128, '10.1': 128, '10.3': 128, '11.0': 128, '12.0': 128, '12.1': 128,
+  '10.0': 128,
+  '10.1': 128,
+  '10.3': 128,
+  '11.0': 128,
+  '12.0': 128,
+  '12.1': 128,
 };
 
 /** MT4G's display names in `sharedWith`. */
@@ -180,11 +197,18 @@ function mt4gTree(document: GpuTopologyDocument, options: Mt4gOptions): Mt4gJson
   };
 
   const profile = mig ? document.mig?.profiles.find((p) => p.id === mig.instance.profileId) : undefined;
-  const smCount = mig ? (mig.computeInstance?.multiprocessorCount ?? mig.instance.multiprocessorCount ?? profile?.multiprocessorCount) : device.multiprocessorCount;
-  const cores = document.gpu.vendor === 'nvidia' ? CORES_PER_SM[`${device.computeCapabilityMajor}.${device.computeCapabilityMinor}`] : undefined;
+  const smCount = mig
+    ? (mig.computeInstance?.multiprocessorCount ?? mig.instance.multiprocessorCount ?? profile?.multiprocessorCount)
+    : device.multiprocessorCount;
+  const cores =
+    document.gpu.vendor === 'nvidia' ? CORES_PER_SM[`${device.computeCapabilityMajor}.${device.computeCapabilityMinor}`] : undefined;
   const compute: Mt4gObject = {
     multiProcessorCount: known(smCount, 'compute.multiProcessorCount'),
-    numberOfCoresPerMultiProcessor: known(cores, 'compute.numberOfCoresPerMultiProcessor', 'not in the cores-per-SM table for this architecture'),
+    numberOfCoresPerMultiProcessor: known(
+      cores,
+      'compute.numberOfCoresPerMultiProcessor',
+      'not in the cores-per-SM table for this architecture',
+    ),
     maxThreadsPerBlock: known(device.maxThreadsPerBlock, 'compute.maxThreadsPerBlock'),
     regsPerBlock: known(device.regsPerBlock, 'compute.regsPerBlock'),
     regsPerMultiProcessor: known(device.regsPerMultiprocessor, 'compute.regsPerMultiProcessor'),
@@ -227,22 +251,30 @@ function mt4gTree(document: GpuTopologyDocument, options: Mt4gOptions): Mt4gJson
 
   const l2 = take('l2');
   const l2Section = latencyWithBandwidths(l2 ? cacheSection(l2, { sizeAsValue: true }) : {}, 'memory.l2');
-  if (!l2Section['size']) l2Section['size'] = valueUnit(known(mig ? mig.elements.l2?.size?.value : device.l2CacheSizeBytes, 'memory.l2.size.value'), 'bytes');
+  if (!l2Section['size'])
+    l2Section['size'] = valueUnit(known(mig ? mig.elements.l2?.size?.value : device.l2CacheSizeBytes, 'memory.l2.size.value'), 'bytes');
   const persisting = mig ? null : device.persistingL2CacheMaxBytes;
   l2Section['persistingL2CacheMaxSize'] = valueUnit(
-    known(persisting, 'memory.l2.persistingL2CacheMaxSize.value', mig ? 'not known for a MIG device (the runtime reports the whole GPU’s)' : 'the runtime did not report it'),
+    known(
+      persisting,
+      'memory.l2.persistingL2CacheMaxSize.value',
+      mig ? 'not known for a MIG device (the runtime reports the whole GPU’s)' : 'the runtime did not report it',
+    ),
     'bytes',
   );
   memory['l2'] = l2Section;
 
-  const constant: Mt4gObject = { totalConstMem: valueUnit(known(device.totalConstMemBytes, 'memory.constant.totalConstMem.value'), 'bytes') };
+  const constant: Mt4gObject = {
+    totalConstMem: valueUnit(known(device.totalConstMemBytes, 'memory.constant.totalConstMem.value'), 'bytes'),
+  };
   const constantL1 = take('constantL1');
   const constantL15 = take('constantL15');
   const constantCaches: Mt4gObject = {};
   if (constantL1) constantCaches['l1'] = cacheSection(constantL1);
   if (constantL15) {
     const section = cacheSection(constantL15);
-    if (constantL15.size?.bound === 'lower') section['size'] = { ...sizeResult(constantL15.size), size: MT4G_L15_SENTINEL_BYTES, confidence: mt4gFloat(0) };
+    if (constantL15.size?.bound === 'lower')
+      section['size'] = { ...sizeResult(constantL15.size), size: MT4G_L15_SENTINEL_BYTES, confidence: mt4gFloat(0) };
     // MT4G measures no miss penalty for the L1.5 (the penalty topod measured stays under topod.elements).
     delete section['missPenalty'];
     constantCaches['l1.5'] = section;
@@ -257,8 +289,14 @@ function mt4gTree(document: GpuTopologyDocument, options: Mt4gOptions): Mt4gJson
   const sharedElement = take('shared');
   const shared: Mt4gObject = {
     sharedMemPerBlock: valueUnit(known(device.sharedMemPerBlockBytes, 'memory.shared.sharedMemPerBlock.value'), 'bytes'),
-    sharedMemPerMultiProcessor: valueUnit(known(device.sharedMemPerMultiprocessorBytes ?? sharedElement?.size?.value, 'memory.shared.sharedMemPerMultiProcessor.value'), 'bytes'),
-    reservedSharedMemPerBlock: valueUnit(known(device.reservedSharedMemPerBlockBytes, 'memory.shared.reservedSharedMemPerBlock.value'), 'bytes'),
+    sharedMemPerMultiProcessor: valueUnit(
+      known(device.sharedMemPerMultiprocessorBytes ?? sharedElement?.size?.value, 'memory.shared.sharedMemPerMultiProcessor.value'),
+      'bytes',
+    ),
+    reservedSharedMemPerBlock: valueUnit(
+      known(device.reservedSharedMemPerBlockBytes, 'memory.shared.reservedSharedMemPerBlock.value'),
+      'bytes',
+    ),
   };
   if (sharedElement?.latency) shared['latency'] = latencyResult(sharedElement.latency);
   memory['shared'] = shared;
@@ -267,7 +305,13 @@ function mt4gTree(document: GpuTopologyDocument, options: Mt4gOptions): Mt4gJson
   const main: Mt4gObject = {
     memoryBusWidth: valueUnit(known(device.memoryBusWidthBits, 'memory.main.memoryBusWidth.value'), 'bit'),
     memoryClockRate: valueUnit(known(device.memoryClockRateKHz, 'memory.main.memoryClockRate.value'), 'kHz'),
-    totalGlobalMem: valueUnit(known(mig ? (mig.elements.deviceMemory?.size?.value ?? profile?.memorySizeBytes) : (deviceMemory?.size?.value ?? device.totalMemoryBytes), 'memory.main.totalGlobalMem.value'), 'bytes'),
+    totalGlobalMem: valueUnit(
+      known(
+        mig ? (mig.elements.deviceMemory?.size?.value ?? profile?.memorySizeBytes) : (deviceMemory?.size?.value ?? device.totalMemoryBytes),
+        'memory.main.totalGlobalMem.value',
+      ),
+      'bytes',
+    ),
   };
   if (deviceMemory?.latency) main['latency'] = latencyResult(deviceMemory.latency);
   if (deviceMemory?.readBandwidth) main['readBandwidth'] = bandwidth(deviceMemory.readBandwidth);
@@ -304,7 +348,8 @@ function mt4gTree(document: GpuTopologyDocument, options: Mt4gOptions): Mt4gJson
     },
     notes: {
       unknown: 'paths written with MT4G’s own value for “not known” (0, false, "unknown"), and why topod does not know them',
-      withheld: 'what MT4G writes only together with what topod did not measure (a latency of main or l2 without both bandwidths; a cache without its size, fetch granularity or latency), in MT4G’s shapes: sys-sage reads those together',
+      withheld:
+        'what MT4G writes only together with what topod did not measure (a latency of main or l2 without both bandwidths; a cache without its size, fetch granularity or latency), in MT4G’s shapes: sys-sage reads those together',
     },
     mig: clone(document.mig),
   };

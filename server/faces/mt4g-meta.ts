@@ -37,7 +37,10 @@ export interface Mt4gHost {
 }
 
 /** Device properties MT4G writes that hellos recorded before issue 21 lack (and asicRevision, null on NVIDIA). */
-type PendingDeviceProperties = Pick<DocumentDeviceProperties, 'asicRevision' | 'concurrentKernels' | 'cooperativeLaunch' | 'globalL1CacheSupported' | 'localL1CacheSupported'>;
+type PendingDeviceProperties = Pick<
+  DocumentDeviceProperties,
+  'asicRevision' | 'concurrentKernels' | 'cooperativeLaunch' | 'globalL1CacheSupported' | 'localL1CacheSupported'
+>;
 
 /** MT4G's own words for a value it does not know. */
 export const MT4G_UNKNOWN = { text: 'unknown', count: 0, flag: false } as const;
@@ -45,7 +48,8 @@ export const MT4G_UNKNOWN = { text: 'unknown', count: 0, flag: false } as const;
 /** Paths written as MT4G's "unknown" value, each with why topod does not know it. */
 export type UnknownPaths = Record<string, string>;
 
-const NOT_IN_HELLO = 'the probe’s hello of this result did not report it (recorded before the probe read it; asicRevision is null on NVIDIA)';
+const NOT_IN_HELLO =
+  'the probe’s hello of this result did not report it (recorded before the probe read it; asicRevision is null on NVIDIA)';
 
 /** The run record as far as the document and the host tell it; the rest null. */
 export function mt4gRunRecord(document: GpuTopologyDocument, host: Mt4gHost): Mt4gRunRecord {

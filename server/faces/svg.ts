@@ -27,7 +27,17 @@ const GLOBAL_ELEMENTS = new Set(['l2', 'l3', 'deviceMemory']);
 /** Instance colours, distinguishable and legible behind dark text. */
 const PALETTE = ['#8ecae6', '#ffb703', '#90be6d', '#f4978e', '#b8a1e3', '#f9c74f', '#43aa8b', '#e9c46a'];
 
-const COLOURS = { gpu: '#f2f2f2', sm: '#fbe3c8', cache: '#ffffff', l2: '#d9ead3', memory: '#cfe2f3', stroke: '#444444', idle: '#e6e6e6', warning: '#b3261e', quiet: '#555555' };
+const COLOURS = {
+  gpu: '#f2f2f2',
+  sm: '#fbe3c8',
+  cache: '#ffffff',
+  l2: '#d9ead3',
+  memory: '#cfe2f3',
+  stroke: '#444444',
+  idle: '#e6e6e6',
+  warning: '#b3261e',
+  quiet: '#555555',
+};
 
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
@@ -40,7 +50,9 @@ class Canvas {
   readonly parts: string[] = [];
 
   rect(x: number, y: number, w: number, h: number, fill: string, extra = ''): void {
-    this.parts.push(`<rect x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" fill="${fill}" stroke="${COLOURS.stroke}" stroke-width="1"${extra}/>`);
+    this.parts.push(
+      `<rect x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" fill="${fill}" stroke="${COLOURS.stroke}" stroke-width="1"${extra}/>`,
+    );
   }
 
   text(x: number, y: number, content: string, size = 12, extra = ''): void {
@@ -65,7 +77,10 @@ export function elementSummary(element: ElementTopology): string {
 
 function bandwidthLabel(element: ElementTopology | undefined): string | null {
   if (!element) return null;
-  const parts = [element.readBandwidth && `read ${formatBandwidth(element.readBandwidth.value)}`, element.writeBandwidth && `write ${formatBandwidth(element.writeBandwidth.value)}`];
+  const parts = [
+    element.readBandwidth && `read ${formatBandwidth(element.readBandwidth.value)}`,
+    element.writeBandwidth && `write ${formatBandwidth(element.writeBandwidth.value)}`,
+  ];
   const text = parts.filter((p): p is string => typeof p === 'string').join(', ');
   return text === '' ? null : text;
 }
@@ -75,7 +90,12 @@ function migRegions(instances: MigInstanceView[], smCount: number, sliceCount: n
   const sm = new Array<number>(smCount).fill(-1);
   const slice = new Array<number>(sliceCount).fill(-1);
   let nextSm = 0;
-  const ordered = instances.map((instance, index) => ({ instance, index })).sort((a, b) => (a.instance.placement?.start ?? 0) - (b.instance.placement?.start ?? 0) || a.instance.gpuInstanceId - b.instance.gpuInstanceId);
+  const ordered = instances
+    .map((instance, index) => ({ instance, index }))
+    .sort(
+      (a, b) =>
+        (a.instance.placement?.start ?? 0) - (b.instance.placement?.start ?? 0) || a.instance.gpuInstanceId - b.instance.gpuInstanceId,
+    );
   for (const { instance, index } of ordered) {
     for (let i = 0; i < (instance.multiprocessorCount ?? 0) && nextSm < smCount; i++) sm[nextSm++] = index;
     const start = instance.placement?.start ?? 0;
@@ -125,7 +145,13 @@ export function topologySvg(document: GpuTopologyDocument): string {
   const smBoxHeight = 28 + smRows * (cell + 4) + 8;
   canvas.rect(MARGIN + 8, smTop, inner - 16, smBoxHeight, COLOURS.sm);
   const gpcTitle = gpcs ? `${gpcs.count.value} GPCs (measured from cluster placements)` : 'GPCs not measured';
-  canvas.text(MARGIN + 16, smTop + 18, `${smCount} SMs${document.device.architecture ? ` (${document.device.architecture})` : ''} — ${gpcTitle}`, 13, ' font-weight="bold"');
+  canvas.text(
+    MARGIN + 16,
+    smTop + 18,
+    `${smCount} SMs${document.device.architecture ? ` (${document.device.architecture})` : ''} — ${gpcTitle}`,
+    13,
+    ' font-weight="bold"',
+  );
   // NVML says how many SMs a GPU instance has, never which: the colours show the counts, not the placement.
   if (migOn) canvas.text(WIDTH - MARGIN - 16, smTop + 18, 'instance colours illustrative', 11, ' text-anchor="end" font-style="italic"');
   let smRow = 0;
@@ -151,7 +177,10 @@ export function topologySvg(document: GpuTopologyDocument): string {
     canvas.rect(MARGIN + 20, top, inner - 40, rowHeight - 4, COLOURS.cache);
     const amount = element.amount?.per === 'sm' && element.amount.value !== 1 ? ` ×${element.amount.value}` : '';
     canvas.text(MARGIN + 28, top + 13, `${elementLabel(name)}${amount}`, 12, ' font-weight="bold"');
-    const shared = element.sharedWith && element.sharedWith.length > 0 ? ` · shares its cache with ${element.sharedWith.map(elementLabel).join(', ')}` : '';
+    const shared =
+      element.sharedWith && element.sharedWith.length > 0
+        ? ` · shares its cache with ${element.sharedWith.map(elementLabel).join(', ')}`
+        : '';
     canvas.text(MARGIN + 170, top + 13, elementSummary(element) + shared, 12);
   });
   y += smDetailHeight;
@@ -174,7 +203,9 @@ export function topologySvg(document: GpuTopologyDocument): string {
       const width = (inner - 40 - (segments - 1) * 8) / segments;
       for (let s = 0; s < segments; s++) {
         canvas.rect(MARGIN + 20 + s * (width + 8), inside, width, 26, COLOURS.cache);
-        const label = element.segmentSize ? `segment ${s + 1}: ${formatBytes(element.segmentSize.value)} (what one SM reaches)` : `segment ${s + 1}`;
+        const label = element.segmentSize
+          ? `segment ${s + 1}: ${formatBytes(element.segmentSize.value)} (what one SM reaches)`
+          : `segment ${s + 1}`;
         canvas.text(MARGIN + 28 + s * (width + 8), inside + 17, label, 11);
       }
       inside += 34;
@@ -192,13 +223,28 @@ export function topologySvg(document: GpuTopologyDocument): string {
   // MIG legend: one line per GPU instance, in its colour.
   if (migOn) {
     y += 14;
-    canvas.text(MARGIN, y + 12, `MIG on: ${instances.length} GPU instances, ${sliceCount} memory slices${mig.l2SegmentBytes !== null ? `; one SM reaches at most ${formatBytes(mig.l2SegmentBytes)} of L2` : ''}`, 13, ' font-weight="bold"');
+    canvas.text(
+      MARGIN,
+      y + 12,
+      `MIG on: ${instances.length} GPU instances, ${sliceCount} memory slices${mig.l2SegmentBytes !== null ? `; one SM reaches at most ${formatBytes(mig.l2SegmentBytes)} of L2` : ''}`,
+      13,
+      ' font-weight="bold"',
+    );
     y += 20;
-    canvas.text(MARGIN, y + 12, 'SM colours are illustrative: NVML gives each instance’s SM count, not which SMs it holds. Memory and L2 slices follow NVML’s placements where it gives them.', 11, ' font-style="italic"');
+    canvas.text(
+      MARGIN,
+      y + 12,
+      'SM colours are illustrative: NVML gives each instance’s SM count, not which SMs it holds. Memory and L2 slices follow NVML’s placements where it gives them.',
+      11,
+      ' font-style="italic"',
+    );
     y += 18;
     instances.forEach((instance, index) => {
       canvas.rect(MARGIN + 8, y, 14, 14, colourOf(index));
-      const share = instance.l2.bytes === null ? 'L2 share unknown' : `L2 share ${formatBytes(instance.l2.bytes)} (derived from ${instance.l2.source === 'nvml' ? 'NVML placement' : 'memory size'})`;
+      const share =
+        instance.l2.bytes === null
+          ? 'L2 share unknown'
+          : `L2 share ${formatBytes(instance.l2.bytes)} (derived from ${instance.l2.source === 'nvml' ? 'NVML placement' : 'memory size'})`;
       const reach = instance.l2.reachablePerSmBytes === null ? '' : `, one SM reaches ${formatBytes(instance.l2.reachablePerSmBytes)}`;
       const memory = instance.memorySizeBytes === null ? '' : ` · ${formatBytes(instance.memorySizeBytes)}`;
       canvas.text(
@@ -221,7 +267,9 @@ export function topologySvg(document: GpuTopologyDocument): string {
   }
 
   const height = y + MARGIN;
-  body.push(`<rect x="${MARGIN / 2}" y="${MARGIN / 2}" width="${WIDTH - MARGIN}" height="${height - MARGIN}" fill="${COLOURS.gpu}" stroke="${COLOURS.stroke}" stroke-width="2" rx="6"/>`);
+  body.push(
+    `<rect x="${MARGIN / 2}" y="${MARGIN / 2}" width="${WIDTH - MARGIN}" height="${height - MARGIN}" fill="${COLOURS.gpu}" stroke="${COLOURS.stroke}" stroke-width="2" rx="6"/>`,
+  );
   body.push(`<text x="${MARGIN}" y="${MARGIN + 18}" font-size="15" font-weight="bold">${escapeXml(title)}</text>`);
   const measured = `probe ${document.probe.probeVersion}, analysis ${document.probe.analysisVersion}, driver ${document.probe.driverVersion}${document.status.stale ? ' — stale, re-probe queued' : ''}`;
   body.push(`<text x="${MARGIN}" y="${MARGIN + 36}" font-size="11">${escapeXml(measured)}</text>`);

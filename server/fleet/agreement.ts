@@ -53,7 +53,9 @@ function compareModel(name: string, gpus: GpuFacts[]): ModelAgreement {
   const differences: AttributeDifference[] = [];
   let compared = 0;
   const keys = new Set<string>();
-  for (const gpu of measured) for (const [element, attributes] of Object.entries(gpu.measured?.elements ?? {})) for (const attribute of Object.keys(attributes)) keys.add(`${element}\u0000${attribute}`);
+  for (const gpu of measured)
+    for (const [element, attributes] of Object.entries(gpu.measured?.elements ?? {}))
+      for (const attribute of Object.keys(attributes)) keys.add(`${element}\u0000${attribute}`);
   for (const key of [...keys].sort()) {
     const [element, attribute] = key.split('\u0000') as [string, string];
     const values = measured.flatMap((g) => {

@@ -39,7 +39,12 @@ export interface GpuFacts {
     resultMeasuredAt: string | null;
   } | null;
   /** From the document's MIG view (live NVML state); null without NVML or without MIG. */
-  mig: { mode: 'enabled' | 'disabled' | null; pendingMode: 'enabled' | 'disabled' | null; profiles: MigProfileShare[]; instanceCount: number } | null;
+  mig: {
+    mode: 'enabled' | 'disabled' | null;
+    pendingMode: 'enabled' | 'disabled' | null;
+    profiles: MigProfileShare[];
+    instanceCount: number;
+  } | null;
   numaNode: number | null;
 }
 
@@ -57,7 +62,8 @@ export function measuredElements(document: Record<string, unknown>): Record<stri
     if (!isRecord(attributes)) continue;
     const kept: ElementAttributes = {};
     for (const [name, attribute] of Object.entries(attributes)) {
-      if (isRecord(attribute) && numberOrNull(attribute['value']) !== null && typeof attribute['unit'] === 'string') kept[name] = attribute as MeasuredAttribute;
+      if (isRecord(attribute) && numberOrNull(attribute['value']) !== null && typeof attribute['unit'] === 'string')
+        kept[name] = attribute as MeasuredAttribute;
     }
     out[element] = kept;
   }

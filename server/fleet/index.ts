@@ -15,7 +15,12 @@ export interface FleetFaces {
 
 export function startFleetFaces(config: Pick<Config, 'nfdFeaturesDir'>, topology: TopologyApi, logger: Logger): FleetFaces {
   if (config.nfdFeaturesDir === null) return { close: () => undefined };
-  const writer = new NfdFeatureWriter({ dir: config.nfdFeaturesDir, topology, logger, header: `topod ${TOPOD_VERSION}: GPU memory-hierarchy node labels for NFD (local source)` });
+  const writer = new NfdFeatureWriter({
+    dir: config.nfdFeaturesDir,
+    topology,
+    logger,
+    header: `topod ${TOPOD_VERSION}: GPU memory-hierarchy node labels for NFD (local source)`,
+  });
   writer.start();
   logger.info({ file: writer.file }, `NFD labels: keeping ${writer.file} up to date`);
   return writer;

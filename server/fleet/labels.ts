@@ -56,7 +56,10 @@ export function labelKeyErrors(key: string): string[] {
   }
   if (name.length === 0) errors.push(`${key}: name part must be non-empty`);
   else if (name.length > 63) errors.push(`${key}: name part must be no more than 63 characters`);
-  else if (!NAME_PART.test(name)) errors.push(`${key}: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+  else if (!NAME_PART.test(name))
+    errors.push(
+      `${key}: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+    );
   return errors;
 }
 
@@ -64,7 +67,8 @@ export function labelKeyErrors(key: string): string[] {
 export function labelValueErrors(value: string): string[] {
   if (value === '') return [];
   if (value.length > 63) return [`"${value}": must be no more than 63 characters`];
-  if (!NAME_PART.test(value)) return [`"${value}": must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`];
+  if (!NAME_PART.test(value))
+    return [`"${value}": must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`];
   return [];
 }
 
@@ -100,12 +104,15 @@ export function nodeLabels(gpus: GpuFacts[]): Record<string, string> {
   labels[LABEL_NAMES.readBandwidthClass] =
     bandwidth === null ? null : String(Math.floor(bandwidth / 1e9 / BANDWIDTH_CLASS_STEP_GBPS) * BANDWIDTH_CLASS_STEP_GBPS);
   const majors = measured.map((g) => g.measured?.computeCapabilityMajor ?? null);
-  labels[LABEL_NAMES.clusterCapable] = majors.length === 0 || majors.includes(null) ? null : String(majors.every((m) => (m ?? 0) >= CLUSTER_MIN_MAJOR));
+  labels[LABEL_NAMES.clusterCapable] =
+    majors.length === 0 || majors.includes(null) ? null : String(majors.every((m) => (m ?? 0) >= CLUSTER_MIN_MAJOR));
 
   const modes = new Set(gpus.map((g) => g.mig?.mode ?? null).filter((m) => m !== null));
   labels[LABEL_NAMES.migMode] = modes.size === 0 ? null : modes.size === 1 ? [...modes][0]! : 'mixed';
   const shares = new Map<string, Array<number | null>>();
-  for (const gpu of gpus) for (const p of gpu.mig?.profiles ?? []) shares.set(profileLabelPart(p.profile), [...(shares.get(profileLabelPart(p.profile)) ?? []), p.l2Bytes]);
+  for (const gpu of gpus)
+    for (const p of gpu.mig?.profiles ?? [])
+      shares.set(profileLabelPart(p.profile), [...(shares.get(profileLabelPart(p.profile)) ?? []), p.l2Bytes]);
   for (const [profile, bytes] of shares) if (profile !== '') labels[LABEL_NAMES.migProfileL2(profile)] = integer(minimum(bytes));
 
   const out: Record<string, string> = {};
@@ -135,7 +142,8 @@ export function featureFileText(labels: Record<string, string>, header: string):
   const lines = [`# ${header}`, '# Written by topod whenever its measurements or the MIG state change; edits are overwritten.'];
   for (const [key, value] of Object.entries(labels)) lines.push(`${key}=${value}`);
   const text = `${lines.join('\n')}\n`;
-  if (Buffer.byteLength(text) > FEATURE_FILE_MAX_BYTES) throw new Error(`the NFD feature file would be ${Buffer.byteLength(text)} bytes, over NFD's ${FEATURE_FILE_MAX_BYTES}`);
+  if (Buffer.byteLength(text) > FEATURE_FILE_MAX_BYTES)
+    throw new Error(`the NFD feature file would be ${Buffer.byteLength(text)} bytes, over NFD's ${FEATURE_FILE_MAX_BYTES}`);
   return text;
 }
 

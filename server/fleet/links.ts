@@ -86,7 +86,9 @@ export function gpuLinks(snapshot: DynamicSnapshot | null): GpuLink[] {
     for (let j = i + 1; j < devices.length; j++) {
       const a = devices[i] as NvmlDeviceState;
       const b = devices[j] as NvmlDeviceState;
-      const pair = snapshot.links?.find((p) => (p.gpus[0] === a.uuid && p.gpus[1] === b.uuid) || (p.gpus[0] === b.uuid && p.gpus[1] === a.uuid)) ?? null;
+      const pair =
+        snapshot.links?.find((p) => (p.gpus[0] === a.uuid && p.gpus[1] === b.uuid) || (p.gpus[0] === b.uuid && p.gpus[1] === a.uuid)) ??
+        null;
       links.push(linkOf(a, b, pair, gpuBuses));
     }
   }

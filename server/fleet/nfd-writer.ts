@@ -84,12 +84,18 @@ export class NfdFeatureWriter {
       } catch {
         // the folder itself is unusable: nothing was left behind
       }
-      this.options.logger.warn({ err: error, file: this.file }, `the NFD feature file ${this.file} could not be written; node labels stay as they were`);
+      this.options.logger.warn(
+        { err: error, file: this.file },
+        `the NFD feature file ${this.file} could not be written; node labels stay as they were`,
+      );
       return false;
     }
     this.written = text;
     this.writes += 1;
-    this.options.logger.info({ file: this.file, labels: text.split('\n').filter((l) => l && !l.startsWith('#')).length }, 'NFD feature file written');
+    this.options.logger.info(
+      { file: this.file, labels: text.split('\n').filter((l) => l && !l.startsWith('#')).length },
+      'NFD feature file written',
+    );
     return true;
   }
 

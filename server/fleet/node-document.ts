@@ -7,7 +7,11 @@ import { readGpuFacts } from './gpu-documents.js';
 import { gpuLinks } from './links.js';
 import type { NodeDocument } from '../model/node-schema.js';
 
-export function buildNodeDocument(topology: Pick<TopologyApi, 'listGpus' | 'getTopology'>, snapshot: DynamicSnapshot | null, host: string = hostname()): NodeDocument {
+export function buildNodeDocument(
+  topology: Pick<TopologyApi, 'listGpus' | 'getTopology'>,
+  snapshot: DynamicSnapshot | null,
+  host: string = hostname(),
+): NodeDocument {
   const gpus = readGpuFacts(topology);
   const agreement = nodeAgreement(gpus);
   return {
@@ -26,9 +30,14 @@ export function buildNodeDocument(topology: Pick<TopologyApi, 'listGpus' | 'getT
     })),
     agreement: {
       agree: agreement.agree,
-      models: agreement.models.map((m) => ({ ...m, differences: m.differences.map((d) => ({ ...d, spread: Number.isFinite(d.spread) ? d.spread : Number.MAX_VALUE })) })),
+      models: agreement.models.map((m) => ({
+        ...m,
+        differences: m.differences.map((d) => ({ ...d, spread: Number.isFinite(d.spread) ? d.spread : Number.MAX_VALUE })),
+      })),
     },
     links: gpuLinks(snapshot),
-    nvml: snapshot ? { available: snapshot.available, reason: snapshot.reason, readAt: snapshot.readAt } : { available: false, reason: 'NVML has not been read yet', readAt: null },
+    nvml: snapshot
+      ? { available: snapshot.available, reason: snapshot.reason, readAt: snapshot.readAt }
+      : { available: false, reason: 'NVML has not been read yet', readAt: null },
   };
 }

@@ -17,6 +17,11 @@ export function backendFromRecipe(recipe: BackendRecipe, logger?: Logger): Measu
   const backend =
     recipe.kind === 'sim'
       ? new SimulatedBackend({ models: recipe.models })
-      : new NativeBackend({ deadlineMs: recipe.deadlineMs, env: { ...recipe.env }, ...(recipe.probePath ? { probePath: recipe.probePath } : {}), ...(logger ? { logger } : {}) });
+      : new NativeBackend({
+          deadlineMs: recipe.deadlineMs,
+          env: { ...recipe.env },
+          ...(recipe.probePath ? { probePath: recipe.probePath } : {}),
+          ...(logger ? { logger } : {}),
+        });
   return withCarveoutPreference(backend, recipe.carveoutPercent);
 }

@@ -30,7 +30,8 @@ export function withCarveoutPreference(backend: MeasurementBackend, percent: num
 
 function preferring(channel: ProbeChannel, percent: number): ProbeChannel {
   return {
-    request: (op, args, options) => channel.request(op, CHASE_OPS.has(op) ? (withPreference(args as ChaseRequestArgs, percent) as typeof args) : args, options),
+    request: (op, args, options) =>
+      channel.request(op, CHASE_OPS.has(op) ? (withPreference(args as ChaseRequestArgs, percent) as typeof args) : args, options),
     close: () => channel.close(),
   };
 }

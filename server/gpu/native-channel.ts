@@ -79,7 +79,9 @@ export class JsonLinesChannel implements ProbeChannel {
     });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
-      child.once('error', (error) => reject(new ProbeError('spawn_failed', `${this.label()}: cannot start ${this.options.command}: ${error.message}`)));
+      child.once('error', (error) =>
+        reject(new ProbeError('spawn_failed', `${this.label()}: cannot start ${this.options.command}: ${error.message}`)),
+      );
     });
     this.starts += 1;
     this.child = child;
@@ -154,7 +156,8 @@ export class JsonLinesChannel implements ProbeChannel {
   private onLine(line: string): void {
     const response = parseResponse(line);
     if (!response) {
-      if (line.trim()) this.options.logger?.warn({ probe: this.label(), line: line.slice(0, 200) }, 'ignoring a probe stdout line that is not a response');
+      if (line.trim())
+        this.options.logger?.warn({ probe: this.label(), line: line.slice(0, 200) }, 'ignoring a probe stdout line that is not a response');
       return;
     }
     const current = this.inFlight;
@@ -172,7 +175,9 @@ export class JsonLinesChannel implements ProbeChannel {
     const how = signal ? `signal ${signal}` : `code ${code}`;
     const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
     if (this.inFlight) {
-      this.failInFlight(new ProbeError('crashed', `${this.label()}: the probe exited (${how}) during ${this.inFlight.op}${tail ? `: ${tail}` : ''}`));
+      this.failInFlight(
+        new ProbeError('crashed', `${this.label()}: the probe exited (${how}) during ${this.inFlight.op}${tail ? `: ${tail}` : ''}`),
+      );
     }
     if (!this.closed) this.options.logger?.info({ probe: this.label(), code, signal }, 'probe process exited');
   }
@@ -200,7 +205,9 @@ export class JsonLinesChannel implements ProbeChannel {
   }
 }
 
-type ParsedResponse = { id: number | null; ok: true; result: unknown } | { id: number | null; ok: false; error: { code: string; message: string } };
+type ParsedResponse =
+  | { id: number | null; ok: true; result: unknown }
+  | { id: number | null; ok: false; error: { code: string; message: string } };
 
 /** A protocol response, or null for anything else (garbage, logs printed to stdout by mistake). */
 export function parseResponse(line: string): ParsedResponse | null {

@@ -80,7 +80,11 @@ export class NativeBackend implements MeasurementBackend {
     }
     try {
       const hello = await helloOnce(launch, options);
-      if (hello.devices.length === 0) return { ok: false, reason: `${probePath} sees no GPU (${hello.vendor} runtime ${hello.runtimeVersion}, driver ${hello.driverVersion})` };
+      if (hello.devices.length === 0)
+        return {
+          ok: false,
+          reason: `${probePath} sees no GPU (${hello.vendor} runtime ${hello.runtimeVersion}, driver ${hello.driverVersion})`,
+        };
       return { ok: true, reason: `${hello.devices.length} GPU(s) visible to ${probePath}` };
     } catch (error) {
       return { ok: false, reason: `${probePath} hello failed: ${(error as Error).message}` };

@@ -21,7 +21,10 @@ export async function selectBackend(options: {
 }): Promise<BackendSelection> {
   const { choice, logger } = options;
   if (choice === 'sim') {
-    return { backend: new SimulatedBackend({ models: options.simModels }), reason: `simulated GPU (${options.simModels.join(', ')}) as configured` };
+    return {
+      backend: new SimulatedBackend({ models: options.simModels }),
+      reason: `simulated GPU (${options.simModels.join(', ')}) as configured`,
+    };
   }
   const nativeOptions = {
     logger,
@@ -39,6 +42,16 @@ export async function selectBackend(options: {
 }
 
 /** selectBackend with the configuration's settings. */
-export function selectConfiguredBackend(config: Pick<Config, 'backend' | 'simModels' | 'probePath' | 'probeDeadlineMs' | 'probeEnv'>, logger: Logger): Promise<BackendSelection> {
-  return selectBackend({ choice: config.backend, simModels: config.simModels, probePath: config.probePath, probeDeadlineMs: config.probeDeadlineMs, probeEnv: config.probeEnv, logger });
+export function selectConfiguredBackend(
+  config: Pick<Config, 'backend' | 'simModels' | 'probePath' | 'probeDeadlineMs' | 'probeEnv'>,
+  logger: Logger,
+): Promise<BackendSelection> {
+  return selectBackend({
+    choice: config.backend,
+    simModels: config.simModels,
+    probePath: config.probePath,
+    probeDeadlineMs: config.probeDeadlineMs,
+    probeEnv: config.probeEnv,
+    logger,
+  });
 }

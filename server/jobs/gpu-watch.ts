@@ -9,7 +9,6 @@ import { DEFAULT_BUSY_THRESHOLDS, busyVerdict, tenantsOf, type BusyThresholds } 
 import type { ProbeConditions, SeenProcess } from '../model/conditions-schema.js';
 import type { ProbeWhen } from '../model/job.js';
 
-
 export type ReadActivity = (gpuUuid: string, options?: { windowMs?: number }) => Promise<GpuActivityReading>;
 
 export interface GpuWatchOptions {
@@ -39,7 +38,12 @@ export interface Look {
 }
 
 /** One look: who else uses the GPU. `probesOnGpu`: how many of our probes hold a context there now (0 before a probe). */
-export async function lookAtGpu(options: Pick<GpuWatchOptions, 'readActivity' | 'ownPids' | 'thresholds'>, gpuUuid: string, probesOnGpu: number, windowMs: number): Promise<Look> {
+export async function lookAtGpu(
+  options: Pick<GpuWatchOptions, 'readActivity' | 'ownPids' | 'thresholds'>,
+  gpuUuid: string,
+  probesOnGpu: number,
+  windowMs: number,
+): Promise<Look> {
   const reading = await options.readActivity(gpuUuid, { windowMs });
   if (!reading.activity) return { busy: false, reason: `activity unknown: ${reading.reason}`, activity: null, tenants: [] };
   const tenants = tenantsOf(reading.activity, { pids: options.ownPids(), probesOnGpu });
@@ -123,7 +127,8 @@ export function conditionsFrom(looks: readonly Look[], probedWhileBusy: boolean)
     for (const p of look.tenants) {
       const key = `${p.pid}/${p.kind}/${p.migDeviceUuid ?? ''}`;
       const seen = processes.get(key);
-      const usedMemoryBytes = p.usedMemoryBytes === null ? (seen?.usedMemoryBytes ?? null) : Math.max(p.usedMemoryBytes, seen?.usedMemoryBytes ?? 0);
+      const usedMemoryBytes =
+        p.usedMemoryBytes === null ? (seen?.usedMemoryBytes ?? null) : Math.max(p.usedMemoryBytes, seen?.usedMemoryBytes ?? 0);
       processes.set(key, { pid: p.pid, kind: p.kind, usedMemoryBytes, migDeviceUuid: p.migDeviceUuid });
     }
   }

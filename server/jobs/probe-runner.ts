@@ -31,13 +31,22 @@ export interface ProbeRunner {
 }
 
 /** Measures on the caller's thread through `backend`, then analyses with `analyse` (the lifecycle's executor). */
-export function inProcessProbeRunner(backend: MeasurementBackend, discover: Discovery['discover'], analyse: (task: AnalysisTask, signal: AbortSignal) => Promise<AnalysisProduct>): ProbeRunner {
+export function inProcessProbeRunner(
+  backend: MeasurementBackend,
+  discover: Discovery['discover'],
+  analyse: (task: AnalysisTask, signal: AbortSignal) => Promise<AnalysisProduct>,
+): ProbeRunner {
   return {
     async run(request) {
       const channel = await backend.open(request.gpu);
       try {
         request.onOpened((channel as { pid?: number }).pid);
-        const measurement = await discover(channel, { only: request.only, signal: request.signal, onProgress: request.onProgress, logger: request.logger });
+        const measurement = await discover(channel, {
+          only: request.only,
+          signal: request.signal,
+          onProgress: request.onProgress,
+          logger: request.logger,
+        });
         request.signal.throwIfAborted();
         return await analyse({ ...(await request.afterMeasuring()), measurement }, request.signal);
       } finally {

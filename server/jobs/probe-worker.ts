@@ -35,7 +35,9 @@ export type ProbeWorkerMessage =
 export type ProbeControlMessage = { type: 'analyse'; task: Omit<AnalysisTask, 'measurement'> } | { type: 'abort' };
 
 /** A failure as plain data: an Error's own fields (`code` above all) do not survive the trip between threads. */
-export type ProbeWorkerOutcome = { ok: true; product: AnalysisProduct } | { ok: false; error: { name: string; code: string | null; message: string } };
+export type ProbeWorkerOutcome =
+  | { ok: true; product: AnalysisProduct }
+  | { ok: false; error: { name: string; code: string | null; message: string } };
 
 /** One backend per recipe and thread: a simulated GPU's seeds and a native probe's launch are set up once. */
 const backends = new Map<string, MeasurementBackend>();
@@ -68,7 +70,9 @@ export default async function probe(task: ProbeWorkerTask): Promise<ProbeWorkerO
   const post = (message: ProbeWorkerMessage) => port.postMessage(message);
   try {
     // The same steps as a test's in-process probe; here the callbacks cross the port.
-    const runner = inProcessProbeRunner(backendFor(task.recipe, task.logLevel), DISCOVERY.discover, async (analysis) => analyseTask(analysis, DISCOVERY));
+    const runner = inProcessProbeRunner(backendFor(task.recipe, task.logLevel), DISCOVERY.discover, async (analysis) =>
+      analyseTask(analysis, DISCOVERY),
+    );
     const product = await runner.run({
       jobId: task.jobId,
       gpu: task.gpu,
@@ -85,7 +89,10 @@ export default async function probe(task: ProbeWorkerTask): Promise<ProbeWorkerO
     return { ok: true, product };
   } catch (error) {
     const code = error !== null && typeof error === 'object' && 'code' in error && typeof error.code === 'string' ? error.code : null;
-    return { ok: false, error: { name: error instanceof Error ? error.name : 'Error', code, message: error instanceof Error ? error.message : String(error) } };
+    return {
+      ok: false,
+      error: { name: error instanceof Error ? error.name : 'Error', code, message: error instanceof Error ? error.message : String(error) },
+    };
   } finally {
     port.close();
   }

@@ -85,7 +85,8 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     super();
     if (!options.runner && !options.discover) throw new Error('ProbeScheduler needs a runner or a discover');
     this.runner =
-      options.runner ?? inProcessProbeRunner(options.backend, options.discover as Discover, (task, signal) => options.lifecycle.analyse(task, signal));
+      options.runner ??
+      inProcessProbeRunner(options.backend, options.discover as Discover, (task, signal) => options.lifecycle.analyse(task, signal));
   }
 
   get backend(): MeasurementBackend {
@@ -114,7 +115,10 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     if (active) throw new EnqueueConflict(active);
     const job = this.options.jobs.create({ ...request, gpuUuid: gpu.uuid });
     this.queue.push({ job, gpu, busyLooks: 0 });
-    this.options.logger.info({ jobId: job.id, gpu: gpu.uuid, reason: job.reason, requestedBy: job.requestedBy, only: job.only }, 'probe job queued');
+    this.options.logger.info(
+      { jobId: job.id, gpu: gpu.uuid, reason: job.reason, requestedBy: job.requestedBy, only: job.only },
+      'probe job queued',
+    );
     this.publish('queued', job);
     queueMicrotask(() => this.pump());
     return job;
@@ -198,13 +202,22 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     if (!job) return;
     const waitedMs = Date.now() - Date.parse(job.waitingSince ?? new Date().toISOString());
     if (waitedMs >= watch.maxWaitMs) {
-      const error = { code: ERROR_CODES.GPU_BUSY, message: `the GPU stayed busy for ${Math.round(waitedMs / 1000)} s (longest wait ${Math.round(watch.maxWaitMs / 1000)} s): ${why}` };
+      const error = {
+        code: ERROR_CODES.GPU_BUSY,
+        message: `the GPU stayed busy for ${Math.round(waitedMs / 1000)} s (longest wait ${Math.round(watch.maxWaitMs / 1000)} s): ${why}`,
+      };
       const failed = this.safeWrite(() => jobs.finish(job.id, { state: 'failed', error }));
-      logger.warn({ jobId: job.id, gpu: job.gpuUuid, why }, 'probe job failed: the GPU stayed busy past the longest wait; the previous result stays served');
+      logger.warn(
+        { jobId: job.id, gpu: job.gpuUuid, why },
+        'probe job failed: the GPU stayed busy past the longest wait; the previous result stays served',
+      );
       this.publish('failed', failed ?? { ...job, state: 'failed', error });
       return;
     }
-    const delayMs = Math.min(retryDelayMs(pending.busyLooks, watch.firstRetryMs, watch.maxRetryMs), Math.max(0, watch.maxWaitMs - waitedMs));
+    const delayMs = Math.min(
+      retryDelayMs(pending.busyLooks, watch.firstRetryMs, watch.maxRetryMs),
+      Math.max(0, watch.maxWaitMs - waitedMs),
+    );
     pending.busyLooks += 1;
     pending.job = job;
     logger.info({ jobId: job.id, gpu: job.gpuUuid, why, retryInMs: delayMs }, 'the GPU is in use by other processes: the probe waits');
@@ -227,9 +240,13 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       this.park(pending, first.reason);
       return;
     }
-    if (first?.busy) logger.warn({ jobId: job.id, gpu: gpu.uuid, why: first.reason }, 'measuring a GPU other processes use, as asked: the result says so');
+    if (first?.busy)
+      logger.warn({ jobId: job.id, gpu: gpu.uuid, why: first.reason }, 'measuring a GPU other processes use, as asked: the result says so');
     const startedAt = new Date();
-    this.publish('started', jobs.start(job.id, startedAt.toISOString()) ?? { ...job, state: 'running', startedAt: startedAt.toISOString() });
+    this.publish(
+      'started',
+      jobs.start(job.id, startedAt.toISOString()) ?? { ...job, state: 'running', startedAt: startedAt.toISOString() },
+    );
     logger.info({ jobId: job.id, gpu: gpu.uuid, backend: backend.kind }, 'probe job started');
     const timeoutMs = this.options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
     const timeout = setTimeout(() => abort.abort(new JobTimeoutError(timeoutMs)), timeoutMs);
@@ -244,7 +261,12 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
         if (abort.signal.aborted) throw abort.signal.reason;
       }
       const { lifecycle } = this.options;
-      const prepared = lifecycle.prepare(job, gpu, { kind: backend.kind, simulated: backend.simulated, probeVersion: backend.probeVersion }, startedAt);
+      const prepared = lifecycle.prepare(
+        job,
+        gpu,
+        { kind: backend.kind, simulated: backend.simulated, probeVersion: backend.probeVersion },
+        startedAt,
+      );
       const onProgress = this.progressReporter(job.id);
       const product = await this.runner.run({
         jobId: job.id,
@@ -263,7 +285,7 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
             (look) => {
               if (!allowedBusy) abort.abort(new InterferenceError(look.reason));
             },
-            (error) => logger.warn({ err: error, gpu: gpu.uuid }, 'reading the GPU\'s activity during the probe failed'),
+            (error) => logger.warn({ err: error, gpu: gpu.uuid }, "reading the GPU's activity during the probe failed"),
           );
           probeWatch.start(first);
         },
@@ -289,7 +311,10 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
         logger.info({ jobId: job.id, gpu: gpu.uuid }, 'cancelled probe stopped');
       } else if (cause instanceof InterferenceError) {
         // Nothing measured under interference is stored: the job waits and measures again once the GPU is idle.
-        logger.warn({ jobId: job.id, gpu: gpu.uuid, why: cause.message }, 'another process started using the GPU during the probe: the measurements are dropped');
+        logger.warn(
+          { jobId: job.id, gpu: gpu.uuid, why: cause.message },
+          'another process started using the GPU during the probe: the measurements are dropped',
+        );
         this.park(pending, `interfered: ${cause.message}`);
       } else {
         const storeFailed = isStoreWriteError(cause);
@@ -313,8 +338,16 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     try {
       return await lookAtGpu(watch, gpuUuid, 0, watch.windowMs);
     } catch (error) {
-      this.options.logger.warn({ err: error, gpu: gpuUuid }, 'reading the GPU\'s activity before the probe failed; measuring without knowing');
-      return { busy: false, reason: `activity unknown: ${error instanceof Error ? error.message : String(error)}`, activity: null, tenants: [] };
+      this.options.logger.warn(
+        { err: error, gpu: gpuUuid },
+        "reading the GPU's activity before the probe failed; measuring without knowing",
+      );
+      return {
+        busy: false,
+        reason: `activity unknown: ${error instanceof Error ? error.message : String(error)}`,
+        activity: null,
+        tenants: [],
+      };
     }
   }
 

@@ -49,11 +49,22 @@ export class WorkerProbeRunner implements ProbeRunner {
     });
     try {
       const outcome = await this.pool.run(
-        { recipe: this.options.recipe, gpu: request.gpu, only: request.only, jobId: request.jobId, logLevel: this.options.logLevel, port: port2 },
+        {
+          recipe: this.options.recipe,
+          gpu: request.gpu,
+          only: request.only,
+          jobId: request.jobId,
+          logLevel: this.options.logLevel,
+          port: port2,
+        },
         { transferList: [port2] },
       );
       request.signal.throwIfAborted();
-      if (!outcome.ok) throw Object.assign(new Error(outcome.error.message), { name: outcome.error.name, ...(outcome.error.code ? { code: outcome.error.code } : {}) });
+      if (!outcome.ok)
+        throw Object.assign(new Error(outcome.error.message), {
+          name: outcome.error.name,
+          ...(outcome.error.code ? { code: outcome.error.code } : {}),
+        });
       return outcome.product;
     } finally {
       request.signal.removeEventListener('abort', onAbort);

@@ -9,7 +9,8 @@ import { StringEnum } from './schema-helpers.js';
 /** Longest path parameter the router accepts (GPU and MIG UUIDs are ~40 characters). */
 export const MAX_PARAM_LENGTH = 128;
 
-export const NullableString = (options: { description?: string; format?: string } = {}) => Type.Union([Type.String(), Type.Null()], options);
+export const NullableString = (options: { description?: string; format?: string } = {}) =>
+  Type.Union([Type.String(), Type.Null()], options);
 
 export const TimestampSchema = Type.String({ format: 'date-time' });
 export const NullableTimestamp = (description: string) => Type.Union([TimestampSchema, Type.Null()], { description });

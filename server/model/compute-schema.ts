@@ -16,19 +16,30 @@ const Fraction = (description: string) => Type.Number({ minimum: 0, maximum: 1, 
 export const GpcLayoutSchema = Type.Object(
   {
     count: measured(),
-    smsPerGpc: Type.Array(Count(), { description: 'SMs of each GPC, in the order of `smIds`; with the SMs of `tpcsOfUnknownGpc` they sum to the SM count when every SM was placed' }),
-    smIds: Type.Array(Type.Array(Count()), { description: 'the SM ids (%smid) of each GPC, ascending; GPCs ordered by their lowest SM id' }),
+    smsPerGpc: Type.Array(Count(), {
+      description:
+        'SMs of each GPC, in the order of `smIds`; with the SMs of `tpcsOfUnknownGpc` they sum to the SM count when every SM was placed',
+    }),
+    smIds: Type.Array(Type.Array(Count()), {
+      description: 'the SM ids (%smid) of each GPC, ascending; GPCs ordered by their lowest SM id',
+    }),
     tpcsOfUnknownGpc: Type.Array(Type.Array(Count()), {
       description:
         'TPCs (two SMs) that never ran a cluster of more than two blocks: the scheduler keeps them out of larger clusters, so placements cannot tell which GPC holds them, and they sit idle for clusters larger than 2. Not counted in `count` or `smsPerGpc`',
     }),
     tpcs: Nullable(Type.Array(Type.Array(Count())), {
-      description: 'the SM pairs of each TPC, where clusters of two blocks always landed on the same two SMs; null when they did not (TPCs not told apart)',
+      description:
+        'the SM pairs of each TPC, where clusters of two blocks always landed on the same two SMs; null when they did not (TPCs not told apart)',
     }),
     unplacedSmIds: Type.Array(Count(), { description: 'SMs no cluster ran on, whose GPC is therefore unknown' }),
-    occupancyAgreement: Nullable(Fraction('share of cluster sizes 2 … max whose cudaOccupancyMaxActiveClusters equals the clusters this map holds at once (Σ ⌊SMs of a group / size⌋ over the GPCs and TPCs above): 1 when the map explains the runtime’s occupancy for every size'), {
-      description: 'null when the limits were not read',
-    }),
+    occupancyAgreement: Nullable(
+      Fraction(
+        'share of cluster sizes 2 … max whose cudaOccupancyMaxActiveClusters equals the clusters this map holds at once (Σ ⌊SMs of a group / size⌋ over the GPCs and TPCs above): 1 when the map explains the runtime’s occupancy for every size',
+      ),
+      {
+        description: 'null when the limits were not read',
+      },
+    ),
     confidence: Fraction('share of the repeated placement rounds that alone give this same map'),
     source: Type.Literal('microbenchmark'),
     note: Type.String({ description: 'how the map was measured' }),
@@ -46,7 +57,9 @@ const ClusterSizeRow = Type.Object(
     clusterSize: Count(),
     activeClusters: Count('cudaOccupancyMaxActiveClusters with one block per SM'),
     idleSms: Count('SMs left without a block when that many clusters run: SMs − activeClusters × clusterSize'),
-    measuredIdleSms: Nullable(Count(), { description: 'SMs no block ran on in a launch of activeClusters clusters that was resident at once; null when not measured' }),
+    measuredIdleSms: Nullable(Count(), {
+      description: 'SMs no block ran on in a launch of activeClusters clusters that was resident at once; null when not measured',
+    }),
   },
   { additionalProperties: false },
 );
@@ -63,7 +76,8 @@ const ClusterSyncRow = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'barrier latencies in SM cycles (clock-read overhead subtracted): barrier.cluster.arrive, barrier.cluster.wait, cluster.sync(), __syncthreads(), grid.sync() over as many blocks',
+    description:
+      'barrier latencies in SM cycles (clock-read overhead subtracted): barrier.cluster.arrive, barrier.cluster.wait, cluster.sync(), __syncthreads(), grid.sync() over as many blocks',
   },
 );
 
@@ -107,7 +121,11 @@ export const ThreadBlockClustersSchema = Type.Object(
     launchOverhead: Type.Array(ClusterLaunchRow),
     dsmem: Nullable(DsmemSchema),
   },
-  { $id: 'ThreadBlockClusters', additionalProperties: false, description: 'Hopper thread block clusters: limits, occupancy per size, barrier, launch and DSMEM costs' },
+  {
+    $id: 'ThreadBlockClusters',
+    additionalProperties: false,
+    description: 'Hopper thread block clusters: limits, occupancy per size, barrier, launch and DSMEM costs',
+  },
 );
 
 const nullableMeasured = (description: string) => Nullable(measured(), { description });
@@ -115,7 +133,9 @@ const nullableMeasured = (description: string) => Nullable(measured(), { descrip
 export const ComputeTopologySchema = Type.Object(
   {
     multiprocessorCount: measured(),
-    coresPerSm: nullableMeasured('FP32 cores per SM from the table by compute capability (source "table"); null for an architecture the table lacks'),
+    coresPerSm: nullableMeasured(
+      'FP32 cores per SM from the table by compute capability (source "table"); null for an architecture the table lacks',
+    ),
     warpSchedulersPerSm: nullableMeasured('warp schedulers per SM, from the same table'),
     warpSize: measured(),
     registersPerBlock: nullableMeasured('32-bit registers one block may use'),
@@ -125,7 +145,9 @@ export const ComputeTopologySchema = Type.Object(
     maxBlocksPerSm: nullableMeasured('resident blocks per SM'),
     smClock: nullableMeasured('SM clock: measured against the global timer when calibrated, else the runtime’s'),
     smIds: Nullable(Type.Array(Count()), { description: 'the SM ids (%smid) a launch of one block per SM ran on' }),
-    gpcs: Nullable(Type.Unsafe<Static<typeof GpcLayoutSchema>>({ $ref: 'GpcLayout#' }), { description: 'null where clusters cannot be launched (the map is measured through them)' }),
+    gpcs: Nullable(Type.Unsafe<Static<typeof GpcLayoutSchema>>({ $ref: 'GpcLayout#' }), {
+      description: 'null where clusters cannot be launched (the map is measured through them)',
+    }),
     clusters: Type.Unsafe<Static<typeof ThreadBlockClustersSchema>>({ $ref: 'ThreadBlockClusters#' }),
   },
   {

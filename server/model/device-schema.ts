@@ -36,15 +36,25 @@ export const DevicePropertiesSchema = Type.Object(
     maxThreadsPerMultiprocessor: NullableCount(),
     maxBlocksPerMultiprocessor: NullableCount(),
     // Added with issue 8; hellos recorded before it lack them.
-    reservedSharedMemPerBlockBytes: Type.Optional(NullableCount('shared memory the driver reserves per block (1 KiB on sm_80/sm_90): part of what a block takes from the L1')),
+    reservedSharedMemPerBlockBytes: Type.Optional(
+      NullableCount('shared memory the driver reserves per block (1 KiB on sm_80/sm_90): part of what a block takes from the L1'),
+    ),
     maxL2FetchGranularityBytes: Type.Optional(
-      NullableCount('cudaLimitMaxL2FetchGranularity in force when the probe ran: how many bytes device memory moves into the L2 per miss (null on AMD)'),
+      NullableCount(
+        'cudaLimitMaxL2FetchGranularity in force when the probe ran: how many bytes device memory moves into the L2 per miss (null on AMD)',
+      ),
     ),
     // Added with issue 21 (MT4G's compute and l1 keys); hellos recorded before it lack them.
-    concurrentKernels: Type.Optional(Type.Boolean({ description: 'the runtime says kernels of one context can run at once (concurrentKernels)' })),
+    concurrentKernels: Type.Optional(
+      Type.Boolean({ description: 'the runtime says kernels of one context can run at once (concurrentKernels)' }),
+    ),
     cooperativeLaunch: Type.Optional(Type.Boolean({ description: 'the runtime supports cooperative launches (cooperativeLaunch)' })),
-    globalL1CacheSupported: Type.Optional(Type.Boolean({ description: 'the runtime says global loads can be cached in the L1 (globalL1CacheSupported)' })),
-    localL1CacheSupported: Type.Optional(Type.Boolean({ description: 'the runtime says local memory can be cached in the L1 (localL1CacheSupported)' })),
+    globalL1CacheSupported: Type.Optional(
+      Type.Boolean({ description: 'the runtime says global loads can be cached in the L1 (globalL1CacheSupported)' }),
+    ),
+    localL1CacheSupported: Type.Optional(
+      Type.Boolean({ description: 'the runtime says local memory can be cached in the L1 (localL1CacheSupported)' }),
+    ),
     asicRevision: Type.Optional(NullableCount('the ASIC revision (AMD; null on NVIDIA, whose runtime has none)')),
   },
   { additionalProperties: false, description: 'one device as the runtime reported it in the probe hello' },
@@ -59,14 +69,17 @@ export type DeviceProperties = Static<typeof DevicePropertiesSchema>;
 export const DocumentDeviceSchema = Type.Partial(DevicePropertiesSchema, {
   $id: 'DeviceProperties',
   additionalProperties: false,
-  description: 'device properties as the runtime reported them in the probe hello (source "api"): all of them, or none ({}) when no hello was recorded',
+  description:
+    'device properties as the runtime reported them in the probe hello (source "api"): all of them, or none ({}) when no hello was recorded',
 });
 export type DocumentDeviceProperties = Static<typeof DocumentDeviceSchema>;
 
 export const ClockSchema = Type.Object(
   {
     smClockHz: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'SM clock measured against the global nanosecond timer' })),
-    clockReadOverheadCycles: Type.Optional(Type.Number({ minimum: 0, description: 'cycles between two back-to-back clock reads, subtracted from latencies' })),
+    clockReadOverheadCycles: Type.Optional(
+      Type.Number({ minimum: 0, description: 'cycles between two back-to-back clock reads, subtracted from latencies' }),
+    ),
   },
   { $id: 'ClockCalibration', additionalProperties: false, description: 'SM clock and clock-read overhead used to convert cycles' },
 );
@@ -92,7 +105,8 @@ export const DynamicDeviceSchema = Type.Object(
   {
     $id: 'DynamicDevice',
     additionalProperties: false,
-    description: 'the stable part of the GPU as NVML sees it now; volatile readings (memory used, clocks now) are left out so the ETag changes only when this does',
+    description:
+      'the stable part of the GPU as NVML sees it now; volatile readings (memory used, clocks now) are left out so the ETag changes only when this does',
   },
 );
 

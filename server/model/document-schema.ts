@@ -25,7 +25,20 @@ import { Count, Nullable, StringEnum, Timestamp, partRef } from './schema-helper
 export const DOCUMENT_SCHEMA_VERSION = 4;
 
 /** NVIDIA: l1 l2 texture readOnly constantL1 constantL15 shared deviceMemory; AMD: vL1 sL1d l2 l3 lds deviceMemory. */
-export const ELEMENT_NAMES = ['l1', 'l2', 'texture', 'readOnly', 'constantL1', 'constantL15', 'shared', 'deviceMemory', 'vL1', 'sL1d', 'l3', 'lds'] as const;
+export const ELEMENT_NAMES = [
+  'l1',
+  'l2',
+  'texture',
+  'readOnly',
+  'constantL1',
+  'constantL15',
+  'shared',
+  'deviceMemory',
+  'vL1',
+  'sL1d',
+  'l3',
+  'lds',
+] as const;
 export type ElementName = (typeof ELEMENT_NAMES)[number];
 /** Families a probe runs only when asked by name (server/discovery/registry.ts: opt-in strategies): they measure no element. */
 export const PROBE_FAMILIES = ['traffic'] as const;
@@ -44,7 +57,8 @@ export const L2PartitionsSchema = Type.Object(
     nearLatency: partRef(LatencyValueSchema),
     farLatency: Type.Optional(partRef(LatencyValueSchema)),
     smGroups: Type.Array(Type.Array(Count()), {
-      description: 'SM ids per group: SMs of one group find the same chunks near (they are wired to one partition), the groups opposite ones. Measured per GPU: boards of one model differ',
+      description:
+        'SM ids per group: SMs of one group find the same chunks near (they are wired to one partition), the groups opposite ones. Measured per GPU: boards of one model differ',
     }),
     confidence: Confidence(),
     source: Type.Literal('microbenchmark'),
@@ -56,14 +70,22 @@ export const L2PartitionsSchema = Type.Object(
     deviceMemoryFarLatency: Type.Optional(partRef(LatencyValueSchema)),
     farNearConfidence: Type.Optional(Confidence()),
     sharedDataCapacityBytes: Type.Optional(
-      Count('bytes of data read by SMs of both groups the L2 keeps: each group’s near partition holds its own copy, so about one partition’s, not the sum'),
+      Count(
+        'bytes of data read by SMs of both groups the L2 keeps: each group’s near partition holds its own copy, so about one partition’s, not the sum',
+      ),
     ),
-    sharedDataNote: Type.Optional(Type.String({ description: 'the sizes measured (l2.farnear shared mode) and the first SM’s surviving share at each' })),
+    sharedDataNote: Type.Optional(
+      Type.String({ description: 'the sizes measured (l2.farnear shared mode) and the first SM’s surviving share at each' }),
+    ),
     persistingWindow: Type.Optional(
       Type.Object(
         {
           windowBytes: Count('the persisting access-policy window (and cudaLimitPersistingL2CacheSize) measured'),
-          hitRateWithout: Type.Number({ minimum: 0, maximum: 1, description: 'share of the window’s sampled lines that hit after streaming an array past the L2, no window' }),
+          hitRateWithout: Type.Number({
+            minimum: 0,
+            maximum: 1,
+            description: 'share of the window’s sampled lines that hit after streaming an array past the L2, no window',
+          }),
           hitRateWith: Type.Number({ minimum: 0, maximum: 1, description: 'the same with a persisting window over them' }),
           note: Type.Optional(Type.String()),
         },
@@ -90,13 +112,18 @@ export const ElementTopologySchema = Type.Object(
     segmentSize: measured(),
     sharedWith: Type.Optional(Type.Array(StringEnum(ELEMENT_NAMES), { description: 'elements that share this one’s physical cache' })),
     cachesGlobalLoadsByDefault: Type.Optional(
-      Type.Boolean({ description: 'L1 only: whether a plain global load (ld.global, no cache operator) hits in this cache once warm, measured (sharing.defaultGlobal in the raw series)' }),
+      Type.Boolean({
+        description:
+          'L1 only: whether a plain global load (ld.global, no cache operator) hits in this cache once warm, measured (sharing.defaultGlobal in the raw series)',
+      }),
     ),
     readBandwidth: measured(),
     writeBandwidth: measured(),
     missPenalty: measured(),
     partitions: Type.Optional(partRef(L2PartitionsSchema)),
-    measuredAt: Type.Optional(Timestamp('when the probe that measured this element started: a probe of some elements only keeps the others’ times')),
+    measuredAt: Type.Optional(
+      Timestamp('when the probe that measured this element started: a probe of some elements only keeps the others’ times'),
+    ),
   },
   {
     $id: 'ElementTopology',
@@ -110,15 +137,22 @@ const element = () => Type.Optional(partRef(ElementTopologySchema));
 
 export const CarveoutSchema = Type.Object(
   {
-    preferredSharedPercent: Type.Number({ minimum: 0, maximum: 100, description: 'cudaFuncAttributePreferredSharedMemoryCarveout the per-SM benchmarks ran with (0: as much L1 as possible)' }),
+    preferredSharedPercent: Type.Number({
+      minimum: 0,
+      maximum: 100,
+      description: 'cudaFuncAttributePreferredSharedMemoryCarveout the per-SM benchmarks ran with (0: as much L1 as possible)',
+    }),
     blockSharedBytes: Count('shared memory one block of the L1-size benchmark used (samples and sink), before the per-block reserve'),
-    reservedSharedBytesPerBlock: Nullable(Count(), { description: 'what the driver reserves per block on top; null when the runtime does not say' }),
+    reservedSharedBytesPerBlock: Nullable(Count(), {
+      description: 'what the driver reserves per block on top; null when the runtime does not say',
+    }),
     note: Type.String({ description: 'how the carveout shapes the L1 size' }),
   },
   {
     $id: 'Carveout',
     additionalProperties: false,
-    description: 'the unified L1/shared-memory split the per-SM cache benchmarks ran under: the L1 holds what the shared-memory carveout leaves, so the L1, texture and read-only sizes hold for this carveout',
+    description:
+      'the unified L1/shared-memory split the per-SM cache benchmarks ran under: the L1 holds what the shared-memory carveout leaves, so the L1, texture and read-only sizes hold for this carveout',
   },
 );
 
@@ -141,7 +175,8 @@ export const ElementsSchema = Type.Object(
   {
     $id: 'TopologyElements',
     additionalProperties: false,
-    description: 'keyed by element name: l1, l2, texture, readOnly, constantL1, constantL15, shared, deviceMemory (NVIDIA); vL1, sL1d, l3, lds (AMD)',
+    description:
+      'keyed by element name: l1, l2, texture, readOnly, constantL1, constantL15, shared, deviceMemory (NVIDIA); vL1, sL1d, l3, lds (AMD)',
   },
 );
 
@@ -155,7 +190,9 @@ export const ProbeRunSchema = Type.Object(
     finishedAt: Timestamp('when the probe finished'),
     durationMs: Count(),
     jobId: Type.String(),
-    only: Nullable(Type.Array(StringEnum(PROBE_TARGETS)), { description: 'the elements (and opt-in families) this probe re-measured; null: all elements' }),
+    only: Nullable(Type.Array(StringEnum(PROBE_TARGETS)), {
+      description: 'the elements (and opt-in families) this probe re-measured; null: all elements',
+    }),
     reanalysedFrom: Type.Optional(
       Type.Object(
         { resultId: Count(), analysisVersion: Type.String() },
@@ -166,7 +203,11 @@ export const ProbeRunSchema = Type.Object(
       ),
     ),
   },
-  { $id: 'ProbeRun', additionalProperties: false, description: 'which probe produced the result: probe and analysis versions, driver, timings, job' },
+  {
+    $id: 'ProbeRun',
+    additionalProperties: false,
+    description: 'which probe produced the result: probe and analysis versions, driver, timings, job',
+  },
 );
 
 const resultDocumentProperties = {
@@ -179,10 +220,20 @@ const resultDocumentProperties = {
   probe: partRef(ProbeRunSchema),
   device: partRef(DocumentDeviceSchema),
   clock: Nullable(partRef(ClockSchema)),
-  carveout: Nullable(partRef(CarveoutSchema), { description: 'null when no per-SM cache was measured, or the raw series predate the record' }),
+  carveout: Nullable(partRef(CarveoutSchema), {
+    description: 'null when no per-SM cache was measured, or the raw series predate the record',
+  }),
   elements: partRef(ElementsSchema),
-  compute: Type.Optional(Nullable(partRef(ComputeTopologySchema), { description: 'SMs, GPCs and thread block clusters; null when not measured, absent in documents before schema 4' })),
-  traffic: Type.Optional(Nullable(partRef(TrafficTopologySchema), { description: 'L2 ↔ device-memory traffic (opt-in: a probe with only ["traffic"]); null or absent when never measured' })),
+  compute: Type.Optional(
+    Nullable(partRef(ComputeTopologySchema), {
+      description: 'SMs, GPCs and thread block clusters; null when not measured, absent in documents before schema 4',
+    }),
+  ),
+  traffic: Type.Optional(
+    Nullable(partRef(TrafficTopologySchema), {
+      description: 'L2 ↔ device-memory traffic (opt-in: a probe with only ["traffic"]); null or absent when never measured',
+    }),
+  ),
   conditions: Type.Optional(partRef(ProbeConditionsSchema)),
   warnings: Type.Array(Type.String(), { description: 'what the analysis could not do, one sentence each' }),
 };
@@ -193,7 +244,9 @@ export const ResultDocumentSchema = Type.Object(resultDocumentProperties, { addi
 export const TopologyStatusSchema = Type.Object(
   {
     probeStatus: StringEnum(GPU_PROBE_STATUSES),
-    stale: Type.Boolean({ description: 'the result is for another driver or probe version; a re-probe is queued and this one is served meanwhile' }),
+    stale: Type.Boolean({
+      description: 'the result is for another driver or probe version; a re-probe is queued and this one is served meanwhile',
+    }),
     staleReason: Nullable(Type.String()),
     activeJob: Nullable(Type.String({ description: 'URL of the queued or running probe job' })),
     present: Type.Boolean({ description: 'still visible to NVML / the backend right now' }),
@@ -250,7 +303,8 @@ export const MigInstanceTopologyDocumentSchema = Type.Object(
     simulated: Type.Boolean({ description: 'true when the simulated GPU produced the measurements' }),
     instance: partRef(MigInstanceSchema),
     computeInstance: Type.Union([partRef(MigComputeInstanceSchema), Type.Null()], {
-      description: 'the compute instance this MIG device is (its SMs; the L2 and memory are its GPU instance\'s, shared by all its compute instances); null when NVML did not list it',
+      description:
+        "the compute instance this MIG device is (its SMs; the L2 and memory are its GPU instance's, shared by all its compute instances); null when NVML did not list it",
     }),
     elements: partRef(ElementsSchema),
     dynamic: partRef(DynamicStateSchema),

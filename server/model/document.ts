@@ -26,7 +26,15 @@ export type {
 } from './document-schema.js';
 export type { AmountValue, LatencyValue, MeasuredValue, ValueSource, ValueUnit } from './value-schema.js';
 export type { ClockCalibration, DeviceProperties, DocumentDeviceProperties, DynamicState } from './device-schema.js';
-export type { MigComputeInstanceView, MigInstanceView, MigL2Share, MigL2Source, MigModeName, MigProfileView, MigView } from './mig-schema.js';
+export type {
+  MigComputeInstanceView,
+  MigInstanceView,
+  MigL2Share,
+  MigL2Source,
+  MigModeName,
+  MigProfileView,
+  MigView,
+} from './mig-schema.js';
 
 /** One raw measurement series kept beside a result, so a better analysis can re-read it. */
 export interface RawSeries {

@@ -29,9 +29,14 @@ export const FitProfileSchema = Type.Object(
     multiprocessorCount: Type.Integer({ minimum: 0 }),
     memorySizeBytes: Type.Integer({ minimum: 0 }),
     l2ShareBytes: Nullable(Type.Number({ minimum: 0 }), 'the L2 an instance of this profile owns; null when the L2 size is unknown'),
-    reachablePerSmBytes: Nullable(Type.Number({ minimum: 0 }), 'min(share, measured L2 segment): the L2 one SM reaches; null without a measured segment'),
+    reachablePerSmBytes: Nullable(
+      Type.Number({ minimum: 0 }),
+      'min(share, measured L2 segment): the L2 one SM reaches; null without a measured segment',
+    ),
     fitsInL2Share: Type.Union([Type.Boolean(), Type.Null()], { description: 'working set ≤ the L2 share; null when the share is unknown' }),
-    fitsInReachableL2: Type.Union([Type.Boolean(), Type.Null()], { description: 'working set ≤ what one SM reaches; null without a measured segment' }),
+    fitsInReachableL2: Type.Union([Type.Boolean(), Type.Null()], {
+      description: 'working set ≤ what one SM reaches; null without a measured segment',
+    }),
     fitsInMemory: Type.Boolean({ description: 'working set ≤ the instance’s device memory' }),
     latencyClass: Type.Unsafe<LatencyClass>({
       type: 'string',
@@ -39,7 +44,9 @@ export const FitProfileSchema = Type.Object(
       description:
         'l2-hit: fits what one SM reaches (the near L2 segment); l2-far: fits the share but not one segment (hits pay the far-segment crossing); device-memory: larger than the share; unknown: no L2 size',
     }),
-    expectedLatency: Type.Union([LatencyUsedSchema, Type.Null()], { description: 'the measured latency of that class; null when it was not measured' }),
+    expectedLatency: Type.Union([LatencyUsedSchema, Type.Null()], {
+      description: 'the measured latency of that class; null when it was not measured',
+    }),
   },
   { additionalProperties: false },
 );
@@ -62,14 +69,19 @@ export const FitAdviceSchema = Type.Object(
       },
       { additionalProperties: false, description: 'the numbers the advice was computed from' },
     ),
-    profiles: Type.Array(FitProfileSchema, { description: 'every GPU-instance profile NVML lists, smallest first; the whole GPU when NVML lists none' }),
-    smallestFittingProfile: Type.Union([Type.String(), Type.Null()], { description: 'the smallest profile whose reachable L2 (else share) holds the working set; null when none does' }),
+    profiles: Type.Array(FitProfileSchema, {
+      description: 'every GPU-instance profile NVML lists, smallest first; the whole GPU when NVML lists none',
+    }),
+    smallestFittingProfile: Type.Union([Type.String(), Type.Null()], {
+      description: 'the smallest profile whose reachable L2 (else share) holds the working set; null when none does',
+    }),
     summary: Type.String({ description: 'the advice in one sentence' }),
     traffic: Type.Optional(FitTrafficSchema),
   },
   {
     additionalProperties: false,
-    description: 'which MIG profiles keep a working set in L2, with the numbers used; with `traffic` when the request described an access (stride, element, pattern)',
+    description:
+      'which MIG profiles keep a working set in L2, with the numbers used; with `traffic` when the request described an access (stride, element, pattern)',
   },
 );
 export type FitAdvice = Static<typeof FitAdviceSchema>;

@@ -29,7 +29,11 @@ export const MigL2ShareSchema = Type.Object(
         'L2 partitions these memory slices lie in, with the measured partition count and the GPU’s slices split evenly across partitions in slice order (a model: NVML does not say). 1: the whole share is near for SMs of one partition group and far for the other; 2 or more: every SM has part of the share near, part far. null without measured partitions',
     }),
   },
-  { $id: 'MigL2Share', additionalProperties: false, description: 'the share of L2 a MIG instance owns: the slices in front of its memory slices' },
+  {
+    $id: 'MigL2Share',
+    additionalProperties: false,
+    description: 'the share of L2 a MIG instance owns: the slices in front of its memory slices',
+  },
 );
 export type MigL2Share = Static<typeof MigL2ShareSchema>;
 
@@ -37,7 +41,9 @@ export const MigClusterShareSchema = Type.Object(
   {
     gpcCount: Count('GPCs the instance holds: one per compute slice'),
     smsPerGpc: Count('SMs of each, about SMs ÷ compute slices, never more than the parent’s largest measured GPC'),
-    largestCluster: Count('the largest thread block cluster the instance can launch: smsPerGpc capped by the parent’s measured maximum cluster size'),
+    largestCluster: Count(
+      'the largest thread block cluster the instance can launch: smsPerGpc capped by the parent’s measured maximum cluster size',
+    ),
     source: Type.Literal('derived'),
   },
   {
@@ -59,11 +65,19 @@ export const MigProfileSchema = Type.Object(
     multiprocessorCount: Count(),
     memorySizeBytes: Count(),
     copyEngineCount: Nullable(Count()),
-    placements: Nullable(Type.Array(partRef(MigPlacementSchema)), { description: 'null when NVML refused (NO_PERMISSION / NOT_SUPPORTED)' }),
+    placements: Nullable(Type.Array(partRef(MigPlacementSchema)), {
+      description: 'null when NVML refused (NO_PERMISSION / NOT_SUPPORTED)',
+    }),
     l2: partRef(MigL2ShareSchema),
-    clusters: Nullable(partRef(MigClusterShareSchema), { description: 'null when the parent GPU has no measured GPC map or no thread block clusters' }),
+    clusters: Nullable(partRef(MigClusterShareSchema), {
+      description: 'null when the parent GPU has no measured GPC map or no thread block clusters',
+    }),
   },
-  { $id: 'MigProfile', additionalProperties: false, description: 'a GPU-instance profile as NVML reports it, plus the L2 share an instance of it would get' },
+  {
+    $id: 'MigProfile',
+    additionalProperties: false,
+    description: 'a GPU-instance profile as NVML reports it, plus the L2 share an instance of it would get',
+  },
 );
 export type MigProfileView = Static<typeof MigProfileSchema>;
 
@@ -89,17 +103,26 @@ export const MigInstanceSchema = Type.Object(
     memorySizeBytes: Nullable(Count()),
     computeInstances: Type.Array(partRef(MigComputeInstanceSchema)),
     l2: partRef(MigL2ShareSchema),
-    clusters: Nullable(partRef(MigClusterShareSchema), { description: 'null when the parent GPU has no measured GPC map or no thread block clusters' }),
+    clusters: Nullable(partRef(MigClusterShareSchema), {
+      description: 'null when the parent GPU has no measured GPC map or no thread block clusters',
+    }),
   },
-  { $id: 'MigInstance', additionalProperties: false, description: 'an existing GPU instance: its SMs, memory, placement, compute instances and L2 share' },
+  {
+    $id: 'MigInstance',
+    additionalProperties: false,
+    description: 'an existing GPU instance: its SMs, memory, placement, compute instances and L2 share',
+  },
 );
 export type MigInstanceView = Static<typeof MigInstanceSchema>;
 
 export const MigViewSchema = Type.Object(
   {
-    mode: Nullable(Type.Object({ current: StringEnum(MIG_MODE_NAMES), pending: StringEnum(MIG_MODE_NAMES) }, { additionalProperties: false }), {
-      description: 'null when the GPU has no MIG mode',
-    }),
+    mode: Nullable(
+      Type.Object({ current: StringEnum(MIG_MODE_NAMES), pending: StringEnum(MIG_MODE_NAMES) }, { additionalProperties: false }),
+      {
+        description: 'null when the GPU has no MIG mode',
+      },
+    ),
     memorySliceCount: Nullable(Count(), { description: 'memory slices of the whole GPU; null when the GPU reports no MIG profiles' }),
     memorySliceSource: Nullable(StringEnum(MIG_L2_SOURCES)),
     l2SizeBytes: Nullable(Type.Number({ minimum: 0 }), { description: 'the L2 size the shares divide: measured, else the runtime’s' }),
@@ -107,9 +130,21 @@ export const MigViewSchema = Type.Object(
     profiles: Type.Array(partRef(MigProfileSchema), { description: 'every GPU-instance profile, also with MIG off' }),
     instances: Type.Array(partRef(MigInstanceSchema)),
   },
-  { $id: 'MigView', additionalProperties: false, description: 'the MIG view: mode, memory slices, L2 size and segment, profiles and instances with their L2 share' },
+  {
+    $id: 'MigView',
+    additionalProperties: false,
+    description: 'the MIG view: mode, memory slices, L2 size and segment, profiles and instances with their L2 share',
+  },
 );
 export type MigView = Static<typeof MigViewSchema>;
 
 /** Every named part above, for the `$defs` of the documents that use them. */
-export const MIG_PARTS = [MigPlacementSchema, MigL2ShareSchema, MigClusterShareSchema, MigProfileSchema, MigComputeInstanceSchema, MigInstanceSchema, MigViewSchema];
+export const MIG_PARTS = [
+  MigPlacementSchema,
+  MigL2ShareSchema,
+  MigClusterShareSchema,
+  MigProfileSchema,
+  MigComputeInstanceSchema,
+  MigInstanceSchema,
+  MigViewSchema,
+];

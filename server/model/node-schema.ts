@@ -11,7 +11,15 @@ import { Count, Nullable, StringEnum } from './schema-helpers.js';
 export const PCIE_ANCESTORS = ['internal', 'single', 'multiple', 'hostbridge', 'node', 'system'] as const;
 export type PcieAncestor = (typeof PCIE_ANCESTORS)[number];
 
-export const P2P_STATUSES = ['ok', 'chipset-not-supported', 'gpu-not-supported', 'ioh-topology-not-supported', 'disabled-by-regkey', 'not-supported', 'unknown'] as const;
+export const P2P_STATUSES = [
+  'ok',
+  'chipset-not-supported',
+  'gpu-not-supported',
+  'ioh-topology-not-supported',
+  'disabled-by-regkey',
+  'not-supported',
+  'unknown',
+] as const;
 export type P2pStatus = (typeof P2P_STATUSES)[number];
 
 const P2pStatusSchema = Nullable(StringEnum(P2P_STATUSES));
@@ -36,7 +44,10 @@ export const AttributeDifferenceSchema = Type.Object(
   {
     element: Type.String(),
     attribute: Type.String(),
-    tolerance: Type.Number({ minimum: 0, description: 'relative spread allowed: 0 for discrete attributes, 0.03 for sizes, 0.1 otherwise' }),
+    tolerance: Type.Number({
+      minimum: 0,
+      description: 'relative spread allowed: 0 for discrete attributes, 0.03 for sizes, 0.1 otherwise',
+    }),
     spread: Type.Number({ description: '(max − min) / min over the GPUs that have it' }),
     values: Type.Array(Type.Object({ uuid: Type.String(), value: Type.Number() }, { additionalProperties: false })),
   },
@@ -70,7 +81,10 @@ export const GpuLinkSchema = Type.Object(
       ),
     ),
     pcie: Type.Object({ commonAncestor: Nullable(StringEnum(PCIE_ANCESTORS)) }, { additionalProperties: false }),
-    p2p: Type.Object({ read: P2pStatusSchema, write: P2pStatusSchema, nvlink: P2pStatusSchema, atomics: P2pStatusSchema }, { additionalProperties: false }),
+    p2p: Type.Object(
+      { read: P2pStatusSchema, write: P2pStatusSchema, nvlink: P2pStatusSchema, atomics: P2pStatusSchema },
+      { additionalProperties: false },
+    ),
     degraded: Type.Array(Type.String(), { description: 'NVML answers refused for this pair ("p2p.nvlink: NOT_SUPPORTED")' }),
   },
   { additionalProperties: false },
@@ -82,7 +96,9 @@ export const NodeDocumentSchema = Type.Object(
     gpus: Type.Array(NodeGpuSchema),
     agreement: Type.Object(
       {
-        agree: Nullable(Type.Boolean(), { description: 'false when any model’s GPUs differ beyond the tolerances; null when no model has two measured GPUs' }),
+        agree: Nullable(Type.Boolean(), {
+          description: 'false when any model’s GPUs differ beyond the tolerances; null when no model has two measured GPUs',
+        }),
         models: Type.Array(ModelAgreementSchema),
       },
       { additionalProperties: false },

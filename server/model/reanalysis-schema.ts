@@ -14,5 +14,5 @@ export const ReanalysisSchema = Type.Object(
     reanalysedFrom: ResultRefSchema,
     topologyUrl: Type.String({ description: 'where the rebuilt document is served' }),
   },
-  { $id: 'Reanalysis', description: 'a result rebuilt by the current analysis from a stored result\'s raw series' },
+  { $id: 'Reanalysis', description: "a result rebuilt by the current analysis from a stored result's raw series" },
 );

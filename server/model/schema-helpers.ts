@@ -10,7 +10,8 @@ export function StringEnum<T extends string>(values: readonly T[], options: { de
 }
 
 /** `T | null`, described as a whole. */
-export const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options);
+export const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
+  Type.Union([schema, Type.Null()], options);
 
 export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
 

@@ -31,16 +31,31 @@ export interface ProbeRequestOptions {
   requestedBy: string;
 }
 
-export type ProbeRequestOutcome = { kind: 'queued'; job: ProbeJob } | { kind: 'conflict'; job: ProbeJob } | { kind: 'unknown' } | { kind: 'no-backend'; reason: string };
+export type ProbeRequestOutcome =
+  | { kind: 'queued'; job: ProbeJob }
+  | { kind: 'conflict'; job: ProbeJob }
+  | { kind: 'unknown' }
+  | { kind: 'no-backend'; reason: string };
 
 export type TopodEvent =
   | { type: 'gpu.added' | 'gpu.removed'; gpuUuid: string; at: string }
   | { type: 'mig.changed'; gpuUuid: string; at: string }
   | { type: 'topology.changed'; gpuUuid: string; etag: string; at: string }
-  | { type: 'probe.queued' | 'probe.waiting' | 'probe.started' | 'probe.progress' | 'probe.succeeded' | 'probe.failed' | 'probe.cancelled'; gpuUuid: string; job: ProbeJob; at: string };
+  | {
+      type: 'probe.queued' | 'probe.waiting' | 'probe.started' | 'probe.progress' | 'probe.succeeded' | 'probe.failed' | 'probe.cancelled';
+      gpuUuid: string;
+      job: ProbeJob;
+      at: string;
+    };
 
 export type ReanalyseOutcome =
-  | { kind: 'reanalysed'; gpuUuid: string; resultId: number; analysisVersion: string; reanalysedFrom: { resultId: number; analysisVersion: string } }
+  | {
+      kind: 'reanalysed';
+      gpuUuid: string;
+      resultId: number;
+      analysisVersion: string;
+      reanalysedFrom: { resultId: number; analysisVersion: string };
+    }
   | { kind: 'no-result'; reason: string }
   | { kind: 'no-backend'; reason: string }
   | { kind: 'unknown' };

@@ -16,10 +16,18 @@ const MAX_ELEMENT_BYTES = 128;
 export const TrafficQuerySchema = Type.Object(
   {
     strideBytes: Type.Integer({ minimum: 1, maximum: MAX_BYTES, description: 'bytes from one access to the next (≥ elementBytes)' }),
-    elementBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ELEMENT_BYTES, description: 'bytes one access moves (default 4)' })),
+    elementBytes: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_ELEMENT_BYTES, description: 'bytes one access moves (default 4)' }),
+    ),
     footprintBytes: Type.Integer({ minimum: 1, maximum: MAX_BYTES, description: 'bytes the array spans' }),
-    pattern: Type.Optional(StringEnum(TRAFFIC_PATTERN_NAMES, { description: 'read (default), write, rmw (read-modify-write), vecmul (c = a × b: two arrays read, one written)' })),
-    target: Type.Optional(StringEnum(TRAFFIC_TARGET_NAMES, { description: 'the written array: written before (default) or fresh (never written)' })),
+    pattern: Type.Optional(
+      StringEnum(TRAFFIC_PATTERN_NAMES, {
+        description: 'read (default), write, rmw (read-modify-write), vecmul (c = a × b: two arrays read, one written)',
+      }),
+    ),
+    target: Type.Optional(
+      StringEnum(TRAFFIC_TARGET_NAMES, { description: 'the written array: written before (default) or fresh (never written)' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -31,7 +39,14 @@ const Used = (description: string) =>
     { additionalProperties: false, description },
   );
 const UsedFlag = (description: string) =>
-  Type.Object({ value: Type.Boolean(), source: StringEnum(['microbenchmark', 'assumed'] as const), method: Type.Union([StringEnum(TRAFFIC_METHOD_NAMES), Type.Null()]) }, { additionalProperties: false, description });
+  Type.Object(
+    {
+      value: Type.Boolean(),
+      source: StringEnum(['microbenchmark', 'assumed'] as const),
+      method: Type.Union([StringEnum(TRAFFIC_METHOD_NAMES), Type.Null()]),
+    },
+    { additionalProperties: false, description },
+  );
 
 export const TrafficPredictionSchema = Type.Object(
   {
@@ -52,20 +67,31 @@ export const TrafficPredictionSchema = Type.Object(
     dramWriteBytes: Type.Number({ minimum: 0 }),
     bytesPerUsefulByte: Type.Number({ minimum: 0, description: 'predicted device-memory bytes per useful byte' }),
     modelBytesPerUsefulByte: Type.Number({ minimum: 0, description: 'the parametric model alone, before the measured curve’s factor' }),
-    lineModelBytesPerUsefulByte: Type.Number({ minimum: 0, description: 'the same by the line-size model (one transaction per touched sector, no prefetch)' }),
+    lineModelBytesPerUsefulByte: Type.Number({
+      minimum: 0,
+      description: 'the same by the line-size model (one transaction per touched sector, no prefetch)',
+    }),
     used: Type.Object(
       {
         readTransactionBytes: Used('the unit device memory reads in'),
         writeTransactionBytes: Used('the unit device memory writes in'),
         readFillBytes: Used('bytes an isolated read moves'),
         storeFillBytes: Used('bytes an allocating store reads per sector it dirties (the read transaction when not measured)'),
-        storesAllocate: Type.Object({ fresh: UsedFlag('fresh arrays'), written: UsedFlag('written arrays') }, { additionalProperties: false }),
+        storesAllocate: Type.Object(
+          { fresh: UsedFlag('fresh arrays'), written: UsedFlag('written arrays') },
+          { additionalProperties: false },
+        ),
         fullSectorStoresRead: UsedFlag('whole-sector stores read too'),
         curveFactor: Type.Object(
-          { value: Type.Number({ minimum: 0 }), source: StringEnum(['microbenchmark', 'none'] as const), method: Type.Union([StringEnum(TRAFFIC_METHOD_NAMES), Type.Null()]) },
+          {
+            value: Type.Number({ minimum: 0 }),
+            source: StringEnum(['microbenchmark', 'none'] as const),
+            method: Type.Union([StringEnum(TRAFFIC_METHOD_NAMES), Type.Null()]),
+          },
           {
             additionalProperties: false,
-            description: 'measured bytes over the model at this stride, from the served curve of the same pattern (interpolated in log2 stride; the end value past it); 1 with source none when the curve has no such pattern',
+            description:
+              'measured bytes over the model at this stride, from the served curve of the same pattern (interpolated in log2 stride; the end value past it); 1 with source none when the curve has no such pattern',
           },
         ),
       },

@@ -18,7 +18,10 @@ export const TRAFFIC_TARGET_NAMES = ['fresh', 'written'] as const;
 
 const Fraction = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
 const Method = () =>
-  StringEnum(TRAFFIC_METHOD_NAMES, { description: 'counters: DRAM byte counters read through CUPTI around the kernel; timing: the kernel’s time × the measured device-memory bandwidth' });
+  StringEnum(TRAFFIC_METHOD_NAMES, {
+    description:
+      'counters: DRAM byte counters read through CUPTI around the kernel; timing: the kernel’s time × the measured device-memory bandwidth',
+  });
 const Source = () => Type.Literal('microbenchmark');
 /** A `$ref` to a part defined here (the document's `$defs` hold it once, as every part). */
 const ref = <T extends TSchema>(schema: T): TUnsafe<Static<T>> => Type.Unsafe<Static<T>>({ $ref: `${schema.$id as string}#` });
@@ -57,7 +60,10 @@ export const TrafficPointSchema = Type.Object(
     dramReadBytes: Type.Number({ minimum: 0 }),
     dramWriteBytes: Type.Number({ minimum: 0 }),
     bytesPerUsefulByte: Type.Number({ minimum: 0, description: '(DRAM read + write bytes) / useful bytes: the amplification' }),
-    lineModelBytesPerUsefulByte: Type.Number({ minimum: 0, description: 'what the line-size model predicts: one transaction per touched sector, no prefetch' }),
+    lineModelBytesPerUsefulByte: Type.Number({
+      minimum: 0,
+      description: 'what the line-size model predicts: one transaction per touched sector, no prefetch',
+    }),
     method: Method(),
   },
   { $id: 'TrafficPoint', additionalProperties: false, description: 'one point of the amplification curve' },
@@ -77,24 +83,40 @@ export const TrafficFallbackErrorSchema = Type.Object(
 export const TrafficTopologySchema = Type.Object(
   {
     method: Method(),
-    countersUnavailable: Nullable(Type.String(), { description: 'why hardware counters were not used (CUPTI missing, profiling restricted to administrators, AMD); null when they were' }),
+    countersUnavailable: Nullable(Type.String(), {
+      description: 'why hardware counters were not used (CUPTI missing, profiling restricted to administrators, AMD); null when they were',
+    }),
     footprintBytes: Count('the bytes each array of the sweep spans'),
-    readTransactionBytes: Nullable(ref(TrafficValueSchema), { description: 'the smallest unit device memory reads in (the L2 fetch granularity limit at its smallest)' }),
+    readTransactionBytes: Nullable(ref(TrafficValueSchema), {
+      description: 'the smallest unit device memory reads in (the L2 fetch granularity limit at its smallest)',
+    }),
     writeTransactionBytes: Nullable(ref(TrafficValueSchema), { description: 'the unit device memory writes in' }),
-    readFillBytes: Nullable(ref(TrafficValueSchema), { description: 'bytes one isolated read miss brings from device memory under the default L2 fetch granularity' }),
-    storeFillBytes: Nullable(ref(TrafficValueSchema), { description: 'bytes an allocating store reads per sector it dirties, at isolated strides (counters only)' }),
-    prefetchFactor: Nullable(ref(TrafficValueSchema), { description: 'read bytes of strides past the fill unit over what the transaction-size model predicts (the paper’s Volta-on 1.6×; 1: none)' }),
+    readFillBytes: Nullable(ref(TrafficValueSchema), {
+      description: 'bytes one isolated read miss brings from device memory under the default L2 fetch granularity',
+    }),
+    storeFillBytes: Nullable(ref(TrafficValueSchema), {
+      description: 'bytes an allocating store reads per sector it dirties, at isolated strides (counters only)',
+    }),
+    prefetchFactor: Nullable(ref(TrafficValueSchema), {
+      description:
+        'read bytes of strides past the fill unit over what the transaction-size model predicts (the paper’s Volta-on 1.6×; 1: none)',
+    }),
     storesAllocate: Type.Object(
       {
-        fresh: Nullable(ref(TrafficFlagSchema), { description: 'a partial-sector store to a never-written array reads the sector from device memory first' }),
+        fresh: Nullable(ref(TrafficFlagSchema), {
+          description: 'a partial-sector store to a never-written array reads the sector from device memory first',
+        }),
         written: Nullable(ref(TrafficFlagSchema), { description: 'the same for an array written before' }),
       },
       { additionalProperties: false },
     ),
-    fullSectorStoresRead: Nullable(ref(TrafficFlagSchema), { description: 'whether stores that cover whole sectors (stride 1) still read them (false: the paper’s streaming store)' }),
+    fullSectorStoresRead: Nullable(ref(TrafficFlagSchema), {
+      description: 'whether stores that cover whole sectors (stride 1) still read them (false: the paper’s streaming store)',
+    }),
     curve: Type.Array(ref(TrafficPointSchema), { description: 'the amplification per pattern and stride' }),
     departsFromLineModelAtStrideBytes: Nullable(Count(), {
-      description: 'the smallest read stride from which the measured read bytes exceed the line-size model by more than 10 % (the prefetch effect); null when they never do',
+      description:
+        'the smallest read stride from which the measured read bytes exceed the line-size model by more than 10 % (the prefetch effect); null when they never do',
     }),
     fallbackError: Nullable(
       Type.Object(
@@ -109,7 +131,11 @@ export const TrafficTopologySchema = Type.Object(
     ),
     note: Type.String(),
   },
-  { $id: 'TrafficTopology', additionalProperties: false, description: 'L2 ↔ device-memory traffic: transaction sizes, allocating stores, the stride amplification curve' },
+  {
+    $id: 'TrafficTopology',
+    additionalProperties: false,
+    description: 'L2 ↔ device-memory traffic: transaction sizes, allocating stores, the stride amplification curve',
+  },
 );
 
 export const TRAFFIC_PARTS = [TrafficValueSchema, TrafficFlagSchema, TrafficPointSchema, TrafficFallbackErrorSchema, TrafficTopologySchema];

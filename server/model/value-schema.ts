@@ -17,14 +17,22 @@ export const Confidence = () => Type.Number({ minimum: 0, maximum: 1, descriptio
 const measuredValueProperties = {
   value: Type.Number(),
   unit: StringEnum(VALUE_UNITS),
-  source: StringEnum(VALUE_SOURCES, { description: 'microbenchmark: measured by topod; api: the runtime said so; nvml: NVML said so; derived: computed from other values; table: topod’s table by architecture' }),
+  source: StringEnum(VALUE_SOURCES, {
+    description:
+      'microbenchmark: measured by topod; api: the runtime said so; nvml: NVML said so; derived: computed from other values; table: topod’s table by architecture',
+  }),
   confidence: Type.Optional(Confidence()),
   bound: Type.Optional(
     StringEnum(['lower', 'upper'] as const, {
-      description: 'the value is a bound, not the size: "lower" = at least this much (e.g. the constant L1.5, which holds more than the 64 KiB a constant bank can address)',
+      description:
+        'the value is a bound, not the size: "lower" = at least this much (e.g. the constant L1.5, which holds more than the 64 KiB a constant bank can address)',
     }),
   ),
-  note: Type.Optional(Type.String({ description: 'what the value is exactly, where that is not obvious (which transfer a granularity is, the limit in force)' })),
+  note: Type.Optional(
+    Type.String({
+      description: 'what the value is exactly, where that is not obvious (which transfer a granularity is, the limit in force)',
+    }),
+  ),
 };
 
 export const MeasuredValueSchema = Type.Object(measuredValueProperties, {
@@ -34,7 +42,10 @@ export const MeasuredValueSchema = Type.Object(measuredValueProperties, {
 });
 
 export const AmountValueSchema = Type.Object(
-  { ...measuredValueProperties, per: StringEnum(['sm', 'gpu'] as const, { description: 'per SM (per-SM caches) or per GPU (L2 segments)' }) },
+  {
+    ...measuredValueProperties,
+    per: StringEnum(['sm', 'gpu'] as const, { description: 'per SM (per-SM caches) or per GPU (L2 segments)' }),
+  },
   { $id: 'AmountValue', additionalProperties: false, description: 'how many of an element there are, per SM or per GPU' },
 );
 

@@ -49,7 +49,9 @@ export function isLoopbackOrigin(origin: string): boolean {
  * Origin and a loopback Host.
  */
 export function browserRefusal(headers: { origin?: string | undefined; host?: string | undefined }): string | null {
-  if (headers.origin !== undefined && !isLoopbackOrigin(headers.origin)) return `its Origin (${headers.origin.slice(0, 100)}) is not this host's loopback`;
-  if (headers.host !== undefined && !isLoopbackHost(headers.host)) return `its Host (${headers.host.slice(0, 100)}) is not a loopback name (DNS rebinding?)`;
+  if (headers.origin !== undefined && !isLoopbackOrigin(headers.origin))
+    return `its Origin (${headers.origin.slice(0, 100)}) is not this host's loopback`;
+  if (headers.host !== undefined && !isLoopbackHost(headers.host))
+    return `its Host (${headers.host.slice(0, 100)}) is not a loopback name (DNS rebinding?)`;
   return null;
 }

@@ -21,7 +21,12 @@ import { ConnectionGuard } from './connection-guard.js';
 export type ConnectionLimits = Pick<Config, 'rateLimitPerMinute' | 'maxConnections' | 'maxEventStreams' | 'requestTimeoutMs'>;
 
 /** The defaults config.ts gives; buildApp callers that pass no limits (tests) get these. */
-export const DEFAULT_LIMITS: ConnectionLimits = { rateLimitPerMinute: 60, maxConnections: 1024, maxEventStreams: 256, requestTimeoutMs: 30_000 };
+export const DEFAULT_LIMITS: ConnectionLimits = {
+  rateLimitPerMinute: 60,
+  maxConnections: 1024,
+  maxEventStreams: 256,
+  requestTimeoutMs: 30_000,
+};
 
 /** Headers must arrive within this, or the request timeout if shorter. */
 export const MAX_HEADERS_TIMEOUT_MS = 10_000;
@@ -63,9 +68,12 @@ export default fp<Partial<ConnectionLimits>>(
     app.decorate('openEventStreams', () => streams);
     const countStream = async (_request: FastifyRequest, reply: FastifyReply) => {
       if (streams >= limits.maxEventStreams) {
-        throw new TooManyStreamsError(`${limits.maxEventStreams} event streams are open, the most this daemon serves (TOPOD_MAX_EVENT_STREAMS); retry later, or poll with ETags.`, {
-          headers: { 'retry-after': '30' },
-        });
+        throw new TooManyStreamsError(
+          `${limits.maxEventStreams} event streams are open, the most this daemon serves (TOPOD_MAX_EVENT_STREAMS); retry later, or poll with ETags.`,
+          {
+            headers: { 'retry-after': '30' },
+          },
+        );
       }
       streams++;
       let counted = true;
@@ -90,14 +98,19 @@ export default fp<Partial<ConnectionLimits>>(
       // Only answers that are limited carry rate headers: reads are never limited and need none.
       addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
       errorResponseBuilder: (_request, context) =>
-        new RateLimitedError(`More than ${context.max} mutating requests from this address in a minute (TOPOD_RATE_LIMIT_PER_MIN); retry after ${Math.ceil(context.ttl / 1000)} s.`, {
-          headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) },
-        }),
+        new RateLimitedError(
+          `More than ${context.max} mutating requests from this address in a minute (TOPOD_RATE_LIMIT_PER_MIN); retry after ${Math.ceil(context.ttl / 1000)} s.`,
+          {
+            headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) },
+          },
+        ),
     });
   },
   { name: 'topod-connection-limits', dependencies: ['topod-problems'] },
 );
 
 function definedOnly(options: Partial<ConnectionLimits>): Partial<ConnectionLimits> {
-  return Object.fromEntries(Object.entries(options).filter(([key, value]) => value !== undefined && key in DEFAULT_LIMITS)) as Partial<ConnectionLimits>;
+  return Object.fromEntries(
+    Object.entries(options).filter(([key, value]) => value !== undefined && key in DEFAULT_LIMITS),
+  ) as Partial<ConnectionLimits>;
 }

@@ -17,7 +17,8 @@ export function prototypeKey(value: unknown): string | null {
     if (node === null || typeof node !== 'object') continue;
     for (const [key, child] of Object.entries(node)) {
       if (key === '__proto__') return '__proto__';
-      if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) return 'constructor.prototype';
+      if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype'))
+        return 'constructor.prototype';
       pending.push(child);
     }
   }
@@ -30,7 +31,12 @@ export default fp(
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
       const text = String(body);
       if (text.trim() === '') {
-        done(new MalformedBodyError('The request body is empty though its Content-Type is application/json: send a JSON object, or no body and no Content-Type.'), undefined);
+        done(
+          new MalformedBodyError(
+            'The request body is empty though its Content-Type is application/json: send a JSON object, or no body and no Content-Type.',
+          ),
+          undefined,
+        );
         return;
       }
       let value: unknown;
@@ -42,7 +48,12 @@ export default fp(
       }
       const refused = prototypeKey(value);
       if (refused !== null) {
-        done(new MalformedBodyError(`The request body has a "${refused}" key, which could change object prototypes; topod refuses such bodies.`), undefined);
+        done(
+          new MalformedBodyError(
+            `The request body has a "${refused}" key, which could change object prototypes; topod refuses such bodies.`,
+          ),
+          undefined,
+        );
         return;
       }
       done(null, value);

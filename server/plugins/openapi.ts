@@ -39,7 +39,10 @@ export const API_TAGS = [
   { name: 'jobs', description: 'Probe jobs' },
   { name: 'events', description: 'Server-Sent Events stream of changes' },
   { name: 'health', description: 'Liveness and readiness' },
-  { name: 'metrics', description: 'Prometheus metrics in dcgm-exporter\'s label conventions: measured sizes, latencies, MIG L2 shares, probe and NVML health' },
+  {
+    name: 'metrics',
+    description: "Prometheus metrics in dcgm-exporter's label conventions: measured sizes, latencies, MIG L2 shares, probe and NVML health",
+  },
   { name: 'ui', description: 'The dashboard: GPUs, their pictures, MIG instances and live probe progress' },
 ];
 
@@ -58,7 +61,11 @@ export default fp<OpenApiOptions>(
         tags: API_TAGS,
         components: {
           securitySchemes: {
-            bearerAuth: { type: 'http', scheme: 'bearer', description: 'TOPOD_ADMIN_TOKEN; without one configured, only loopback clients may mutate' },
+            bearerAuth: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'TOPOD_ADMIN_TOKEN; without one configured, only loopback clients may mutate',
+            },
           },
         },
       },

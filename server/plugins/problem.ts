@@ -103,7 +103,10 @@ export function asTopodError(thrown: unknown): { error: TopodError; unexpected: 
   const error = (typeof thrown === 'object' && thrown !== null ? thrown : {}) as FastifyLikeError;
   const message = typeof error.message === 'string' ? error.message : 'request failed';
   if (Array.isArray(error.validation)) {
-    return { error: new ValidationError(validationDetail(message, error), { extensions: { errors: validationErrors(error) } }), unexpected: false };
+    return {
+      error: new ValidationError(validationDetail(message, error), { extensions: { errors: validationErrors(error) } }),
+      unexpected: false,
+    };
   }
   const mapped = typeof error.code === 'string' ? FASTIFY_CODES[error.code] : undefined;
   if (mapped) return { error: new mapped(FASTIFY_DETAILS[error.code as string] ?? message), unexpected: false };

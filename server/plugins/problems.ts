@@ -7,7 +7,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { HeadersTooLargeError, MalformedRequestError, MethodNotAllowedError, NotFoundError, RequestTimeoutError, ShuttingDownError, type TopodError } from '../errors.js';
+import {
+  HeadersTooLargeError,
+  MalformedRequestError,
+  MethodNotAllowedError,
+  NotFoundError,
+  RequestTimeoutError,
+  ShuttingDownError,
+  type TopodError,
+} from '../errors.js';
 import { PROBLEM_CONTENT_TYPE, renderProblem } from './problem.js';
 import { RouteMethodIndex } from './route-methods.js';
 
@@ -54,7 +62,9 @@ function parserProblem(error: NodeJS.ErrnoException): TopodError {
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
     case 'HPE_INVALID_TRANSFER_ENCODING':
     case 'HPE_INVALID_CONTENT_LENGTH':
-      return new MalformedRequestError('Content-Length and Transfer-Encoding are malformed or both present; the request is refused (request smuggling).');
+      return new MalformedRequestError(
+        'Content-Length and Transfer-Encoding are malformed or both present; the request is refused (request smuggling).',
+      );
     default:
       return new MalformedRequestError('The HTTP request cannot be parsed.');
   }
@@ -101,7 +111,11 @@ export default fp(
     });
     app.addHook('onRequest', (_request, _reply, done) => {
       if (!closing) return done();
-      done(new ShuttingDownError('topod is shutting down; retry shortly or against another instance.', { headers: { connection: 'close', 'retry-after': '1' } }));
+      done(
+        new ShuttingDownError('topod is shutting down; retry shortly or against another instance.', {
+          headers: { connection: 'close', 'retry-after': '1' },
+        }),
+      );
     });
 
     app.setNotFoundHandler((request, reply) => {
@@ -109,7 +123,11 @@ export default fp(
       const allowed = methods.allowed(path);
       if (allowed.length > 0) {
         const allow = allowed.join(', ');
-        return sendProblem(new MethodNotAllowedError(`${request.method} is not accepted on ${path}; allowed: ${allow}.`, { headers: { allow } }), request, reply);
+        return sendProblem(
+          new MethodNotAllowedError(`${request.method} is not accepted on ${path}; allowed: ${allow}.`, { headers: { allow } }),
+          request,
+          reply,
+        );
       }
       return sendProblem(new NotFoundError(`No route ${request.method} ${path}.`), request, reply);
     });

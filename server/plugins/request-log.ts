@@ -11,7 +11,17 @@ import { LogController, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 /** Headers worth a log line: who asked, for what, through what. Credentials are redacted by app.ts's paths. */
-export const LOGGED_HEADERS = ['host', 'user-agent', 'content-type', 'content-length', 'if-none-match', 'origin', 'x-forwarded-for', 'authorization', 'cookie'] as const;
+export const LOGGED_HEADERS = [
+  'host',
+  'user-agent',
+  'content-type',
+  'content-length',
+  'if-none-match',
+  'origin',
+  'x-forwarded-for',
+  'authorization',
+  'cookie',
+] as const;
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
 /** Levels at which the read line is written. */
@@ -40,7 +50,10 @@ export default fp(
     app.addHook('onResponse', (request, reply, done) => {
       // Checked first: building the line costs an allocation per request, and the polled routes are the hot path.
       if (!LOGS_DEBUG.has(request.log.level) || !isQuietRequest(request)) return done();
-      request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime * 10) / 10 }, 'read');
+      request.log.debug(
+        { method: request.method, url: request.url, statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime * 10) / 10 },
+        'read',
+      );
       done();
     });
   },

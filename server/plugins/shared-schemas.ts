@@ -14,7 +14,15 @@ import { ReanalysisSchema } from '../model/reanalysis-schema.js';
 /** The problem document, its `code` an enum of every code the API answers with. */
 export const ProblemSchema = problemSchema(PROBLEM_CODES);
 
-export const SHARED_SCHEMAS = [ProblemSchema, GpuSummarySchema, MigDeviceSummarySchema, ProbeJobSchema, GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema, ReanalysisSchema];
+export const SHARED_SCHEMAS = [
+  ProblemSchema,
+  GpuSummarySchema,
+  MigDeviceSummarySchema,
+  ProbeJobSchema,
+  GpuTopologyDocumentSchema,
+  MigInstanceTopologyDocumentSchema,
+  ReanalysisSchema,
+];
 
 export default fp(
   async (app) => {

@@ -43,7 +43,10 @@ function closeQuery(route: RouteOptions): void {
   const schema = (route.schema ?? {}) as Record<string, unknown>;
   const query = schema['querystring'] as Record<string, unknown> | undefined;
   if (query && query['additionalProperties'] !== undefined) return;
-  route.schema = { ...schema, querystring: query ? { ...query, additionalProperties: false } : { type: 'object', properties: {}, additionalProperties: false } };
+  route.schema = {
+    ...schema,
+    querystring: query ? { ...query, additionalProperties: false } : { type: 'object', properties: {}, additionalProperties: false },
+  };
 }
 
 /** A decimal integer as a client writes one: optional minus, digits, no more than a safe integer holds. */
@@ -59,7 +62,12 @@ const isIntegerSchema = (schema: unknown): boolean => {
 function integerFields(route: RouteOptions): IntegerFields[] {
   const schema = (route.schema ?? {}) as Record<string, { properties?: Record<string, unknown> } | undefined>;
   return (['params', 'querystring'] as const)
-    .map((part) => ({ part, names: Object.entries(schema[part]?.properties ?? {}).filter(([, field]) => isIntegerSchema(field)).map(([name]) => name) }))
+    .map((part) => ({
+      part,
+      names: Object.entries(schema[part]?.properties ?? {})
+        .filter(([, field]) => isIntegerSchema(field))
+        .map(([name]) => name),
+    }))
     .filter((fields) => fields.names.length > 0);
 }
 

@@ -28,7 +28,7 @@ export type { ProbeErrorCode };
 /** One device as the hello reports it; its schema is part of the topology document's contract (server/model/device-schema.ts). */
 export type { DeviceProperties };
 
-export interface HelloArgs {}
+export type HelloArgs = {};
 export interface HelloResult {
   probeVersion: string;
   protocolVersion: number;
@@ -469,7 +469,12 @@ export type TrafficTarget = (typeof TRAFFIC_TARGETS)[number];
 export const TRAFFIC_METHODS = ['counters', 'timing'] as const;
 export type TrafficMethod = (typeof TRAFFIC_METHODS)[number];
 export const TRAFFIC_ELEMENT_BYTES = [4, 8, 16] as const;
-export const TRAFFIC_DEFAULT_METRICS = ['dram__bytes_read.sum', 'dram__bytes_write.sum', 'lts__t_sectors_op_read.sum', 'lts__t_sectors_op_write.sum'] as const;
+export const TRAFFIC_DEFAULT_METRICS = [
+  'dram__bytes_read.sum',
+  'dram__bytes_write.sum',
+  'lts__t_sectors_op_read.sum',
+  'lts__t_sectors_op_write.sum',
+] as const;
 export interface TrafficCase {
   pattern: TrafficPattern;
   elementBytes: number;

@@ -38,12 +38,14 @@ function bad(message: string): never {
 }
 
 function integerIn(value: unknown, name: string, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) bad(`${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max)
+    bad(`${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(value)}`);
   return value;
 }
 
 function choice<T extends string>(value: unknown, name: string, allowed: readonly T[]): T {
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) bad(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value))
+    bad(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
   return value as T;
 }
 
@@ -55,7 +57,8 @@ export function validateTraffic(raw: unknown, limits: Limits): ValidTrafficArgs 
   const footprintBytes = integerIn(source['footprintBytes'], 'footprintBytes', 16, MAX_ARRAY_BYTES);
   if (footprintBytes % 16 !== 0) bad(`footprintBytes must be a multiple of 16, got ${footprintBytes}`);
   const list = source['cases'];
-  if (!Array.isArray(list) || list.length < 1 || list.length > MAX_TRAFFIC_CASES) bad(`cases must be an array of 1 to ${MAX_TRAFFIC_CASES} cases`);
+  if (!Array.isArray(list) || list.length < 1 || list.length > MAX_TRAFFIC_CASES)
+    bad(`cases must be an array of 1 to ${MAX_TRAFFIC_CASES} cases`);
   const cases = list.map((entry): Required<TrafficCase> => {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) bad('cases must be an array of case objects');
     const c = entry as Record<string, unknown>;
@@ -66,11 +69,13 @@ export function validateTraffic(raw: unknown, limits: Limits): ValidTrafficArgs 
     const target = c['target'] === undefined ? 'written' : choice(c['target'], 'cases[].target', TRAFFIC_TARGETS);
     return { pattern, elementBytes, strideElements, target };
   });
-  const repetitions = source['repetitions'] === undefined ? DEFAULT_TRAFFIC_REPETITIONS : integerIn(source['repetitions'], 'repetitions', 1, MAX_REPETITIONS);
+  const repetitions =
+    source['repetitions'] === undefined ? DEFAULT_TRAFFIC_REPETITIONS : integerIn(source['repetitions'], 'repetitions', 1, MAX_REPETITIONS);
   let metrics: string[] = [...TRAFFIC_DEFAULT_METRICS];
   if (source['metrics'] !== undefined) {
     const names = source['metrics'];
-    if (!Array.isArray(names) || names.length < 1 || names.length > MAX_TRAFFIC_METRICS) bad(`metrics must be an array of 1 to ${MAX_TRAFFIC_METRICS} metric names`);
+    if (!Array.isArray(names) || names.length < 1 || names.length > MAX_TRAFFIC_METRICS)
+      bad(`metrics must be an array of 1 to ${MAX_TRAFFIC_METRICS} metric names`);
     for (const name of names) {
       if (typeof name !== 'string' || name.length === 0 || name.length > MAX_TRAFFIC_METRIC_CHARS || !/^[a-z0-9_.]+$/.test(name)) {
         bad(`metrics must be metric names of lower-case letters, digits, '_' and '.' (at most ${MAX_TRAFFIC_METRIC_CHARS})`);
@@ -81,11 +86,15 @@ export function validateTraffic(raw: unknown, limits: Limits): ValidTrafficArgs 
   let l2FetchGranularityBytes: number | null = null;
   if (source['l2FetchGranularityBytes'] !== undefined) {
     l2FetchGranularityBytes = integerIn(source['l2FetchGranularityBytes'], 'l2FetchGranularityBytes', 32, 128);
-    if (!(L2_FETCH_GRANULARITIES as readonly number[]).includes(l2FetchGranularityBytes)) bad('l2FetchGranularityBytes must be one of 32, 64, 128');
+    if (!(L2_FETCH_GRANULARITIES as readonly number[]).includes(l2FetchGranularityBytes))
+      bad('l2FetchGranularityBytes must be one of 32, 64, 128');
   }
   const need = 3 * footprintBytes + TRAFFIC_FLUSH_L2_MULTIPLE * limits.l2CacheSizeBytes;
   if (need + RUNTIME_MARGIN_BYTES > limits.totalMemoryBytes) {
-    throw new ProbeError('out_of_memory', `${need} bytes (plus a ${RUNTIME_MARGIN_BYTES}-byte runtime margin) exceed device memory of ${limits.totalMemoryBytes} bytes`);
+    throw new ProbeError(
+      'out_of_memory',
+      `${need} bytes (plus a ${RUNTIME_MARGIN_BYTES}-byte runtime margin) exceed device memory of ${limits.totalMemoryBytes} bytes`,
+    );
   }
   return { method, footprintBytes, cases, repetitions, metrics, l2FetchGranularityBytes };
 }

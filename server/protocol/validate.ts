@@ -162,10 +162,17 @@ import {
 
 type Limits = Pick<
   DeviceProperties,
-  'multiprocessorCount' | 'totalMemoryBytes' | 'totalConstMemBytes' | 'sharedMemPerBlockOptinBytes' | 'sharedMemPerBlockBytes' | 'maxThreadsPerBlock' | 'warpSize'
+  | 'multiprocessorCount'
+  | 'totalMemoryBytes'
+  | 'totalConstMemBytes'
+  | 'sharedMemPerBlockOptinBytes'
+  | 'sharedMemPerBlockBytes'
+  | 'maxThreadsPerBlock'
+  | 'warpSize'
 >;
 /** What the cluster rules need beside the limits: the device's compute capability and the largest cluster it co-schedules (0: none). */
-export type ClusterLimits = Limits & Pick<DeviceProperties, 'computeCapabilityMajor' | 'computeCapabilityMinor'> & { maxClusterSize: number };
+export type ClusterLimits = Limits &
+  Pick<DeviceProperties, 'computeCapabilityMajor' | 'computeCapabilityMinor'> & { maxClusterSize: number };
 type Fields = Record<string, unknown>;
 type Chain = { space: MemorySpace; arrayBytes: number; strideBytes: number };
 
@@ -232,7 +239,8 @@ export function chaserSharedBytes(chain: Pick<Chain, 'space' | 'arrayBytes'>, sa
 function checkSpaceLimits(chains: readonly Chain[], blockSharedBytes: number, limits: Limits): void {
   const constantLimit = Math.min(limits.totalConstMemBytes ?? CONSTANT_TABLE_BYTES, CONSTANT_TABLE_BYTES);
   const constantBytes = chains.filter((c) => c.space === 'constant').reduce((sum, c) => sum + c.arrayBytes, 0);
-  if (constantBytes > constantLimit) badRequest(`constant-space arrays of ${constantBytes} bytes exceed the constant limit of ${constantLimit} bytes`);
+  if (constantBytes > constantLimit)
+    badRequest(`constant-space arrays of ${constantBytes} bytes exceed the constant limit of ${constantLimit} bytes`);
   const sharedLimit = sharedLimitBytes(limits);
   for (const chain of chains) {
     if (chain.space === 'shared' && chain.arrayBytes > sharedLimit) {
@@ -240,14 +248,19 @@ function checkSpaceLimits(chains: readonly Chain[], blockSharedBytes: number, li
     }
   }
   if (blockSharedBytes > sharedLimit) {
-    badRequest(`the chase needs ${blockSharedBytes} bytes of shared memory (samples and shared-space arrays); a block may use ${sharedLimit}`);
+    badRequest(
+      `the chase needs ${blockSharedBytes} bytes of shared memory (samples and shared-space arrays); a block may use ${sharedLimit}`,
+    );
   }
 }
 
 /** Rule 4. */
 function checkFitsMemory(totalBytes: number, limits: Limits): void {
   if (totalBytes + RUNTIME_MARGIN_BYTES > limits.totalMemoryBytes) {
-    throw new ProbeError('out_of_memory', `${totalBytes} bytes (plus a ${RUNTIME_MARGIN_BYTES}-byte runtime margin) exceed device memory of ${limits.totalMemoryBytes} bytes`);
+    throw new ProbeError(
+      'out_of_memory',
+      `${totalBytes} bytes (plus a ${RUNTIME_MARGIN_BYTES}-byte runtime margin) exceed device memory of ${limits.totalMemoryBytes} bytes`,
+    );
   }
 }
 
@@ -258,7 +271,8 @@ function checkChainsFit(chains: readonly Chain[], limits: Limits): void {
     limits,
   );
   for (const chain of chains) {
-    if (chain.arrayBytes > MAX_CHAIN_BYTES) throw new ProbeError('unsupported', `chains index with 32 bits: at most ${MAX_CHAIN_BYTES} bytes each`);
+    if (chain.arrayBytes > MAX_CHAIN_BYTES)
+      throw new ProbeError('unsupported', `chains index with 32 bits: at most ${MAX_CHAIN_BYTES} bytes each`);
     if (chain.space === 'texture' && chain.arrayBytes / 4 > MAX_TEXTURE_ELEMENTS) {
       throw new ProbeError('unsupported', `a linear texture holds at most ${MAX_TEXTURE_ELEMENTS} elements`);
     }
@@ -319,10 +333,20 @@ export function validatePchaseBatch(raw: unknown, limits: Limits): PchaseBatchAr
   if (!Array.isArray(list) || list.length === 0) badRequest('arrayBytesList must be a non-empty array of sizes');
   const chains = list.map((value: unknown, index: number) => chainShape(space, value, source, `arrayBytesList[${index}]`));
   const settings = launchSettings(source);
-  if (list.length > limits.multiprocessorCount) badRequest(`arrayBytesList must hold at most ${limits.multiprocessorCount} sizes (one chaser per SM)`);
+  if (list.length > limits.multiprocessorCount)
+    badRequest(`arrayBytesList must hold at most ${limits.multiprocessorCount} sizes (one chaser per SM)`);
   checkSpaceLimits(chains, Math.max(...chains.map((c) => chaserSharedBytes(c, samples))), limits);
   checkChainsFit(chains, limits);
-  return { space, arrayBytesList: chains.map((c) => c.arrayBytes), strideBytes: chains[0]!.strideBytes, pattern, warmup, samples, seed, ...settings };
+  return {
+    space,
+    arrayBytesList: chains.map((c) => c.arrayBytes),
+    strideBytes: chains[0]!.strideBytes,
+    pattern,
+    warmup,
+    samples,
+    seed,
+    ...settings,
+  };
 }
 
 function chaserShape(raw: unknown, what: string): Chain & { pattern: 'sequential' | 'random'; source: Fields } {
@@ -361,7 +385,8 @@ export function validatePchasePair(raw: unknown, limits: Limits): PchasePairArgs
   const settings = launchSettings(source, false);
   const first = placed(firstShape, 0, limits);
   const second = placed(secondShape, sameSm ? 1 : 0, limits);
-  if (sameSm && first.warp === second.warp && first.lane === second.lane) badRequest('second must be on another warp or lane than first for same-sm placement');
+  if (sameSm && first.warp === second.warp && first.lane === second.lane)
+    badRequest('second must be on another warp or lane than first for same-sm placement');
   if (!sameSm && limits.multiprocessorCount < 2) badRequest('placement different-sm needs at least 2 SMs');
   for (const sm of smIds ?? []) {
     if (sm >= limits.multiprocessorCount) badRequest(`smIds must hold SM ids in [0, ${limits.multiprocessorCount - 1}] (got ${sm})`);
@@ -379,7 +404,8 @@ export function validateBandwidth(raw: unknown, limits: Limits): BandwidthArgs {
   const blocks = integer(source, 'blocks', 1, MAX_BANDWIDTH_BLOCKS);
   const repetitions = integer(source, 'repetitions', 1, MAX_REPETITIONS);
   const passes = optionalInteger(source, 'passes', 1, MAX_BANDWIDTH_PASSES) ?? 1;
-  if (arrayBytes * passes > MAX_BANDWIDTH_LAUNCH_BYTES) badRequest(`passes must be such that arrayBytes × passes is at most ${MAX_BANDWIDTH_LAUNCH_BYTES} bytes per launch`);
+  if (arrayBytes * passes > MAX_BANDWIDTH_LAUNCH_BYTES)
+    badRequest(`passes must be such that arrayBytes × passes is at most ${MAX_BANDWIDTH_LAUNCH_BYTES} bytes per launch`);
   const cacheHint = oneOf(source, 'cacheHint', BANDWIDTH_CACHE_HINTS, 'default');
   if (cacheHint === 'cg' && mode === 'write') badRequest('cacheHint must be default for mode write (.cg is a load flavour)');
   const threadsPerBlock = integer(source, 'threadsPerBlock', 1, limits.maxThreadsPerBlock);
@@ -409,7 +435,10 @@ function requireClusters(limits: ClusterLimits, clusterSize: number): void {
     );
   }
   if (clusterSize > limits.maxClusterSize) {
-    throw new ProbeError('unsupported', `clusters of ${clusterSize} blocks exceed the largest this device co-schedules (${limits.maxClusterSize})`);
+    throw new ProbeError(
+      'unsupported',
+      `clusters of ${clusterSize} blocks exceed the largest this device co-schedules (${limits.maxClusterSize})`,
+    );
   }
 }
 
@@ -419,7 +448,9 @@ export function validateComputeSmid(raw: unknown, limits: ClusterLimits): Comput
   const clusters = integer(source, 'clusters', 1, MAX_SMID_CLUSTERS);
   const repetitions = integer(source, 'repetitions', 1, MAX_SMID_REPETITIONS);
   if (clusters * clusterSize > limits.multiprocessorCount) {
-    badRequest(`clusters must be at most ${Math.floor(limits.multiprocessorCount / clusterSize)} clusters of ${clusterSize} (one block per SM, ${limits.multiprocessorCount} SMs)`);
+    badRequest(
+      `clusters must be at most ${Math.floor(limits.multiprocessorCount / clusterSize)} clusters of ${clusterSize} (one block per SM, ${limits.multiprocessorCount} SMs)`,
+    );
   }
   if (clusterSize > 1) requireClusters(limits, clusterSize);
   return { clusterSize, clusters, repetitions };
@@ -448,7 +479,9 @@ export function validateClusterDsmem(raw: unknown, limits: ClusterLimits): Clust
   const threadsPerBlock = integer(source, 'threadsPerBlock', 1, limits.maxThreadsPerBlock);
   const sharedLimit = sharedLimitBytes(limits);
   if (transferBytes + DSMEM_FIXED_SHARED_BYTES > sharedLimit) {
-    badRequest(`transferBytes must be at most ${sharedLimit - DSMEM_FIXED_SHARED_BYTES} (the shared memory a block may use, less the ${DSMEM_FIXED_SHARED_BYTES}-byte latency ring)`);
+    badRequest(
+      `transferBytes must be at most ${sharedLimit - DSMEM_FIXED_SHARED_BYTES} (the shared memory a block may use, less the ${DSMEM_FIXED_SHARED_BYTES}-byte latency ring)`,
+    );
   }
   requireClusters(limits, 2);
   return { samples, transferBytes, threadsPerBlock, repetitions };
@@ -468,14 +501,25 @@ export function validateClusterLaunch(raw: unknown, limits: ClusterLimits): Clus
 export function validateL2Partition(raw: unknown, limits: Limits): Required<L2PartitionArgs> {
   const source = fields(raw, 'args');
   const mode = oneOf(source, 'mode', ['private', 'shared'] as const);
-  const arrayBytes = multipleOf(optionalInteger(source, 'arrayBytes', 4, MAX_ARRAY_BYTES) ?? DEFAULT_PARTITION_ARRAY_BYTES, 'arrayBytes', 4);
+  const arrayBytes = multipleOf(
+    optionalInteger(source, 'arrayBytes', 4, MAX_ARRAY_BYTES) ?? DEFAULT_PARTITION_ARRAY_BYTES,
+    'arrayBytes',
+    4,
+  );
   const strideLimit = Math.min(arrayBytes, MAX_PARTITION_STRIDE_BYTES);
-  const strideBytes = multipleOf(optionalInteger(source, 'strideBytes', 4, strideLimit) ?? DEFAULT_PARTITION_STRIDE_BYTES, 'strideBytes', 4);
+  const strideBytes = multipleOf(
+    optionalInteger(source, 'strideBytes', 4, strideLimit) ?? DEFAULT_PARTITION_STRIDE_BYTES,
+    'strideBytes',
+    4,
+  );
   const chunks = Math.floor(arrayBytes / strideBytes);
-  if (chunks > MAX_SAMPLES) badRequest(`arrayBytes must be at most ${MAX_SAMPLES} strides (one latency per chunk is buffered in shared memory)`);
+  if (chunks > MAX_SAMPLES)
+    badRequest(`arrayBytes must be at most ${MAX_SAMPLES} strides (one latency per chunk is buffered in shared memory)`);
   const sharedLimit = sharedLimitBytes(limits);
   if (chunks * SAMPLE_SHARED_BYTES + SINK_SHARED_BYTES > sharedLimit) {
-    badRequest(`arrayBytes must be at most ${Math.floor((sharedLimit - SINK_SHARED_BYTES) / SAMPLE_SHARED_BYTES)} strides on this device (its shared memory limit)`);
+    badRequest(
+      `arrayBytes must be at most ${Math.floor((sharedLimit - SINK_SHARED_BYTES) / SAMPLE_SHARED_BYTES)} strides on this device (its shared memory limit)`,
+    );
   }
   checkFitsMemory(mode === 'private' ? arrayBytes * limits.multiprocessorCount : arrayBytes, limits);
   return { mode, arrayBytes, strideBytes };
@@ -485,7 +529,8 @@ export function validateL2Partition(raw: unknown, limits: Limits): Required<L2Pa
 export function validateL2Farnear(raw: unknown, limits: Limits): Required<L2FarnearArgs> {
   const source = fields(raw, 'args');
   const ids = source['smIds'];
-  if (!Array.isArray(ids) || ids.length < 1 || ids.length > MAX_FARNEAR_SMS) badRequest(`smIds must be an array of 1 to ${MAX_FARNEAR_SMS} SM ids`);
+  if (!Array.isArray(ids) || ids.length < 1 || ids.length > MAX_FARNEAR_SMS)
+    badRequest(`smIds must be an array of 1 to ${MAX_FARNEAR_SMS} SM ids`);
   const smIds: number[] = [];
   for (const id of ids) {
     const sm = checkInteger(id, 'smIds', 0, MAX_SEED);
@@ -495,8 +540,13 @@ export function validateL2Farnear(raw: unknown, limits: Limits): Required<L2Farn
   const line = FARNEAR_LINE_BYTES;
   const arrayBytes = multipleOf(integer(source, 'arrayBytes', line, MAX_ARRAY_BYTES), 'arrayBytes', line);
   const strideLimit = Math.min(arrayBytes, MAX_PARTITION_STRIDE_BYTES);
-  const strideBytes = multipleOf(optionalInteger(source, 'strideBytes', line, strideLimit) ?? DEFAULT_FARNEAR_STRIDE_BYTES, 'strideBytes', line);
-  if (Math.floor(arrayBytes / strideBytes) > MAX_SAMPLES) badRequest(`arrayBytes must be at most ${MAX_SAMPLES} strides (one latency per chunk is buffered in shared memory)`);
+  const strideBytes = multipleOf(
+    optionalInteger(source, 'strideBytes', line, strideLimit) ?? DEFAULT_FARNEAR_STRIDE_BYTES,
+    'strideBytes',
+    line,
+  );
+  if (Math.floor(arrayBytes / strideBytes) > MAX_SAMPLES)
+    badRequest(`arrayBytes must be at most ${MAX_SAMPLES} strides (one latency per chunk is buffered in shared memory)`);
   const passes = optionalInteger(source, 'passes', 2, MAX_FARNEAR_PASSES) ?? DEFAULT_FARNEAR_PASSES;
   const shared = boolean(source, 'shared');
   for (const sm of smIds) {
@@ -513,10 +563,12 @@ export function validateL2Persist(raw: unknown, limits: Limits & Pick<DeviceProp
   const arrayBytes = multipleOf(integer(source, 'arrayBytes', line, MAX_ARRAY_BYTES), 'arrayBytes', line);
   const windowBytes = multipleOf(integer(source, 'windowBytes', line, Math.min(arrayBytes, 2 ** 32)), 'windowBytes', line);
   const hitRatio = source['hitRatio'];
-  if (typeof hitRatio !== 'number' || !(hitRatio > 0) || hitRatio > 1) badRequest(`hitRatio must be a number in (0, 1], got ${JSON.stringify(hitRatio)}`);
+  if (typeof hitRatio !== 'number' || !(hitRatio > 0) || hitRatio > 1)
+    badRequest(`hitRatio must be a number in (0, 1], got ${JSON.stringify(hitRatio)}`);
   const samples = integer(source, 'samples', 1, MAX_SAMPLES);
   const maxPersisting = limits.persistingL2CacheMaxBytes ?? 0;
-  if (maxPersisting > 0 && windowBytes > maxPersisting) badRequest(`windowBytes must be at most the device's persisting L2 maximum of ${maxPersisting} bytes`);
+  if (maxPersisting > 0 && windowBytes > maxPersisting)
+    badRequest(`windowBytes must be at most the device's persisting L2 maximum of ${maxPersisting} bytes`);
   checkFitsMemory(arrayBytes, limits);
   if (maxPersisting <= 0) throw new ProbeError('unsupported', 'this device has no persisting L2 (persistingL2CacheMaxBytes is 0)');
   return { arrayBytes, windowBytes, hitRatio, samples };

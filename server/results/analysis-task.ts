@@ -40,7 +40,9 @@ type Analyse = Pick<Discovery, 'reanalyse' | 'carryOverRaw'>;
  */
 export function analyseTask(task: AnalysisTask, discovery: Analyse): AnalysisProduct {
   const started = performance.now();
-  const outcome = task.measurement ? probeOutcome(task.measurement, task, discovery) : discovery.reanalyse((task.storedRaw ?? []).map(decodeRawSeries));
+  const outcome = task.measurement
+    ? probeOutcome(task.measurement, task, discovery)
+    : discovery.reanalyse((task.storedRaw ?? []).map(decodeRawSeries));
   const documentJson = JSON.stringify(buildResultDocument(outcome, task.meta, task.previous));
   return {
     // Parsed back, so the caller holds exactly what a later read of the row gives (no undefined-valued keys).

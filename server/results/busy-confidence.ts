@@ -21,7 +21,8 @@ function capped(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value as Record<string, unknown>).map(([key, inner]) => [key, capped(inner)] as const);
   const object = Object.fromEntries(entries) as Record<string, unknown>;
-  if (object['source'] === 'microbenchmark' && typeof object['confidence'] === 'number') object['confidence'] = Math.min(object['confidence'], BUSY_CONFIDENCE_CAP);
+  if (object['source'] === 'microbenchmark' && typeof object['confidence'] === 'number')
+    object['confidence'] = Math.min(object['confidence'], BUSY_CONFIDENCE_CAP);
   return object;
 }
 

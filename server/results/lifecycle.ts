@@ -76,7 +76,10 @@ export class ResultLifecycle {
   /** Analyses a probe's outcome and stores it with the job's success; returns both as stored. */
   async record(job: ProbeJob, outcome: ProbeOutcome): Promise<{ result: StoredResult; job: ProbeJob }> {
     const prepared = this.prepare(job, outcome.gpu, outcome.measuredBy, outcome.startedAt);
-    const product = await this.analyse({ ...this.analysisTask(prepared, outcome.finishedAt, outcome.conditions), measurement: outcome.measurement }, outcome.signal);
+    const product = await this.analyse(
+      { ...this.analysisTask(prepared, outcome.finishedAt, outcome.conditions), measurement: outcome.measurement },
+      outcome.signal,
+    );
     outcome.signal?.throwIfAborted();
     return this.store(prepared, product);
   }
@@ -88,7 +91,15 @@ export class ResultLifecycle {
   prepare(job: ProbeJob, gpu: GpuIdentity, measuredBy: MeasuredBy, startedAt: Date): PreparedResult {
     const key = { gpuUuid: gpu.uuid, driverVersion: gpu.driverVersion, probeVersion: measuredBy.probeVersion };
     const previous = this.options.results.latestFor(key);
-    return { job, gpu, key, measuredBy, startedAt, previous, storedRaw: job.only && previous ? this.options.results.encodedRawSeries(previous.id) : null };
+    return {
+      job,
+      gpu,
+      key,
+      measuredBy,
+      startedAt,
+      previous,
+      storedRaw: job.only && previous ? this.options.results.encodedRawSeries(previous.id) : null,
+    };
   }
 
   /** The analysis of a prepared result, once its measurement has ended (the measurement itself is added by whoever holds it). */
@@ -138,9 +149,15 @@ export class ResultLifecycle {
       finished = jobs.finish(job.id, { state: 'succeeded', resultId }, row.createdAt);
       return resultId;
     });
-    this.options.logger.debug({ jobId: job.id, resultId: id, analysisMs: Math.round(product.analysisMs), analysisThread: product.threadId }, 'probe result analysed and stored');
+    this.options.logger.debug(
+      { jobId: job.id, resultId: id, analysisMs: Math.round(product.analysisMs), analysisThread: product.threadId },
+      'probe result analysed and stored',
+    );
     this.afterStore(prepared.gpu.uuid);
-    return { result: storedResult(id, row, product), job: finished ?? { ...job, state: 'succeeded', resultId: id, progress: 1, finishedAt: row.createdAt } };
+    return {
+      result: storedResult(id, row, product),
+      job: finished ?? { ...job, state: 'succeeded', resultId: id, progress: 1, finishedAt: row.createdAt },
+    };
   }
 
   /**
@@ -184,7 +201,17 @@ export class ResultLifecycle {
       reanalysedFrom: source.id,
     };
     const id = this.write(() => results.insert(row));
-    logger.info({ gpu: source.gpuUuid, from: source.id, fromAnalysis: source.analysisVersion, resultId: id, analysis: analysisVersion, analysisMs: Math.round(product.analysisMs) }, 'result re-analysed from its stored raw series');
+    logger.info(
+      {
+        gpu: source.gpuUuid,
+        from: source.id,
+        fromAnalysis: source.analysisVersion,
+        resultId: id,
+        analysis: analysisVersion,
+        analysisMs: Math.round(product.analysisMs),
+      },
+      'result re-analysed from its stored raw series',
+    );
     return storedResult(id, row, product);
   }
 

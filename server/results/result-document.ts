@@ -1,7 +1,14 @@
 import type { ProbeConditions } from '../model/conditions-schema.js';
 import type { GpuIdentity } from '../model/gpu.js';
 import { busyWarning, capBusyConfidence } from './busy-confidence.js';
-import { DOCUMENT_SCHEMA_VERSION, type DiscoveryOutcome, type ElementName, type ElementTopology, type ProbeTarget, type ResultDocument } from '../model/document.js';
+import {
+  DOCUMENT_SCHEMA_VERSION,
+  type DiscoveryOutcome,
+  type ElementName,
+  type ElementTopology,
+  type ProbeTarget,
+  type ResultDocument,
+} from '../model/document.js';
 
 export interface ResultMeta {
   gpu: GpuIdentity;
@@ -29,7 +36,11 @@ export function buildResultDocument(outcome: DiscoveryOutcome, meta: ResultMeta,
   const elements: Partial<Record<ElementName, ElementTopology>> = { ...carried, ...outcome.elements };
   // A re-analysis keeps the conditions its source was measured under.
   const conditions: ProbeConditions | undefined = meta.conditions ?? (meta.reanalysedFrom ? previous?.conditions : undefined);
-  const busyProbeStart = conditions?.probedWhileBusy ? (meta.reanalysedFrom ? previous?.probe.startedAt : meta.startedAt.toISOString()) : undefined;
+  const busyProbeStart = conditions?.probedWhileBusy
+    ? meta.reanalysedFrom
+      ? previous?.probe.startedAt
+      : meta.startedAt.toISOString()
+    : undefined;
   for (const [name, element] of Object.entries(elements) as Array<[ElementName, ElementTopology]>) {
     const at = measuredAt(name, meta, previous);
     // Only what the busy probe itself measured: a partial probe's carried-over elements were measured before it.

@@ -28,7 +28,8 @@ export function readMigrations(dir = path.join(projectRoot(), 'migrations')): Mi
     })
     .sort((a, b) => a.version - b.version);
   migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new MigrationError(`migrations must be numbered 0001, 0002, … without gaps; found ${m.name} at position ${i + 1}`);
+    if (m.version !== i + 1)
+      throw new MigrationError(`migrations must be numbered 0001, 0002, … without gaps; found ${m.name} at position ${i + 1}`);
   });
   return migrations;
 }
@@ -40,7 +41,9 @@ export function migrate(db: Db, migrations: Migration[] = readMigrations()): num
   const current = (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
   const latest = migrations.at(-1)?.version ?? 0;
   if (current > latest) {
-    throw new MigrationError(`database schema version ${current} is newer than this topod knows (${latest}); upgrade topod or use another TOPOD_DB`);
+    throw new MigrationError(
+      `database schema version ${current} is newer than this topod knows (${latest}); upgrade topod or use another TOPOD_DB`,
+    );
   }
   const pending = migrations.filter((m) => m.version > current);
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');

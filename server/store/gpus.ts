@@ -11,7 +11,8 @@ export class GpuStore {
   private readonly selectNvmlKnown;
 
   constructor(db: Db) {
-    this.upsert = db.prepare(`INSERT INTO gpus (uuid, name, vendor, pci_bus_id, last_index, first_seen_at, last_seen_at, driver_version, driver_source)
+    this.upsert =
+      db.prepare(`INSERT INTO gpus (uuid, name, vendor, pci_bus_id, last_index, first_seen_at, last_seen_at, driver_version, driver_source)
       VALUES (@uuid, @name, @vendor, @pciBusId, @index, @now, @now, @driverVersion, @driverSource)
       ON CONFLICT (uuid) DO UPDATE SET name = excluded.name, vendor = excluded.vendor, pci_bus_id = excluded.pci_bus_id,
         last_index = excluded.last_index, last_seen_at = excluded.last_seen_at,
@@ -29,7 +30,14 @@ export class GpuStore {
    * the registry keeps the last one named per index present.
    */
   nvmlKnown(): GpuIdentity[] {
-    const rows = this.selectNvmlKnown.all() as Array<{ uuid: string; name: string; vendor: string; pci_bus_id: string | null; last_index: number; driver_version: string | null }>;
+    const rows = this.selectNvmlKnown.all() as Array<{
+      uuid: string;
+      name: string;
+      vendor: string;
+      pci_bus_id: string | null;
+      last_index: number;
+      driver_version: string | null;
+    }>;
     return rows.map((row) => ({
       uuid: row.uuid,
       index: row.last_index,

@@ -80,7 +80,10 @@ export class StoreHealth {
         accessSync(this.file, constants.W_OK);
         const free = (this.context.freeBytes ?? freeBytes)(this.file);
         if (free !== null && free < MIN_FREE_BYTES) {
-          return { ok: false, detail: `degraded: the file system of ${this.file} has ${free} bytes free; new results may not be stored (measured ones stay served from memory)` };
+          return {
+            ok: false,
+            detail: `degraded: the file system of ${this.file} has ${free} bytes free; new results may not be stored (measured ones stay served from memory)`,
+          };
         }
       }
       if (this.writeFailure) {

@@ -94,7 +94,9 @@ function checkFile(db: Db, sizeBytes: number): BootCheck {
 
 /** An SQLite file with tables, none of them topod's: another program's database. */
 function foreignReason(db: Db): string | null {
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map((t) => t.name);
+  const tables = (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>
+  ).map((t) => t.name);
   if (tables.length === 0 || tables.includes('schema_migrations')) return null;
   return `not a topod database (its tables: ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ', …' : ''})`;
 }
@@ -129,10 +131,16 @@ export function openError(file: string, error: unknown): StartupError {
         : code === 'SQLITE_FULL'
           ? 'free space on that file system, or point TOPOD_DB (--db) elsewhere'
           : 'point TOPOD_DB (--db) at another file, or move this one aside';
-  return new StartupError(ERROR_CODES.STORE_OPEN, `cannot open the database ${path.resolve(file)} (${code}: ${message(error)}): ${fix}`, { cause: error });
+  return new StartupError(ERROR_CODES.STORE_OPEN, `cannot open the database ${path.resolve(file)} (${code}: ${message(error)}): ${fix}`, {
+    cause: error,
+  });
 }
 
-const timestamp = (date: Date): string => date.toISOString().replaceAll(':', '').replace(/\.\d{3}Z$/, 'Z');
+const timestamp = (date: Date): string =>
+  date
+    .toISOString()
+    .replaceAll(':', '')
+    .replace(/\.\d{3}Z$/, 'Z');
 
 /** Renames the file (and its -wal/-shm, so the copy stays readable) out of the way; never deletes. */
 function moveAside(file: string, now: Date): string {
@@ -151,13 +159,21 @@ function moveAside(file: string, now: Date): string {
  * migrated database or throws a StartupError with one line to print.
  */
 export function openStore(file: string, options: OpenStoreOptions = {}): OpenedStore {
-  if (file === ':memory:') return { db: openDatabase(file, options.migrations), boot: { check: 'none', ok: true, durationMs: 0, problem: null }, movedAside: null };
+  if (file === ':memory:')
+    return {
+      db: openDatabase(file, options.migrations),
+      boot: { check: 'none', ok: true, durationMs: 0, problem: null },
+      movedAside: null,
+    };
   ensureFolder(file);
   let boot: BootCheck = { check: 'none', ok: true, durationMs: 0, problem: null };
   let movedAside: OpenedStore['movedAside'] = null;
   const exists = existsSync(file);
   if (exists && statSync(file).isDirectory()) {
-    throw new StartupError(ERROR_CODES.STORE_OPEN, `the database path ${path.resolve(file)} is a folder: point TOPOD_DB (--db) at a file in it, e.g. ${path.join(file, 'topod.sqlite')}`);
+    throw new StartupError(
+      ERROR_CODES.STORE_OPEN,
+      `the database path ${path.resolve(file)} is a folder: point TOPOD_DB (--db) at a file in it, e.g. ${path.join(file, 'topod.sqlite')}`,
+    );
   }
   if (exists && statSync(file).size > 0) {
     const inspected = inspect(file);

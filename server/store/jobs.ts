@@ -82,12 +82,15 @@ export class JobStore {
   private readonly selectInterrupted;
 
   constructor(private readonly db: Db) {
-    this.insertJob = db.prepare(`INSERT INTO probe_jobs (id, gpu_uuid, state, reason, requested_by, only_elements, force, even_if_busy, created_at)
+    this.insertJob =
+      db.prepare(`INSERT INTO probe_jobs (id, gpu_uuid, state, reason, requested_by, only_elements, force, even_if_busy, created_at)
       VALUES (@id, @gpuUuid, 'queued', @reason, @requestedBy, @only, @force, @evenIfBusy, @createdAt) RETURNING *`);
     this.selectById = db.prepare('SELECT * FROM probe_jobs WHERE id = ?');
     this.selectActive = db.prepare(`SELECT * FROM probe_jobs WHERE gpu_uuid = ? AND state IN ${ACTIVE}`);
     // RETURNING *: each write hands back the job as it now is, so no caller reads it again.
-    this.markStarted = db.prepare("UPDATE probe_jobs SET state = 'running', started_at = ?, phase = 'starting' WHERE id = ? AND state IN ('queued', 'waiting') RETURNING *");
+    this.markStarted = db.prepare(
+      "UPDATE probe_jobs SET state = 'running', started_at = ?, phase = 'starting' WHERE id = ? AND state IN ('queued', 'waiting') RETURNING *",
+    );
     this.markWaiting = db.prepare(`UPDATE probe_jobs SET state = 'waiting', phase = @why, waiting_since = COALESCE(waiting_since, @now)
       WHERE id = @id AND state IN ('queued', 'waiting', 'running') RETURNING *`);
     this.markProgress = db.prepare("UPDATE probe_jobs SET phase = ?, progress = ? WHERE id = ? AND state = 'running' RETURNING *");
@@ -142,14 +145,16 @@ export class JobStore {
     outcome: { state: 'succeeded'; resultId: number } | { state: 'failed' | 'cancelled'; error: { code: string; message: string } },
     now = new Date().toISOString(),
   ): ProbeJob | null {
-    return this.returned(this.markFinished.get({
-      id,
-      state: outcome.state,
-      finishedAt: now,
-      errorCode: outcome.state === 'succeeded' ? null : outcome.error.code,
-      errorMessage: outcome.state === 'succeeded' ? null : outcome.error.message,
-      resultId: outcome.state === 'succeeded' ? outcome.resultId : null,
-    }));
+    return this.returned(
+      this.markFinished.get({
+        id,
+        state: outcome.state,
+        finishedAt: now,
+        errorCode: outcome.state === 'succeeded' ? null : outcome.error.code,
+        errorMessage: outcome.state === 'succeeded' ? null : outcome.error.message,
+        resultId: outcome.state === 'succeeded' ? outcome.resultId : null,
+      }),
+    );
   }
 
   /** A write's RETURNING row as a job; null when the write matched nothing (the job had moved on). */
@@ -161,7 +166,13 @@ export class JobStore {
   failInterrupted(now = new Date().toISOString()): ProbeJob[] {
     const rows = this.selectInterrupted.all() as JobRow[];
     const failed = this.db.transaction(() =>
-      rows.map((row) => this.finish(row.id, { state: 'failed', error: { code: INTERRUPTED_CODE, message: `the daemon stopped while this job was ${row.state}` } }, now)),
+      rows.map((row) =>
+        this.finish(
+          row.id,
+          { state: 'failed', error: { code: INTERRUPTED_CODE, message: `the daemon stopped while this job was ${row.state}` } },
+          now,
+        ),
+      ),
     )();
     return failed.filter((job): job is ProbeJob => job !== null);
   }

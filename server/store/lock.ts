@@ -70,7 +70,16 @@ export function describeOwner(file: string): string {
  */
 export function acquireLock(file: string, options: { wait: boolean; owner: string; signal?: AbortSignal }): Promise<LockAttempt> {
   mkdirSync(path.dirname(file), { recursive: true });
-  const args = ['--exclusive', ...(options.wait ? [] : ['--nonblock']), '--conflict-exit-code', String(CONFLICT_EXIT), file, 'sh', '-c', 'echo locked; exec cat'];
+  const args = [
+    '--exclusive',
+    ...(options.wait ? [] : ['--nonblock']),
+    '--conflict-exit-code',
+    String(CONFLICT_EXIT),
+    file,
+    'sh',
+    '-c',
+    'echo locked; exec cat',
+  ];
   return new Promise<LockAttempt>((resolve, reject) => {
     let child: ChildProcess;
     try {
@@ -136,7 +145,8 @@ export function acquireLock(file: string, options: { wait: boolean; owner: strin
 function setReferenced(child: ChildProcess, referenced: boolean): void {
   const method = referenced ? 'ref' : 'unref';
   child[method]();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as Record<string, (() => void) | undefined> | null)?.[method]?.();
+  for (const stream of [child.stdin, child.stdout, child.stderr])
+    (stream as unknown as Record<string, (() => void) | undefined> | null)?.[method]?.();
 }
 
 /** The per-GPU lock file under the lock folder: `gpu-<UUID>.lock`. */

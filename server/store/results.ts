@@ -76,7 +76,8 @@ function fromRow(row: ResultRow): StoredResult {
   // What every reader of a stored document touches (probe.resultId is set below; merge reads elements).
   for (const field of ['probe', 'elements'] as const) {
     const value = document[field];
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UnreadableRowError(row.id, `the document has no "${field}" object`);
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new UnreadableRowError(row.id, `the document has no "${field}" object`);
   }
   if (typeof document['schemaVersion'] !== 'number') throw new UnreadableRowError(row.id, 'the document has no schemaVersion');
   const configuration = parseObject(row, row.configuration, 'configuration');
@@ -105,7 +106,8 @@ function parseObject(row: ResultRow, text: string, column: string): Record<strin
   } catch (error) {
     throw new UnreadableRowError(row.id, `its ${column} is not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UnreadableRowError(row.id, `its ${column} is not a JSON object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new UnreadableRowError(row.id, `its ${column} is not a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -145,7 +147,9 @@ export class ResultStore {
     this.historyByGpu = db.prepare(
       'SELECT id, driver_version, probe_version, analysis_version, created_at, duration_ms, simulated, job_id, reanalysed_from FROM probe_results WHERE gpu_uuid = ? AND quarantined IS NULL ORDER BY id DESC LIMIT ?',
     );
-    this.copyRaw = db.prepare('INSERT INTO raw_series (result_id, name, op, encoding, data) SELECT ?, name, op, encoding, data FROM raw_series WHERE result_id = ? ORDER BY id');
+    this.copyRaw = db.prepare(
+      'INSERT INTO raw_series (result_id, name, op, encoding, data) SELECT ?, name, op, encoding, data FROM raw_series WHERE result_id = ? ORDER BY id',
+    );
   }
 
   /**
@@ -166,7 +170,9 @@ export class ResultStore {
     for (const series of raw) {
       const encoded = 'encoding' in series ? series : encodeRawSeries(series);
       // A worker's Buffer arrives as a plain Uint8Array, which SQLite's binding does not take.
-      const data = Buffer.isBuffer(encoded.data) ? encoded.data : Buffer.from(encoded.data.buffer, encoded.data.byteOffset, encoded.data.byteLength);
+      const data = Buffer.isBuffer(encoded.data)
+        ? encoded.data
+        : Buffer.from(encoded.data.buffer, encoded.data.byteOffset, encoded.data.byteLength);
       this.insertRaw.run(id, encoded.name, encoded.op, encoded.encoding, data);
     }
     return id;

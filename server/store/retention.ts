@@ -57,7 +57,9 @@ export class Retention {
     this.unlinkJobs = db.prepare('UPDATE probe_jobs SET result_id = NULL WHERE result_id = ?');
     // A pruned result that another pruned one was re-analysed from: unlink first (the FK is checked per statement).
     this.deleteResult = db.prepare('DELETE FROM probe_results WHERE id = ?');
-    this.deleteOldJobs = db.prepare("DELETE FROM probe_jobs WHERE state NOT IN ('queued', 'waiting', 'running') AND finished_at IS NOT NULL AND finished_at < ?");
+    this.deleteOldJobs = db.prepare(
+      "DELETE FROM probe_jobs WHERE state NOT IN ('queued', 'waiting', 'running') AND finished_at IS NOT NULL AND finished_at < ?",
+    );
     this.deleteExcessJobs = db.prepare(`DELETE FROM probe_jobs WHERE state NOT IN ('queued', 'waiting', 'running') AND rowid IN (
       SELECT rowid FROM probe_jobs WHERE state NOT IN ('queued', 'waiting', 'running') ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?)`);
   }

@@ -219,10 +219,18 @@ export function salvage(damagedFile: string, target: Db): Salvage {
       const columns = (table: string) => new Set((target.pragma(`table_info(${table})`) as Array<{ name: string }>).map((c) => c.name));
       const insertRow = (table: string, known: Set<string>, row: Record<string, unknown>): boolean => {
         const names = Object.keys(row).filter((name) => known.has(name));
-        return target.prepare(`INSERT OR IGNORE INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(...names.map((n) => row[n])).changes === 1;
+        return (
+          target
+            .prepare(`INSERT OR IGNORE INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`)
+            .run(...names.map((n) => row[n])).changes === 1
+        );
       };
       /** Copies the rows `keep` accepts (it may rewrite them), in rowid order; returns the copied rows' `key` values. */
-      const copyTable = (table: string, key: string, keep: (row: Record<string, unknown>) => Record<string, unknown> | null): Set<unknown> => {
+      const copyTable = (
+        table: string,
+        key: string,
+        keep: (row: Record<string, unknown>) => Record<string, unknown> | null,
+      ): Set<unknown> => {
         const copied = new Set<unknown>();
         if (!has(table)) return copied;
         const { rows, damaged } = readableRows(source, table);
@@ -243,7 +251,8 @@ export function salvage(damagedFile: string, target: Db): Salvage {
         // In id order, so a result re-analysed from another finds it already copied (or loses the link).
         const results = copyTable('probe_results', 'id', (row) => {
           const document = jsonObject(row['document']);
-          const readableResult = document && isObject(document['probe']) && isObject(document['elements']) && jsonObject(row['configuration']);
+          const readableResult =
+            document && isObject(document['probe']) && isObject(document['elements']) && jsonObject(row['configuration']);
           if (!readableResult || !gpus.has(row['gpu_uuid']) || row['quarantined']) return null;
           const sourceCopied = target.prepare('SELECT 1 FROM probe_results WHERE id = ?').get(row['reanalysed_from']) !== undefined;
           return { ...row, reanalysed_from: sourceCopied ? row['reanalysed_from'] : null };

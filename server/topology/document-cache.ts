@@ -18,7 +18,13 @@ export class DocumentCache {
   private readonly gpus = new Map<string, CachedGpu>();
 
   /** Rebuilds one GPU's documents; returns the new ETag when the whole-GPU document changed, else null. */
-  update(gpuUuid: string, result: ResultDocument | null, status: StatusPart, dynamic: DynamicPart, migDeviceUuids: readonly string[]): string | null {
+  update(
+    gpuUuid: string,
+    result: ResultDocument | null,
+    status: StatusPart,
+    dynamic: DynamicPart,
+    migDeviceUuids: readonly string[],
+  ): string | null {
     if (!result) {
       this.gpus.delete(gpuUuid);
       return null;

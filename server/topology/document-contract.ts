@@ -34,6 +34,8 @@ export type DocumentContract = [
   Holds<Identical<MigView, ReturnType<typeof buildMigView>>>,
   // The MIG view copies NVML's profiles, instances and compute instances: their fields must be the schema's.
   Holds<Identical<Omit<MigProfileView, 'l2' | 'clusters'>, MigProfileInfo>>,
-  Holds<Identical<Omit<MigInstanceView, 'profileName' | 'computeInstances' | 'l2' | 'clusters'>, Omit<MigInstanceInfo, 'computeInstances'>>>,
+  Holds<
+    Identical<Omit<MigInstanceView, 'profileName' | 'computeInstances' | 'l2' | 'clusters'>, Omit<MigInstanceInfo, 'computeInstances'>>
+  >,
   Holds<Identical<MigComputeInstanceView, Required<MigComputeInstanceInfo>>>,
 ];

@@ -54,7 +54,14 @@ export function l2Sizes(result: ResultDocument | null): { l2SizeBytes: number | 
 }
 
 export function migViewFor(result: ResultDocument | null, device: NvmlDeviceState | null): MigView | null {
-  return device ? buildMigView({ device, ...l2Sizes(result), l2PartitionCount: result?.elements.l2?.partitions?.count ?? null, compute: result?.compute ?? null }) : null;
+  return device
+    ? buildMigView({
+        device,
+        ...l2Sizes(result),
+        l2PartitionCount: result?.elements.l2?.partitions?.count ?? null,
+        compute: result?.compute ?? null,
+      })
+    : null;
 }
 
 export interface StatusPart {
@@ -100,7 +107,9 @@ const PER_SM_ELEMENTS: ElementName[] = ['l1', 'texture', 'readOnly', 'constantL1
  */
 export function mergeMigInstance(parent: MergedTopology, migDeviceUuid: string): MigInstanceTopologyDocument | null {
   // Every compute instance of a GPU instance is a MIG device of its own; the GPU instance's UUID is its first.
-  const instance = parent.mig?.instances.find((i) => i.migDeviceUuid === migDeviceUuid || i.computeInstances.some((ci) => ci.migDeviceUuid === migDeviceUuid));
+  const instance = parent.mig?.instances.find(
+    (i) => i.migDeviceUuid === migDeviceUuid || i.computeInstances.some((ci) => ci.migDeviceUuid === migDeviceUuid),
+  );
   if (!instance) return null;
   const computeInstance = instance.computeInstances.find((ci) => ci.migDeviceUuid === migDeviceUuid) ?? null;
   const elements: TopologyElements = {};

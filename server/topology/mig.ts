@@ -16,7 +16,15 @@ import type { MigComputeInstanceView, MigL2Share, MigL2Source, MigModeName, MigV
 import type { MigClusterShareView } from '../model/mig-schema.js';
 
 /** The view's types are the Static<> types of its schema (server/model/mig-schema.ts), part of the document's contract. */
-export type { MigComputeInstanceView, MigInstanceView, MigL2Share, MigL2Source, MigModeName, MigProfileView, MigView } from '../model/document.js';
+export type {
+  MigComputeInstanceView,
+  MigInstanceView,
+  MigL2Share,
+  MigL2Source,
+  MigModeName,
+  MigProfileView,
+  MigView,
+} from '../model/document.js';
 
 export interface BuildMigViewParams {
   device: NvmlDeviceState;
@@ -66,7 +74,11 @@ function slicesByMemory(memoryBytes: number, total: SliceTotal): number {
  * profile), the run is taken aligned at a partition boundary, as NVML's
  * placements are.
  */
-export function partitionsSpanned(slices: { count: number; start?: number }, totalSlices: number, partitionCount: number | null): number | null {
+export function partitionsSpanned(
+  slices: { count: number; start?: number },
+  totalSlices: number,
+  partitionCount: number | null,
+): number | null {
   if (partitionCount === null || partitionCount < 1 || totalSlices < partitionCount) return null;
   const perPartition = totalSlices / partitionCount;
   const start = slices.start ?? 0;
@@ -130,7 +142,13 @@ function computeInstanceView(ci: MigComputeInstanceInfo): MigComputeInstanceView
   return { id: ci.id, profileId: ci.profileId, multiprocessorCount: ci.multiprocessorCount, migDeviceUuid: ci.migDeviceUuid ?? null };
 }
 
-export function buildMigView({ device, l2SizeBytes, l2SegmentBytes, l2PartitionCount = null, compute = null }: BuildMigViewParams): MigView {
+export function buildMigView({
+  device,
+  l2SizeBytes,
+  l2SegmentBytes,
+  l2PartitionCount = null,
+  compute = null,
+}: BuildMigViewParams): MigView {
   const { mode, profiles, instances } = device.mig;
   const clusters = (smCount: number | null, computeSlices: number | undefined) =>
     compute && smCount !== null && computeSlices !== undefined ? migClusterShare(compute, { smCount, computeSlices }) : null;

@@ -141,9 +141,11 @@ export class TopologyService implements TopologyApi {
     if (active) return { kind: 'pending', job: active };
     if (!this.options.scheduler) return { kind: 'unavailable', reason: this.options.noBackendReason ?? 'no measurement backend' };
     const state = this.probes.get(uuid);
-    if (migDeviceUuid && state?.result) return { kind: 'unavailable', reason: `MIG device ${migDeviceUuid} is not in the current NVML state` };
+    if (migDeviceUuid && state?.result)
+      return { kind: 'unavailable', reason: `MIG device ${migDeviceUuid} is not in the current NVML state` };
     const failed = state?.lastFinishedJob;
-    if (failed?.error) return { kind: 'unavailable', reason: `the last probe (${failed.id}) ended ${failed.state}: ${failed.error.message}` };
+    if (failed?.error)
+      return { kind: 'unavailable', reason: `the last probe (${failed.id}) ended ${failed.state}: ${failed.error.message}` };
     return { kind: 'unavailable', reason: 'this GPU has not been probed yet' };
   }
 
@@ -159,7 +161,13 @@ export class TopologyService implements TopologyApi {
       scheduler.cancel(active.id, `superseded by a forced probe requested by ${options.requestedBy}`);
     }
     try {
-      const job = scheduler.enqueue(identity, { reason: 'requested', requestedBy: options.requestedBy, only: options.only, force: options.force, evenIfBusy: options.evenIfBusy ?? false });
+      const job = scheduler.enqueue(identity, {
+        reason: 'requested',
+        requestedBy: options.requestedBy,
+        only: options.only,
+        force: options.force,
+        evenIfBusy: options.evenIfBusy ?? false,
+      });
       return { kind: 'queued', job };
     } catch (error) {
       if (error instanceof EnqueueConflict) return { kind: 'conflict', job: error.job };
@@ -202,7 +210,12 @@ export class TopologyService implements TopologyApi {
     const running = lifecycle
       .reanalyse(source)
       .then((rebuilt) => this.serveRebuilt(uuid, source, rebuilt))
-      .catch((error: unknown) => this.options.logger.warn({ err: error, resultId: source.id, gpu: uuid }, 're-analysing a stored result failed; serving it as stored'))
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { err: error, resultId: source.id, gpu: uuid },
+          're-analysing a stored result failed; serving it as stored',
+        ),
+      )
       .finally(() => this.reanalyses.delete(uuid));
     this.reanalyses.set(uuid, running);
   }
@@ -337,7 +350,15 @@ export class TopologyService implements TopologyApi {
     const state = this.probes.get(gpu.identity.uuid);
     const result = state?.result ?? null;
     const last = state?.lastFinishedJob ?? null;
-    const status = active ? (active.state === 'queued' || active.state === 'waiting' || active.state === 'running' ? active.state : 'queued') : result ? 'probed' : last?.state === 'failed' ? 'failed' : 'unprobed';
+    const status = active
+      ? active.state === 'queued' || active.state === 'waiting' || active.state === 'running'
+        ? active.state
+        : 'queued'
+      : result
+        ? 'probed'
+        : last?.state === 'failed'
+          ? 'failed'
+          : 'unprobed';
     return {
       ...gpu.identity,
       simulated: result?.simulated ?? this.options.scheduler?.backend.simulated ?? false,

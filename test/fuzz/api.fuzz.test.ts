@@ -16,7 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { FakeTopology, makeGpu, makeJob } from '../integration/api/fake-topology.js';
 
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv,
+) => Ajv;
 
 // A fixed default keeps CI deterministic; TOPOD_FUZZ_SEED explores (any integer) or replays a printed seed.
 const SEED = Number(process.env['TOPOD_FUZZ_SEED'] ?? 20_261_123);
@@ -31,12 +33,15 @@ interface Operation {
 }
 
 let app: FastifyInstance;
-let operations: Operation[] = [];
+const operations: Operation[] = [];
 let validators: Map<string, ValidateFunction>;
 
 beforeAll(async () => {
   const topology = new FakeTopology();
-  topology.gpus = [makeGpu({ index: 0 }), makeGpu({ index: 1, probe: { status: 'running', stale: false, staleReason: null, lastResultAt: null, activeJobId: 'job-x' } })];
+  topology.gpus = [
+    makeGpu({ index: 0 }),
+    makeGpu({ index: 1, probe: { status: 'running', stale: false, staleReason: null, lastResultAt: null, activeJobId: 'job-x' } }),
+  ];
   topology.jobs = [makeJob({ id: 'job-x' })];
   app = await buildApp({
     config: { adminToken: null, bodyLimitBytes: 16 * 1024, rateLimitPerMinute: 100_000 },
@@ -76,19 +81,48 @@ const pathParam = fc.oneof(
 );
 /** Numbers as JavaScript reads them but an integer parameter must refuse (issue 22: `limit=Infinity` reached SQLite). */
 const NOT_DECIMAL_INTEGERS = ['Infinity', '-Infinity', '1e400', '1e1', '0x10', '0b11', '0o7', '10.0', '1.5', ' 10', '10 ', '+5', 'NaN'];
-const queryValue = fc.oneof(fc.constantFrom('', '0', '1', '-5', 'queued', 'failed', 'true', '1e9', '99999999999999999999', ...NOT_DECIMAL_INTEGERS), fc.string({ maxLength: 20 }));
+const queryValue = fc.oneof(
+  fc.constantFrom('', '0', '1', '-5', 'queued', 'failed', 'true', '1e9', '99999999999999999999', ...NOT_DECIMAL_INTEGERS),
+  fc.string({ maxLength: 20 }),
+);
 const body = fc.oneof(
   fc.constant(undefined),
-  fc.record({ only: fc.oneof(fc.constant(['l1']), fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }), fc.string()), force: fc.oneof(fc.boolean(), fc.constant('true'), fc.integer()) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      only: fc.oneof(fc.constant(['l1']), fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }), fc.string()),
+      force: fc.oneof(fc.boolean(), fc.constant('true'), fc.integer()),
+    },
+    { requiredKeys: [] },
+  ),
   fc.jsonValue({ maxDepth: 3 }),
 );
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/problem+json', undefined);
-const extraHeaders = fc.dictionary(fc.constantFrom('origin', 'host', 'if-none-match', 'accept', 'x-request-id', 'authorization'), fc.string({ maxLength: 30 }).filter((s) => /^[\x20-\x7e]*$/.test(s)), { maxKeys: 3 });
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/problem+json',
+  undefined,
+);
+const extraHeaders = fc.dictionary(
+  fc.constantFrom('origin', 'host', 'if-none-match', 'accept', 'x-request-id', 'authorization'),
+  fc.string({ maxLength: 30 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
+  { maxKeys: 3 },
+);
 
 const request = fc.record({
   op: fc.nat(),
   params: fc.array(pathParam, { minLength: 3, maxLength: 3 }),
-  query: fc.array(fc.tuple(fc.oneof(fc.constantFrom('gpu', 'state', 'limit', 'workingSetBytes'), fc.string({ minLength: 1, maxLength: 8 }).filter((s) => /^\w+$/.test(s))), queryValue), { maxLength: 3 }),
+  query: fc.array(
+    fc.tuple(
+      fc.oneof(
+        fc.constantFrom('gpu', 'state', 'limit', 'workingSetBytes'),
+        fc.string({ minLength: 1, maxLength: 8 }).filter((s) => /^\w+$/.test(s)),
+      ),
+      queryValue,
+    ),
+    { maxLength: 3 },
+  ),
   method: fc.option(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'), { nil: undefined }),
   body,
   contentType,
@@ -103,12 +137,19 @@ describe('API fuzz (seed printed on failure; TOPOD_FUZZ_SEED replays)', () => {
       fc.asyncProperty(request, async (r) => {
         const op = operations[r.op % operations.length] as Operation;
         let i = 0;
-        const url = op.path.replace(/\{[^}]+\}/g, () => r.params[i++ % 3] as string) + (r.query.length ? `?${r.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}` : '');
+        const url =
+          op.path.replace(/\{[^}]+\}/g, () => r.params[i++ % 3] as string) +
+          (r.query.length ? `?${r.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}` : '');
         const method = r.method ?? op.method;
         const headers: Record<string, string> = { ...r.headers };
         if (r.contentType) headers['content-type'] = r.contentType;
         const payload = r.body === undefined ? undefined : JSON.stringify(r.body);
-        const res = await app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined && method !== 'GET' && method !== 'HEAD' ? { payload } : {}) });
+        const res = await app.inject({
+          method: method as 'GET',
+          url,
+          headers,
+          ...(payload !== undefined && method !== 'GET' && method !== 'HEAD' ? { payload } : {}),
+        });
         const where = `${method} ${url} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
         statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
         expect(res.statusCode, where).not.toBe(500);
@@ -136,7 +177,9 @@ describe('API fuzz (seed printed on failure; TOPOD_FUZZ_SEED replays)', () => {
   }, 60_000);
 
   it('refuses every integer parameter written other than in decimal digits with a 400 problem naming it', async () => {
-    const integerParameters = operations.flatMap((op) => op.parameters.filter((p) => p.in === 'query' && p.schema?.['type'] === 'integer').map((p) => ({ op, name: p.name })));
+    const integerParameters = operations.flatMap((op) =>
+      op.parameters.filter((p) => p.in === 'query' && p.schema?.['type'] === 'integer').map((p) => ({ op, name: p.name })),
+    );
     expect(integerParameters.map((p) => p.name)).toEqual(expect.arrayContaining(['limit', 'workingSetBytes']));
     for (const { op, name } of integerParameters) {
       for (const shape of NOT_DECIMAL_INTEGERS) {

@@ -42,7 +42,10 @@ class Conversation {
     const line = this.buffered.shift();
     if (line !== undefined) return Promise.resolve(line);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no response within ${timeoutMs} ms (exited: ${String(this.exited)}); stderr: ${this.stderr}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no response within ${timeoutMs} ms (exited: ${String(this.exited)}); stderr: ${this.stderr}`)),
+        timeoutMs,
+      );
       this.waiting.push((l) => (clearTimeout(timer), resolve(l)));
     });
   }
@@ -74,12 +77,36 @@ function requestLine(id: number) {
     { requiredKeys: [] },
   );
   const args = fc.oneof(smallArgs, fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined));
-  const op = fc.oneof(fc.constantFrom(...PROBE_OPS.filter((o) => o !== 'calibrate' && o !== 'bandwidth' && o !== 'selftest.consumer')), fc.string({ maxLength: 12 }));
+  const op = fc.oneof(
+    fc.constantFrom(...PROBE_OPS.filter((o) => o !== 'calibrate' && o !== 'bandwidth' && o !== 'selftest.consumer')),
+    fc.string({ maxLength: 12 }),
+  );
   return fc.oneof(
-    { weight: 6, arbitrary: fc.tuple(op, args).map(([o, a]) => ({ line: JSON.stringify(a === undefined ? { id, op: o } : { id, op: o, args: a }), id: id as number | null })) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .tuple(op, args)
+        .map(([o, a]) => ({ line: JSON.stringify(a === undefined ? { id, op: o } : { id, op: o, args: a }), id: id as number | null })),
+    },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v) => ({ line: JSON.stringify(v), id: null as number | null })) },
-    { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !s.includes('\n') && s.trim() !== '').map((s) => ({ line: s, id: null as number | null })) },
-    { weight: 1, arbitrary: fc.constantFrom('{"id": 1.5, "op": "hello"}', '{"id": -1, "op": "hello"}', `{"id": ${2 ** 60}, "op": "hello"}`, '{"id": "7", "op": "hello"}').map((line) => ({ line, id: null as number | null })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .string({ minLength: 1, maxLength: 40 })
+        .filter((s) => !s.includes('\n') && s.trim() !== '')
+        .map((s) => ({ line: s, id: null as number | null })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          '{"id": 1.5, "op": "hello"}',
+          '{"id": -1, "op": "hello"}',
+          `{"id": ${2 ** 60}, "op": "hello"}`,
+          '{"id": "7", "op": "hello"}',
+        )
+        .map((line) => ({ line, id: null as number | null })),
+    },
   );
 }
 
@@ -114,7 +141,10 @@ afterAll(() => {
 
 describe('probe protocol fuzz (seed printed on failure; TOPOD_FUZZ_SEED replays)', () => {
   it('the simulator answers every line, one response per id, and never dies', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/gpu/sim/stdio.ts', '--model', 'a100-40gb', '--seed', '7'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/gpu/sim/stdio.ts', '--model', 'a100-40gb', '--seed', '7'], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     started.push(child);
     await fuzz(new Conversation(child));
   }, 60_000);
@@ -125,7 +155,8 @@ describe('probe protocol fuzz (seed printed on failure; TOPOD_FUZZ_SEED replays)
     started.push(child);
     const conversation = new Conversation(child);
     const hello = await conversation.send([JSON.stringify({ id: 1, op: 'hello', args: {} })], 20_000).catch(() => null);
-    if (!hello || hello[0]?.ok !== true) return context.skip(`topod-probe does not answer hello here (no GPU?): ${conversation.stderr.slice(0, 200)}`);
+    if (!hello || hello[0]?.ok !== true)
+      return context.skip(`topod-probe does not answer hello here (no GPU?): ${conversation.stderr.slice(0, 200)}`);
     await fuzz(conversation);
   }, 60_000);
 });

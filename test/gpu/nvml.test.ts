@@ -14,7 +14,9 @@ import { buildMigView } from '../../server/topology/mig.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const hasGpu = existsSync('/dev/nvidia0') || spawnSync('nvidia-smi', ['-L'], { stdio: 'ignore' }).status === 0;
-const nvmlHeader = [process.env.TOPOD_NVML_INCLUDE, '/usr/local/cuda/include', '/usr/include'].find((dir) => dir && existsSync(path.join(dir, 'nvml.h')));
+const nvmlHeader = [process.env.TOPOD_NVML_INCLUDE, '/usr/local/cuda/include', '/usr/include'].find(
+  (dir) => dir && existsSync(path.join(dir, 'nvml.h')),
+);
 
 interface SmiRow {
   uuid: string;
@@ -26,7 +28,10 @@ interface SmiRow {
 function smiComputePids(): Map<string, number[]> {
   const out = execFileSync('nvidia-smi', ['--query-compute-apps=gpu_uuid,pid', '--format=csv,noheader'], { encoding: 'utf8' });
   const byGpu = new Map<string, number[]>();
-  for (const line of out.trim().split('\n').filter((l) => l.includes(','))) {
+  for (const line of out
+    .trim()
+    .split('\n')
+    .filter((l) => l.includes(','))) {
     const [uuid = '', pid = ''] = line.split(',').map((field) => field.trim());
     byGpu.set(uuid, [...(byGpu.get(uuid) ?? []), Number(pid)]);
   }
@@ -34,7 +39,9 @@ function smiComputePids(): Map<string, number[]> {
 }
 
 function nvidiaSmi(): SmiRow[] {
-  const out = execFileSync('nvidia-smi', ['--query-gpu=uuid,driver_version,mig.mode.current', '--format=csv,noheader'], { encoding: 'utf8' });
+  const out = execFileSync('nvidia-smi', ['--query-gpu=uuid,driver_version,mig.mode.current', '--format=csv,noheader'], {
+    encoding: 'utf8',
+  });
   return out
     .trim()
     .split('\n')
@@ -65,7 +72,7 @@ describe.skipIf(!hasGpu)(hasGpu ? 'real NVML' : 'real NVML (skipped: no /dev/nvi
     }
   });
 
-  it('reads each GPU\'s activity: sane figures, and the compute processes nvidia-smi lists', async () => {
+  it("reads each GPU's activity: sane figures, and the compute processes nvidia-smi lists", async () => {
     const smiPids = smiComputePids();
     for (const device of snapshot.devices) {
       const { activity, reason } = await source.readActivity(device.uuid, { windowMs: 1000 });
@@ -135,15 +142,19 @@ describe.skipIf(!hasGpu)(hasGpu ? 'real NVML' : 'real NVML (skipped: no /dev/nvi
 });
 
 describe.skipIf(!hasGpu || !nvmlHeader)(
-  hasGpu && nvmlHeader ? `nvml-subset.h against the real ${nvmlHeader}/nvml.h` : 'nvml-subset.h against the real nvml.h (skipped: needs a GPU machine with nvml.h)', () => {
-  it('matches every declared size, offset, version word and constant', () => {
-    const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-native.mjs'), 'layout-check'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, TOPOD_NVML_INCLUDE: nvmlHeader },
+  hasGpu && nvmlHeader
+    ? `nvml-subset.h against the real ${nvmlHeader}/nvml.h`
+    : 'nvml-subset.h against the real nvml.h (skipped: needs a GPU machine with nvml.h)',
+  () => {
+    it('matches every declared size, offset, version word and constant', () => {
+      const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-native.mjs'), 'layout-check'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, TOPOD_NVML_INCLUDE: nvmlHeader },
+      });
+      console.log(result.stdout);
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toContain('PASS: 0 mismatch(es)');
     });
-    console.log(result.stdout);
-    expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toContain('PASS: 0 mismatch(es)');
-  });
-});
+  },
+);

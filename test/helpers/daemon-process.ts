@@ -20,7 +20,13 @@ export async function startDaemon(env: Record<string, string>, args: string[] = 
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/main.ts'), '--port', '0', ...args], {
     cwd: root,
     // Hermetic by default: a GPU machine's real NVML must not leak into tests that do not ask for it.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TOPOD_LOG_LEVEL: 'info', TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      TOPOD_LOG_LEVEL: 'info',
+      TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Array<Record<string, unknown>> = [];
@@ -49,7 +55,11 @@ export async function startDaemon(env: Record<string, string>, args: string[] = 
     const seen = logs.find(predicate);
     if (seen) return Promise.resolve(seen);
     return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`log line not seen in ${timeoutMs} ms; stderr: ${stderr.join('\n')}; logs: ${JSON.stringify(logs.slice(-5))}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`log line not seen in ${timeoutMs} ms; stderr: ${stderr.join('\n')}; logs: ${JSON.stringify(logs.slice(-5))}`)),
+        timeoutMs,
+      );
       waiters.push({ predicate, resolve: (l) => (clearTimeout(timer), resolve(l)) });
       void exited.then((code) => reject(new Error(`daemon exited (${code}) before the log line; stderr: ${stderr.join('\n')}`)));
     });

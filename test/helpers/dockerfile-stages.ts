@@ -30,7 +30,12 @@ export interface Stage {
 }
 
 const flagValue = (instruction: Instruction, name: string): string | null =>
-  instruction instanceof ModifiableInstruction ? (instruction.getFlags().find((flag) => flag.getName() === name)?.getValue() ?? null) : null;
+  instruction instanceof ModifiableInstruction
+    ? (instruction
+        .getFlags()
+        .find((flag) => flag.getName() === name)
+        ?.getValue() ?? null)
+    : null;
 
 const values = (instruction: Instruction): string[] => instruction.getArguments().map((argument) => argument.getValue());
 
@@ -40,7 +45,16 @@ export function readStages(dockerfileText: string): Stage[] {
     const keyword = instruction.getKeyword();
     if (keyword === 'FROM') {
       const [image = '', as, name] = values(instruction);
-      stages.push({ name: as?.toUpperCase() === 'AS' ? (name ?? null) : null, image, workdir: '/', copies: [], env: {}, volumes: [], cmd: [], healthcheck: null });
+      stages.push({
+        name: as?.toUpperCase() === 'AS' ? (name ?? null) : null,
+        image,
+        workdir: '/',
+        copies: [],
+        env: {},
+        volumes: [],
+        cmd: [],
+        healthcheck: null,
+      });
       continue;
     }
     const stage = stages.at(-1);
@@ -63,7 +77,8 @@ export function readStages(dockerfileText: string): Stage[] {
         break;
       }
       case 'ENV':
-        if (instruction instanceof Env) for (const property of instruction.getProperties()) stage.env[property.getName()] = property.getValue() ?? '';
+        if (instruction instanceof Env)
+          for (const property of instruction.getProperties()) stage.env[property.getName()] = property.getValue() ?? '';
         break;
       case 'VOLUME':
         stage.volumes.push(...args.map((a) => a.replace(/^\[|\]$|^"|"$|,$/g, '')));

@@ -8,7 +8,9 @@ import addFormatsModule from 'ajv-formats';
 import { GpuTopologyDocumentSchema, MigInstanceTopologyDocumentSchema } from '../../server/model/document-schema.js';
 
 // ajv-formats is CommonJS: its default export arrives as the module object under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv,
+) => Ajv;
 
 /** Strict: an unknown keyword in the schemas is an error, not silently ignored. */
 const ajv = addFormats(new Ajv({ allErrors: true, strict: true }));
@@ -27,7 +29,10 @@ export type DocumentKind = 'GpuTopologyDocument' | 'MigInstanceTopologyDocument'
 export function documentErrors(kind: DocumentKind, document: unknown): string[] {
   const validate = compiled(kind);
   if (validate(document)) return [];
-  return (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath || '/'}: ${e.message ?? e.keyword}${e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''}`);
+  return (validate.errors ?? []).map(
+    (e: ErrorObject) =>
+      `${e.instancePath || '/'}: ${e.message ?? e.keyword}${e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''}`,
+  );
 }
 
 /**
@@ -35,7 +40,9 @@ export function documentErrors(kind: DocumentKind, document: unknown): string[] 
  * @fastify/swagger moved every part under components/schemas): what a client
  * generating code from the served document would accept.
  */
-export function publishedDocumentErrors(spec: { components: { schemas: Record<string, unknown> } }): (kind: DocumentKind, document: unknown) => string[] {
+export function publishedDocumentErrors(spec: {
+  components: { schemas: Record<string, unknown> };
+}): (kind: DocumentKind, document: unknown) => string[] {
   // Not strict: the OpenAPI document around the schemas has keywords JSON Schema does not know.
   const published = addFormats(new Ajv({ allErrors: true, strict: false }));
   published.addSchema({ $id: 'openapi.json', components: spec.components });

@@ -52,8 +52,15 @@ export function recordedH100Result(): ResultDocument {
 
 /** A simulated H100's full discovery (run once per test run and shared by every file: it takes seconds). */
 export async function simulatedH100Result(): Promise<ResultDocument> {
-  const { outcome, gpu, probeVersion, startedAt, finishedAt } = await simulatedDiscovery({ model: 'h100-sxm5-80gb', seed: SHARED_H100_SEED });
-  return buildResultDocument(outcome, { gpu, simulated: true, probeVersion, analysisVersion: ANALYSIS_VERSION, jobId: 'job-sim', only: null, startedAt, finishedAt }, null);
+  const { outcome, gpu, probeVersion, startedAt, finishedAt } = await simulatedDiscovery({
+    model: 'h100-sxm5-80gb',
+    seed: SHARED_H100_SEED,
+  });
+  return buildResultDocument(
+    outcome,
+    { gpu, simulated: true, probeVersion, analysisVersion: ANALYSIS_VERSION, jobId: 'job-sim', only: null, startedAt, finishedAt },
+    null,
+  );
 }
 
 /** A fake-NVML scenario's first device, renamed to the result's GPU (its MIG layout is what matters). */
@@ -71,8 +78,20 @@ export interface MergedGpu {
 export function mergedGpu(result: ResultDocument, scenario: string | null, index = 0, summary: Partial<GpuSummary> = {}): MergedGpu {
   const device = scenario === null ? null : scenarioDevice(result, scenario, {}, index);
   const migUuids = device ? device.mig.instances.flatMap((i) => (i.migDeviceUuid ? [i.migDeviceUuid] : [])) : [];
-  const gpu = makeGpu({ uuid: result.gpu.uuid, name: result.gpu.name, index, pciBusId: result.gpu.pciBusId, simulated: result.simulated, migDeviceUuids: migUuids, ...summary });
-  const merged = mergeTopology(result, { summary: gpu, jobUrl: null }, { available: device !== null, reason: device ? null : 'no NVML', driverVersion: device ? '580.95.05' : null, device });
+  const gpu = makeGpu({
+    uuid: result.gpu.uuid,
+    name: result.gpu.name,
+    index,
+    pciBusId: result.gpu.pciBusId,
+    simulated: result.simulated,
+    migDeviceUuids: migUuids,
+    ...summary,
+  });
+  const merged = mergeTopology(
+    result,
+    { summary: gpu, jobUrl: null },
+    { available: device !== null, reason: device ? null : 'no NVML', driverVersion: device ? '580.95.05' : null, device },
+  );
   return { summary: gpu, merged, migUuids };
 }
 

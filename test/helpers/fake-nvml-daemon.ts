@@ -24,7 +24,12 @@ function fakeNvmlEnv(dir: string, scenarioPath: string, pollMs: number): Record<
   };
 }
 
-export function startFakeNvmlDaemon(dir: string, scenarioPath: string, pollMs: number, env: Record<string, string> = {}): Promise<DaemonProcess> {
+export function startFakeNvmlDaemon(
+  dir: string,
+  scenarioPath: string,
+  pollMs: number,
+  env: Record<string, string> = {},
+): Promise<DaemonProcess> {
   return startDaemon({ ...fakeNvmlEnv(dir, scenarioPath, pollMs), ...env });
 }
 
@@ -41,5 +46,8 @@ export async function useFakeNvmlProbedDatabase(dir: string, fixture: string): P
     writeScenario(scenarioPath, scenario);
   }
   const { TOPOD_DB: _db, ...env } = fakeNvmlEnv(scenarioDir, scenarioPath, 1000);
-  await copyProbedDatabase({ name: `fake-nvml-${fixture}`, env, gpus: scenario.devices.map((device) => device.uuid) }, path.join(dir, 'topod.sqlite'));
+  await copyProbedDatabase(
+    { name: `fake-nvml-${fixture}`, env, gpus: scenario.devices.map((device) => device.uuid) },
+    path.join(dir, 'topod.sqlite'),
+  );
 }

@@ -25,7 +25,10 @@ export function gpuIdentity(overrides: Partial<GpuIdentity> = {}): GpuIdentity {
 }
 
 /** A backend whose channels do nothing: scheduler tests drive discovery through a fake `discover`. */
-export function inertBackend(probeVersion = 'test-probe-1', devices: GpuIdentity[] = [gpuIdentity()]): MeasurementBackend & { opened: string[]; closed: number } {
+export function inertBackend(
+  probeVersion = 'test-probe-1',
+  devices: GpuIdentity[] = [gpuIdentity()],
+): MeasurementBackend & { opened: string[]; closed: number } {
   const opened: string[] = [];
   const channel: ProbeChannel = {
     request: () => Promise.reject(new Error('inert backend: no measurements')),
@@ -94,7 +97,9 @@ export function fakeAnalysis(version = 'a1', scale = 1): FakeAnalysis {
 }
 
 /** A discover whose calls the test resolves or rejects by hand. */
-export function controlledDiscover(): Discover & { calls: Array<{ resolve: (o: Measurement) => void; reject: (e: unknown) => void; signal?: AbortSignal }> } {
+export function controlledDiscover(): Discover & {
+  calls: Array<{ resolve: (o: Measurement) => void; reject: (e: unknown) => void; signal?: AbortSignal }>;
+} {
   const calls: Array<{ resolve: (o: Measurement) => void; reject: (e: unknown) => void; signal?: AbortSignal }> = [];
   const fn = ((_channel, options) =>
     new Promise<Measurement>((resolve, reject) => {
@@ -125,6 +130,14 @@ export function analysedElements(elements: Partial<Record<string, object>> | und
 }
 
 /** The result lifecycle over a test's stores, analysing in-process with a fake analysis. */
-export function fakeLifecycle(stores: { db: Db; results: ResultStore; jobs: JobStore }, analysis: FakeAnalysis = fakeAnalysis()): ResultLifecycle {
-  return new ResultLifecycle({ ...stores, analysis: createAnalysisExecutor(analysis), analysisVersion: analysis.version, logger: silentLogger });
+export function fakeLifecycle(
+  stores: { db: Db; results: ResultStore; jobs: JobStore },
+  analysis: FakeAnalysis = fakeAnalysis(),
+): ResultLifecycle {
+  return new ResultLifecycle({
+    ...stores,
+    analysis: createAnalysisExecutor(analysis),
+    analysisVersion: analysis.version,
+    logger: silentLogger,
+  });
 }

@@ -13,7 +13,8 @@ import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** What a test file that runs whole simulated discoveries or daemon probes names. */
-const HEAVY_MARKERS = /\b(simulatedDiscovery|calibrationRun|startDaemon|copyProbedDatabase|startFakeNvmlDaemon|discover)\(|\b(WHOLE_DISCOVERY_TIMEOUT_MS|DAEMON_PROBE_WAIT_MS)\b/;
+const HEAVY_MARKERS =
+  /\b(simulatedDiscovery|calibrationRun|startDaemon|copyProbedDatabase|startFakeNvmlDaemon|discover)\(|\b(WHOLE_DISCOVERY_TIMEOUT_MS|DAEMON_PROBE_WAIT_MS)\b/;
 
 function heavy(file: string): boolean {
   try {
@@ -35,7 +36,9 @@ export default class HeavyFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const cache = this.ctx.cache;
     const root = this.ctx.config.root;
-    const timed = files.every((spec) => cache.getFileTestResults(`${spec.project.name}:${path.relative(root, spec.moduleId)}`) !== undefined);
+    const timed = files.every(
+      (spec) => cache.getFileTestResults(`${spec.project.name}:${path.relative(root, spec.moduleId)}`) !== undefined,
+    );
     if (timed) return super.sort(files);
     const ranked = files.map((spec) => ({ spec, heavy: heavy(spec.moduleId), sizeBytes: sizeBytes(spec.moduleId) }));
     ranked.sort((a, b) => Number(b.heavy) - Number(a.heavy) || b.sizeBytes - a.sizeBytes);

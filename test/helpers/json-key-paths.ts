@@ -74,5 +74,7 @@ export function jsonKeyPaths(text: string): Record<string, LeafType> {
 
 /** The paths MT4G itself writes: topod's extension key and the conditions beside MT4G's run record left out. */
 export function mt4gOwnPaths(paths: Record<string, LeafType>): Record<string, LeafType> {
-  return Object.fromEntries(Object.entries(paths).filter(([path]) => !path.startsWith('topod.') && !path.startsWith('meta.topodConditions.')));
+  return Object.fromEntries(
+    Object.entries(paths).filter(([path]) => !path.startsWith('topod.') && !path.startsWith('meta.topodConditions.')),
+  );
 }

@@ -21,10 +21,32 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [key: string]: unknown };
+export type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [key: string]: unknown;
+};
 
-const SUPPORTED = new Set(['apiVersion', 'kind', 'namespace', 'labels', 'resources', 'images', 'secretGenerator', 'generatorOptions', 'patches']);
-const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'RuntimeClass', 'PriorityClass']);
+const SUPPORTED = new Set([
+  'apiVersion',
+  'kind',
+  'namespace',
+  'labels',
+  'resources',
+  'images',
+  'secretGenerator',
+  'generatorOptions',
+  'patches',
+]);
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'RuntimeClass',
+  'PriorityClass',
+]);
 /** Kubernetes reads manifests as YAML 1.1. */
 const YAML_OPTIONS = { version: '1.1' } as const;
 
@@ -65,7 +87,8 @@ export function renderKustomization(dir: string, files: Record<string, string> =
   const k = parse(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8'), YAML_OPTIONS) as Kustomization & Record<string, unknown>;
   const unknown = Object.keys(k).filter((key) => !SUPPORTED.has(key));
   if (unknown.length > 0) throw new Error(`kustomization fields this renderer does not implement: ${unknown.join(', ')}`);
-  if ((k.secretGenerator?.length ?? 0) > 0 && k.generatorOptions?.disableNameSuffixHash !== true) throw new Error('name hashes are not implemented: set generatorOptions.disableNameSuffixHash');
+  if ((k.secretGenerator?.length ?? 0) > 0 && k.generatorOptions?.disableNameSuffixHash !== true)
+    throw new Error('name hashes are not implemented: set generatorOptions.disableNameSuffixHash');
   const manifests: Manifest[] = [];
   for (const resource of k.resources ?? []) {
     const at = path.join(dir, resource);
@@ -94,11 +117,17 @@ export function renderKustomization(dir: string, files: Record<string, string> =
   for (const entry of k.patches ?? []) {
     if (entry.target) throw new Error('patches[].target is not implemented: name the object in the patch itself');
     const patch = parse(entry.path ? readFileSync(path.join(dir, entry.path), 'utf8') : (entry.patch ?? ''), YAML_OPTIONS) as Manifest;
-    const target = manifests.find((m) => m.apiVersion === patch.apiVersion && m.kind === patch.kind && m.metadata.name === patch.metadata.name);
+    const target = manifests.find(
+      (m) => m.apiVersion === patch.apiVersion && m.kind === patch.kind && m.metadata.name === patch.metadata.name,
+    );
     if (!target) throw new Error(`patch ${entry.path ?? ''}: no ${patch.kind} ${patch.metadata.name} to patch`);
     const { apiVersion: _apiVersion, kind: _kind, metadata, ...rest } = patch;
     const { name: _name, ...metadataRest } = metadata;
-    mergePatch(target, { ...rest, ...(Object.keys(metadataRest).length > 0 ? { metadata: metadataRest } : {}) }, `${patch.kind} ${patch.metadata.name}`);
+    mergePatch(
+      target,
+      { ...rest, ...(Object.keys(metadataRest).length > 0 ? { metadata: metadataRest } : {}) },
+      `${patch.kind} ${patch.metadata.name}`,
+    );
   }
   for (const manifest of manifests) {
     if (k.namespace && !CLUSTER_SCOPED.has(manifest.kind)) manifest.metadata.namespace = k.namespace;
@@ -117,6 +146,7 @@ export function renderKustomization(dir: string, files: Record<string, string> =
 
 /** The containers (and init containers) of a workload's pod template. */
 export function podContainers(manifest: Manifest): Array<{ name: string; image: string; [key: string]: unknown }> {
-  const spec = (manifest['spec'] as { template?: { spec?: { containers?: unknown[]; initContainers?: unknown[] } } } | undefined)?.template?.spec;
+  const spec = (manifest['spec'] as { template?: { spec?: { containers?: unknown[]; initContainers?: unknown[] } } } | undefined)?.template
+    ?.spec;
   return [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])] as Array<{ name: string; image: string }>;
 }

@@ -31,7 +31,13 @@ export interface ProbedDatabaseRequest {
 async function probeInto(db: string, request: ProbedDatabaseRequest): Promise<void> {
   const daemon = await startDaemon({ ...request.env, TOPOD_DB: db });
   try {
-    for (const gpu of request.gpus) await eventually(() => getJson(`${daemon.baseUrl}/v1/gpus/${gpu}/topology`), (r) => r.status === 200, DAEMON_PROBE_WAIT_MS, 100);
+    for (const gpu of request.gpus)
+      await eventually(
+        () => getJson(`${daemon.baseUrl}/v1/gpus/${gpu}/topology`),
+        (r) => r.status === 200,
+        DAEMON_PROBE_WAIT_MS,
+        100,
+      );
   } finally {
     const code = await daemon.stop('SIGTERM');
     if (code !== 0) throw new Error(`the daemon probing ${request.name} exited ${code}; stderr: ${daemon.stderr.join('\n')}`);

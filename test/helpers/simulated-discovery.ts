@@ -73,7 +73,10 @@ async function run(request: SimulatedDiscoveryRequest): Promise<SimulatedDiscove
   const sentOps: string[] = [];
   const channel = recording(await backend.open(gpu), request.hiddenOps ?? [], sentOps);
   const startedAt = new Date();
-  const outcome = await discover(channel, { ...(request.only ? { only: request.only } : {}), onProgress: (phase, fraction) => progress.push([phase, fraction]) });
+  const outcome = await discover(channel, {
+    ...(request.only ? { only: request.only } : {}),
+    onProgress: (phase, fraction) => progress.push([phase, fraction]),
+  });
   const finishedAt = new Date();
   const simulatedDeviceSeconds = backend.simulatedDeviceSeconds();
   await channel.close();

@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkExposure, ConfigError, loadConfig, probeEnvironment, SETTINGS, TEST_SETTINGS, unknownVariables, usage } from '../../server/config.js';
+import {
+  checkExposure,
+  ConfigError,
+  loadConfig,
+  probeEnvironment,
+  SETTINGS,
+  TEST_SETTINGS,
+  unknownVariables,
+  usage,
+} from '../../server/config.js';
 
 const CONFIGURATION_DOC = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
 
@@ -31,8 +40,18 @@ describe('loadConfig', () => {
   });
 
   it('reads the poller, addon and probe settings like the others', () => {
-    const env = { TOPOD_POLL_MS: '250', TOPOD_NVML_LIB: '/opt/fake/libnvidia-ml.so.1', TOPOD_NVML_ADDON: '/opt/topod_nvml.node', TOPOD_PROBE_DEADLINE_MS: '5000' };
-    expect(loadConfig(env, [])).toMatchObject({ pollMs: 250, nvmlLib: '/opt/fake/libnvidia-ml.so.1', nvmlAddon: '/opt/topod_nvml.node', probeDeadlineMs: 5000 });
+    const env = {
+      TOPOD_POLL_MS: '250',
+      TOPOD_NVML_LIB: '/opt/fake/libnvidia-ml.so.1',
+      TOPOD_NVML_ADDON: '/opt/topod_nvml.node',
+      TOPOD_PROBE_DEADLINE_MS: '5000',
+    };
+    expect(loadConfig(env, [])).toMatchObject({
+      pollMs: 250,
+      nvmlLib: '/opt/fake/libnvidia-ml.so.1',
+      nvmlAddon: '/opt/topod_nvml.node',
+      probeDeadlineMs: 5000,
+    });
     expect(loadConfig(env, ['--probe-deadline-ms', '60000', '--nvml-addon=/x.node', '--poll-ms', '50'])).toMatchObject({
       probeDeadlineMs: 60_000,
       nvmlAddon: '/x.node',
@@ -99,30 +118,72 @@ describe('loadConfig', () => {
   });
 
   it('lists every variable in the usage text', () => {
-    const names = ['TOPOD_HOST', 'TOPOD_PORT', 'TOPOD_DB', 'TOPOD_BACKEND', 'TOPOD_SIM_MODEL', 'TOPOD_LOG_LEVEL', 'TOPOD_ADMIN_TOKEN', 'TOPOD_PROBE_CONCURRENCY', 'TOPOD_PROBE_WHEN', 'TOPOD_PROBE_MAX_WAIT_MS', 'TOPOD_POLL_MS'];
-    names.push('TOPOD_BODY_LIMIT_BYTES', 'TOPOD_NVML_LIB', 'TOPOD_NVML_ADDON', 'TOPOD_PROBE_PATH', 'TOPOD_PROBE_DEADLINE_MS', 'TOPOD_PROBE_PROFILE', 'TOPOD_CUPTI_PATH', 'TOPOD_FAKE_NVML_SCENARIO');
-    names.push('TOPOD_ADMIN_TOKEN_FILE', 'TOPOD_INSECURE', 'TOPOD_LOCK_DIR', 'TOPOD_RETAIN_RESULTS', 'TOPOD_RETAIN_JOBS_DAYS', 'TOPOD_RATE_LIMIT_PER_MIN');
+    const names = [
+      'TOPOD_HOST',
+      'TOPOD_PORT',
+      'TOPOD_DB',
+      'TOPOD_BACKEND',
+      'TOPOD_SIM_MODEL',
+      'TOPOD_LOG_LEVEL',
+      'TOPOD_ADMIN_TOKEN',
+      'TOPOD_PROBE_CONCURRENCY',
+      'TOPOD_PROBE_WHEN',
+      'TOPOD_PROBE_MAX_WAIT_MS',
+      'TOPOD_POLL_MS',
+    ];
+    names.push(
+      'TOPOD_BODY_LIMIT_BYTES',
+      'TOPOD_NVML_LIB',
+      'TOPOD_NVML_ADDON',
+      'TOPOD_PROBE_PATH',
+      'TOPOD_PROBE_DEADLINE_MS',
+      'TOPOD_PROBE_PROFILE',
+      'TOPOD_CUPTI_PATH',
+      'TOPOD_FAKE_NVML_SCENARIO',
+    );
+    names.push(
+      'TOPOD_ADMIN_TOKEN_FILE',
+      'TOPOD_INSECURE',
+      'TOPOD_LOCK_DIR',
+      'TOPOD_RETAIN_RESULTS',
+      'TOPOD_RETAIN_JOBS_DAYS',
+      'TOPOD_RATE_LIMIT_PER_MIN',
+    );
     names.push('TOPOD_MAX_CONNECTIONS', 'TOPOD_MAX_EVENT_STREAMS', 'TOPOD_REQUEST_TIMEOUT_MS');
     names.push('TOPOD_NFD_FEATURES_DIR', 'TOPOD_CARVEOUT_PERCENT');
     for (const name of names) expect(usage()).toContain(name);
-    expect(SETTINGS.map((s) => s.env).concat(TEST_SETTINGS.map((t) => t.env)).sort()).toEqual([...names].sort());
+    expect(
+      SETTINGS.map((s) => s.env)
+        .concat(TEST_SETTINGS.map((t) => t.env))
+        .sort(),
+    ).toEqual([...names].sort());
   });
 
   it('the configuration table (docs/configuration.md) has a row for every variable, with its flag, and no other', () => {
     const section = configurationSection();
     const rows = section.split('\n').filter((line) => line.startsWith('| `TOPOD_'));
     for (const setting of SETTINGS) {
-      expect(rows.find((row) => row.startsWith(`| \`${setting.env}\` | \`${setting.flag}\` |`)), setting.env).toBeDefined();
+      expect(
+        rows.find((row) => row.startsWith(`| \`${setting.env}\` | \`${setting.flag}\` |`)),
+        setting.env,
+      ).toBeDefined();
     }
-    for (const test of TEST_SETTINGS) expect(rows.find((row) => row.startsWith(`| \`${test.env}\` |`)), test.env).toBeDefined();
+    for (const test of TEST_SETTINGS)
+      expect(
+        rows.find((row) => row.startsWith(`| \`${test.env}\` |`)),
+        test.env,
+      ).toBeDefined();
     expect(rows).toHaveLength(SETTINGS.length + TEST_SETTINGS.length);
   });
 });
 
 describe('TOPOD_HOST', () => {
-  it.each(['999.1.1.1', '1.2.3', '256.0.0.1', 'bad host', '-lead.example', '[::1]'])('%s is "not an address", before any token check', (host) => {
-    expect(() => loadConfig({ TOPOD_HOST: host })).toThrow(/TOPOD_HOST ".*" is not an address/);
-  });
+  it.each(['999.1.1.1', '1.2.3', '256.0.0.1', 'bad host', '-lead.example', '[::1]'])(
+    '%s is "not an address", before any token check',
+    (host) => {
+      expect(() => loadConfig({ TOPOD_HOST: host })).toThrow(/TOPOD_HOST ".*" is not an address/);
+    },
+  );
 
   it.each(['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', 'gpu-node-7.cluster.local'])('%s is accepted', (host) => {
     const config = loadConfig({ TOPOD_HOST: host, TOPOD_INSECURE: '1' });
@@ -132,8 +193,16 @@ describe('TOPOD_HOST', () => {
 });
 
 describe('unknown TOPOD_* variables', () => {
-  it('are reported once each with the closest setting; settings and other tools\' variables are not', () => {
-    const env = { TOPOD_MAX_CONECTIONS: '9', TOPOD_PORTT: '1', TOPOD_PORT: '1', TOPOD_URL: 'http://x', TOPOD_FAKE_NVML_SCENARIO: 'x', TOPOD_CUDA_ARCHITECTURES: '90', PATH: '/bin' };
+  it("are reported once each with the closest setting; settings and other tools' variables are not", () => {
+    const env = {
+      TOPOD_MAX_CONECTIONS: '9',
+      TOPOD_PORTT: '1',
+      TOPOD_PORT: '1',
+      TOPOD_URL: 'http://x',
+      TOPOD_FAKE_NVML_SCENARIO: 'x',
+      TOPOD_CUDA_ARCHITECTURES: '90',
+      PATH: '/bin',
+    };
     expect(unknownVariables(env)).toEqual([
       { name: 'TOPOD_MAX_CONECTIONS', closest: 'TOPOD_MAX_CONNECTIONS' },
       { name: 'TOPOD_PORTT', closest: 'TOPOD_PORT' },

@@ -12,7 +12,9 @@ import { describe, expect, it } from 'vitest';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 function documents(): string[] {
-  const docs = readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+  const docs = readdirSync(path.join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`);
   return ['README.md', 'CONTRIBUTING.md', ...docs];
 }
 
@@ -35,7 +37,11 @@ function slug(heading: string): string {
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/<[^>]+>/g, '')
     .replace(/[`*]/g, '');
-  return plain.trim().toLowerCase().replace(/[^\p{L}\p{N}\p{M} _-]/gu, '').replace(/ /g, '-');
+  return plain
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** Every anchor a Markdown file offers: its headings' slugs (repeats get -1, -2, …) and explicit ids. */
@@ -81,7 +87,8 @@ function readRepositoryFile(file: string): string | null {
 
 describe('documentation links', () => {
   it('the checker finds links, anchors and what is broken (it is not vacuous)', () => {
-    const sample = '# Top\n## Node 24.19 and later\n## `TOPOD_DB` — the file\n## Top\n```sh\n[not](a-link.md)\n```\n[a](docs/x.md#y) `[b](z.md)` [c](https://e.org)\n[d]: ../w.md\n';
+    const sample =
+      '# Top\n## Node 24.19 and later\n## `TOPOD_DB` — the file\n## Top\n```sh\n[not](a-link.md)\n```\n[a](docs/x.md#y) `[b](z.md)` [c](https://e.org)\n[d]: ../w.md\n';
     expect(linkTargets(sample)).toEqual(['docs/x.md#y', 'https://e.org', '../w.md']);
     expect([...anchors(sample)]).toEqual(['top', 'node-2419-and-later', 'topod_db--the-file', 'top-1']);
     const files: Record<string, string> = { 'docs/api.md': '# API\n## Error codes\n', 'README.md': sample };

@@ -21,7 +21,8 @@ function sources(dir: string, extensions: RegExp): string[] {
 }
 
 /** `process.env`, `process['env']`, `const { env } = process`, `globalThis.process.env`. */
-const ENV_READ = /\bprocess\s*(?:\?\.|\.)\s*env\b|\bprocess\s*\[\s*['"`]env['"`]\s*\]|\{[^}]*\benv\b[^}]*\}\s*=\s*(?:globalThis\.)?process\b/;
+const ENV_READ =
+  /\bprocess\s*(?:\?\.|\.)\s*env\b|\bprocess\s*\[\s*['"`]env['"`]\s*\]|\{[^}]*\benv\b[^}]*\}\s*=\s*(?:globalThis\.)?process\b/;
 
 describe('environment access', () => {
   it('finds something to scan (the scan is not vacuous)', () => {

@@ -8,7 +8,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ProbeError } from '../../server/protocol/probe-error.js';
-import { ERROR_CODE_MEANINGS, ERROR_CODES, isErrorCode, jobErrorCode, PROBE_ERROR_CODES, PROBLEM_CODES, problemType } from '../../server/errors.js';
+import {
+  ERROR_CODE_MEANINGS,
+  ERROR_CODES,
+  isErrorCode,
+  jobErrorCode,
+  PROBE_ERROR_CODES,
+  PROBLEM_CODES,
+  problemType,
+} from '../../server/errors.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MODULE = 'server/errors.ts';

@@ -108,8 +108,8 @@ FakeActivity parseActivity(const json::Value& device, Opt<unsigned> maxMemoryClo
     const double gpuPercent = gpu ? percent(*gpu, "utilization.gpuPercent") : 0;
     a.utilizationPercent = std::make_pair(static_cast<unsigned>(std::lround(gpuPercent)),
                                           memory ? static_cast<unsigned>(std::lround(percent(*memory, "utilization.memoryPercent"))) : 0U);
-    a.utilizationSamples = orIdle<std::vector<double>>(
-        *utilization, "samples", std::vector<double>(kIdleSampleCount, gpuPercent), [](const json::Value& v) {
+    a.utilizationSamples =
+        orIdle<std::vector<double>>(*utilization, "samples", std::vector<double>(kIdleSampleCount, gpuPercent), [](const json::Value& v) {
           std::vector<double> samples;
           for (const auto& item : v.as_array()) samples.push_back(percent(item, "utilization.samples[]"));
           return samples;

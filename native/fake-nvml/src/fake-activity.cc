@@ -91,13 +91,13 @@ unsigned long long nowMicros() {
 }  // namespace
 
 FAKE_NVML_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount,
-                                                                  nvmlProcessInfo_v2_t* infos) {
+                                                                   nvmlProcessInfo_v2_t* infos) {
   FAKE_ENTER();
   return runningProcesses(device, infoCount, infos, true);
 }
 
 FAKE_NVML_API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount,
-                                                                   nvmlProcessInfo_v2_t* infos) {
+                                                                    nvmlProcessInfo_v2_t* infos) {
   FAKE_ENTER();
   return runningProcesses(device, infoCount, infos, false);
 }
@@ -114,14 +114,12 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nv
 
 // The scenario's samples end now, one period apart, as the driver's ring
 // buffer would hold them; only GPU utilization is modelled.
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type,
-                                               unsigned long long lastSeenTimeStamp, nvmlValueType_t* sampleValType,
-                                               unsigned int* sampleCount, nvmlSample_t* samples) {
+FAKE_NVML_API nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp,
+                                                nvmlValueType_t* sampleValType, unsigned int* sampleCount, nvmlSample_t* samples) {
   FAKE_ENTER();
   const FakeActivity* a = activityOf(device);
   if (!sampleValType || !sampleCount) return NVML_ERROR_INVALID_ARGUMENT;
-  if (!a || type != NVML_GPU_UTILIZATION_SAMPLES || !a->utilizationSamples || migEnabled(device))
-    return NVML_ERROR_NOT_SUPPORTED;
+  if (!a || type != NVML_GPU_UTILIZATION_SAMPLES || !a->utilizationSamples || migEnabled(device)) return NVML_ERROR_NOT_SUPPORTED;
   const auto& values = *a->utilizationSamples;
   const unsigned long long now = nowMicros();
   std::vector<nvmlSample_t> fresh;
@@ -144,8 +142,7 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplin
   return NVML_SUCCESS;
 }
 
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType,
-                                                   unsigned int* temp) {
+FAKE_NVML_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int* temp) {
   FAKE_ENTER();
   if (sensorType != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
   return answer(device, &FakeActivity::temperatureC, temp);
@@ -164,8 +161,7 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClock
   return NVML_ERROR_NOT_SUPPORTED;
 }
 
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device,
-                                                                 unsigned long long* clocksEventReasons) {
+FAKE_NVML_API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long* clocksEventReasons) {
   FAKE_ENTER();
   return answer(device, &FakeActivity::clocksEventReasons, clocksEventReasons);
 }

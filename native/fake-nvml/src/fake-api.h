@@ -10,10 +10,9 @@
 #define FAKE_NVML_API extern "C" __attribute__((visibility("default")))
 
 // Every entry point starts here: scenario refresh, init check, injected failures.
-#define FAKE_ENTER()                                                             \
-  do {                                                                           \
-    if (nvmlReturn_t enter_code = ::topod::fake::enter(__func__); enter_code != NVML_SUCCESS) \
-      return enter_code;                                                         \
+#define FAKE_ENTER()                                                                                             \
+  do {                                                                                                           \
+    if (nvmlReturn_t enter_code = ::topod::fake::enter(__func__); enter_code != NVML_SUCCESS) return enter_code; \
   } while (0)
 
 namespace topod::fake {

@@ -58,10 +58,10 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciI
 }
 
 // The plain "unsigned field of a physical GPU" entry points.
-#define FAKE_UNSIGNED_GETTER(function, field)                                      \
+#define FAKE_UNSIGNED_GETTER(function, field)                                     \
   FAKE_NVML_API nvmlReturn_t function(nvmlDevice_t device, unsigned int* value) { \
-    FAKE_ENTER();                                                                  \
-    return physicalUnsigned(device, &FakeDevice::field, value);                    \
+    FAKE_ENTER();                                                                 \
+    return physicalUnsigned(device, &FakeDevice::field, value);                   \
   }
 
 FAKE_UNSIGNED_GETTER(nvmlDeviceGetArchitecture, architecture)
@@ -114,8 +114,7 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlCl
   return NVML_ERROR_NOT_SUPPORTED;
 }
 
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize,
-                                                   unsigned long* cpuSet) {
+FAKE_NVML_API nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long* cpuSet) {
   FAKE_ENTER();
   FakeDevice* d = physical(device);
   if (!cpuSet) return NVML_ERROR_INVALID_ARGUMENT;
@@ -139,8 +138,7 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigne
   return NVML_SUCCESS;
 }
 
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
-                                                              nvmlPciInfo_t* pci) {
+FAKE_NVML_API nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t* pci) {
   FAKE_ENTER();
   FakeDevice* d = physical(device);
   if (!d) return NVML_ERROR_NOT_SUPPORTED;
@@ -159,8 +157,7 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, u
   return NVML_SUCCESS;
 }
 
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
-                                                              nvmlDevice_t* migDevice) {
+FAKE_NVML_API nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t* migDevice) {
   FAKE_ENTER();
   FakeDevice* d = physical(device);
   if (!migDevice || !d) return NVML_ERROR_INVALID_ARGUMENT;

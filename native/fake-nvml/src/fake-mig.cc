@@ -60,12 +60,10 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned in
 }
 
 FAKE_NVML_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile,
-                                                               nvmlGpuInstanceProfileInfo_v2_t* info) {
+                                                                nvmlGpuInstanceProfileInfo_v2_t* info) {
   FAKE_ENTER();
   FakeDevice* d = physical(device);
-  if (nvmlReturn_t code = checkVersion(
-          info, kNvmlGpuInstanceProfileInfoV3, kNvmlGpuInstanceProfileInfoV2);
-      code != NVML_SUCCESS)
+  if (nvmlReturn_t code = checkVersion(info, kNvmlGpuInstanceProfileInfoV3, kNvmlGpuInstanceProfileInfoV2); code != NVML_SUCCESS)
     return code;
   if (!d || !d->migMode) return NVML_ERROR_NOT_SUPPORTED;
   if (profile >= NVML_GPU_INSTANCE_PROFILE_COUNT) return NVML_ERROR_INVALID_ARGUMENT;
@@ -79,8 +77,7 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t dev
 }
 
 FAKE_NVML_API nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId,
-                                                                        nvmlGpuInstancePlacement_t* placements,
-                                                                        unsigned int* count) {
+                                                                         nvmlGpuInstancePlacement_t* placements, unsigned int* count) {
   FAKE_ENTER();
   FakeDevice* d = physical(device);
   if (!count) return NVML_ERROR_INVALID_ARGUMENT;
@@ -99,8 +96,8 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDev
   return NVML_SUCCESS;
 }
 
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId,
-                                                    nvmlGpuInstance_t* gpuInstances, unsigned int* count) {
+FAKE_NVML_API nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t* gpuInstances,
+                                                     unsigned int* count) {
   FAKE_ENTER();
   FakeDevice* d = physical(device);
   if (!count || !gpuInstances) return NVML_ERROR_INVALID_ARGUMENT;
@@ -129,13 +126,11 @@ FAKE_NVML_API nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance,
 }
 
 FAKE_NVML_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile,
-                                                                        unsigned int engProfile,
-                                                                        nvmlComputeInstanceProfileInfo_v2_t* info) {
+                                                                         unsigned int engProfile,
+                                                                         nvmlComputeInstanceProfileInfo_v2_t* info) {
   FAKE_ENTER();
   FakeGpuInstance* gi = gpuInstanceOf(gpuInstance);
-  if (nvmlReturn_t code = checkVersion(
-          info, kNvmlComputeInstanceProfileInfoV3, kNvmlComputeInstanceProfileInfoV2);
-      code != NVML_SUCCESS)
+  if (nvmlReturn_t code = checkVersion(info, kNvmlComputeInstanceProfileInfoV3, kNvmlComputeInstanceProfileInfoV2); code != NVML_SUCCESS)
     return code;
   if (!gi || profile >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT || engProfile != NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
     return NVML_ERROR_INVALID_ARGUMENT;
@@ -145,8 +140,10 @@ FAKE_NVML_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpu
   // Both layouts share every field up to the name; v3 only appends capabilities.
   const unsigned version = info->version;
   auto* v3 = reinterpret_cast<nvmlComputeInstanceProfileInfo_v3_t*>(info);
-  if (version == kNvmlComputeInstanceProfileInfoV3) *v3 = nvmlComputeInstanceProfileInfo_v3_t{};
-  else *info = nvmlComputeInstanceProfileInfo_v2_t{};
+  if (version == kNvmlComputeInstanceProfileInfoV3)
+    *v3 = nvmlComputeInstanceProfileInfo_v3_t{};
+  else
+    *info = nvmlComputeInstanceProfileInfo_v2_t{};
   info->version = version;
   info->id = profile;
   info->sliceCount = slices;
@@ -159,11 +156,10 @@ FAKE_NVML_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpu
 }
 
 FAKE_NVML_API nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId,
-                                                             nvmlComputeInstance_t* computeInstances, unsigned int* count) {
+                                                              nvmlComputeInstance_t* computeInstances, unsigned int* count) {
   FAKE_ENTER();
   FakeGpuInstance* gi = gpuInstanceOf(gpuInstance);
-  if (!gi || !count || !computeInstances || profileId >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT)
-    return NVML_ERROR_INVALID_ARGUMENT;
+  if (!gi || !count || !computeInstances || profileId >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT) return NVML_ERROR_INVALID_ARGUMENT;
   unsigned found = 0;
   for (auto& ci : gi->computeInstances) {
     if (ci.sliceCount != kComputeSlicesByIndex[profileId]) continue;
@@ -174,8 +170,7 @@ FAKE_NVML_API nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t 
   return NVML_SUCCESS;
 }
 
-FAKE_NVML_API nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance,
-                                                        nvmlComputeInstanceInfo_t* info) {
+FAKE_NVML_API nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t* info) {
   FAKE_ENTER();
   auto* ci = reinterpret_cast<FakeComputeInstance*>(computeInstance);
   if (!ci || !info) return NVML_ERROR_INVALID_ARGUMENT;

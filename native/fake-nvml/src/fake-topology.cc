@@ -19,8 +19,7 @@ int indexOf(nvmlDevice_t device) {
 
 }  // namespace
 
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link,
-                                                              nvmlIntNvLinkDeviceType_t* type) {
+FAKE_NVML_API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t* type) {
   FAKE_ENTER();
   FakeDevice* d = physical(device);
   if (!type) return NVML_ERROR_INVALID_ARGUMENT;
@@ -39,8 +38,7 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t devi
   return NVML_ERROR_INVALID_ARGUMENT;
 }
 
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2,
-                                                              nvmlGpuTopologyLevel_t* level) {
+FAKE_NVML_API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t* level) {
   FAKE_ENTER();
   int a = indexOf(device1);
   int b = indexOf(device2);
@@ -51,8 +49,8 @@ FAKE_NVML_API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t devi
   return NVML_SUCCESS;
 }
 
-FAKE_NVML_API nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2,
-                                                 nvmlGpuP2PCapsIndex_t index, nvmlGpuP2PStatus_t* status) {
+FAKE_NVML_API nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t index,
+                                                  nvmlGpuP2PStatus_t* status) {
   FAKE_ENTER();
   int a = indexOf(device1);
   int b = indexOf(device2);

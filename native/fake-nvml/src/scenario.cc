@@ -18,33 +18,36 @@ namespace {
 // queries them (nvml.h NVML_GPU_INSTANCE_PROFILE_*); others need
 // "profileIndex" in the scenario.
 constexpr std::pair<unsigned, unsigned> kKnownProfileIndex[] = {
-    {19, NVML_GPU_INSTANCE_PROFILE_1_SLICE},      {14, NVML_GPU_INSTANCE_PROFILE_2_SLICE},
-    {9, NVML_GPU_INSTANCE_PROFILE_3_SLICE},       {5, NVML_GPU_INSTANCE_PROFILE_4_SLICE},
-    {0, NVML_GPU_INSTANCE_PROFILE_7_SLICE},       {20, NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1},
+    {19, NVML_GPU_INSTANCE_PROFILE_1_SLICE},      {14, NVML_GPU_INSTANCE_PROFILE_2_SLICE}, {9, NVML_GPU_INSTANCE_PROFILE_3_SLICE},
+    {5, NVML_GPU_INSTANCE_PROFILE_4_SLICE},       {0, NVML_GPU_INSTANCE_PROFILE_7_SLICE},  {20, NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1},
     {15, NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2},
 };
 
-constexpr std::pair<const char*, unsigned> kNvLinkDeviceTypes[] = {
-    {"gpu", NVML_NVLINK_DEVICE_TYPE_GPU}, {"ibmnpu", NVML_NVLINK_DEVICE_TYPE_IBMNPU}, {"switch", NVML_NVLINK_DEVICE_TYPE_SWITCH},
-    {"unknown", NVML_NVLINK_DEVICE_TYPE_UNKNOWN}};
+constexpr std::pair<const char*, unsigned> kNvLinkDeviceTypes[] = {{"gpu", NVML_NVLINK_DEVICE_TYPE_GPU},
+                                                                   {"ibmnpu", NVML_NVLINK_DEVICE_TYPE_IBMNPU},
+                                                                   {"switch", NVML_NVLINK_DEVICE_TYPE_SWITCH},
+                                                                   {"unknown", NVML_NVLINK_DEVICE_TYPE_UNKNOWN}};
 
 // As `nvidia-smi topo -m` abbreviates them, and as nvml.h names them.
 constexpr std::pair<const char*, unsigned> kTopologyLevels[] = {
-    {"internal", NVML_TOPOLOGY_INTERNAL}, {"single", NVML_TOPOLOGY_SINGLE},     {"PIX", NVML_TOPOLOGY_SINGLE},
-    {"multiple", NVML_TOPOLOGY_MULTIPLE}, {"PXB", NVML_TOPOLOGY_MULTIPLE},      {"hostbridge", NVML_TOPOLOGY_HOSTBRIDGE},
-    {"PHB", NVML_TOPOLOGY_HOSTBRIDGE},    {"node", NVML_TOPOLOGY_NODE},         {"NODE", NVML_TOPOLOGY_NODE},
+    {"internal", NVML_TOPOLOGY_INTERNAL}, {"single", NVML_TOPOLOGY_SINGLE}, {"PIX", NVML_TOPOLOGY_SINGLE},
+    {"multiple", NVML_TOPOLOGY_MULTIPLE}, {"PXB", NVML_TOPOLOGY_MULTIPLE},  {"hostbridge", NVML_TOPOLOGY_HOSTBRIDGE},
+    {"PHB", NVML_TOPOLOGY_HOSTBRIDGE},    {"node", NVML_TOPOLOGY_NODE},     {"NODE", NVML_TOPOLOGY_NODE},
     {"system", NVML_TOPOLOGY_SYSTEM},     {"SYS", NVML_TOPOLOGY_SYSTEM}};
 
-constexpr std::pair<const char*, unsigned> kP2PCaps[] = {
-    {"read", NVML_P2P_CAPS_INDEX_READ}, {"write", NVML_P2P_CAPS_INDEX_WRITE}, {"nvlink", NVML_P2P_CAPS_INDEX_NVLINK},
-    {"atomics", NVML_P2P_CAPS_INDEX_ATOMICS}, {"pci", NVML_P2P_CAPS_INDEX_PCI}};
+constexpr std::pair<const char*, unsigned> kP2PCaps[] = {{"read", NVML_P2P_CAPS_INDEX_READ},
+                                                         {"write", NVML_P2P_CAPS_INDEX_WRITE},
+                                                         {"nvlink", NVML_P2P_CAPS_INDEX_NVLINK},
+                                                         {"atomics", NVML_P2P_CAPS_INDEX_ATOMICS},
+                                                         {"pci", NVML_P2P_CAPS_INDEX_PCI}};
 
-constexpr std::pair<const char*, unsigned> kP2PStatuses[] = {
-    {"ok", NVML_P2P_STATUS_OK}, {"chipset-not-supported", NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED},
-    {"gpu-not-supported", NVML_P2P_STATUS_GPU_NOT_SUPPORTED},
-    {"ioh-topology-not-supported", NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED},
-    {"disabled-by-regkey", NVML_P2P_STATUS_DISABLED_BY_REGKEY}, {"not-supported", NVML_P2P_STATUS_NOT_SUPPORTED},
-    {"unknown", NVML_P2P_STATUS_UNKNOWN}};
+constexpr std::pair<const char*, unsigned> kP2PStatuses[] = {{"ok", NVML_P2P_STATUS_OK},
+                                                             {"chipset-not-supported", NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED},
+                                                             {"gpu-not-supported", NVML_P2P_STATUS_GPU_NOT_SUPPORTED},
+                                                             {"ioh-topology-not-supported", NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED},
+                                                             {"disabled-by-regkey", NVML_P2P_STATUS_DISABLED_BY_REGKEY},
+                                                             {"not-supported", NVML_P2P_STATUS_NOT_SUPPORTED},
+                                                             {"unknown", NVML_P2P_STATUS_UNKNOWN}};
 
 /** A name from `table`, or the NVML number itself. */
 template <size_t N>
@@ -56,8 +59,7 @@ unsigned named(const json::Value& v, const std::pair<const char*, unsigned> (&ta
 }
 
 constexpr std::pair<const char*, unsigned> kArchitectures[] = {
-    {"kepler", 2}, {"maxwell", 3}, {"pascal", 4}, {"volta", 5},      {"turing", 6},
-    {"ampere", 7}, {"ada", 8},     {"hopper", 9}, {"blackwell", 10},
+    {"kepler", 2}, {"maxwell", 3}, {"pascal", 4}, {"volta", 5}, {"turing", 6}, {"ampere", 7}, {"ada", 8}, {"hopper", 9}, {"blackwell", 10},
 };
 
 /** The member, or nullptr when absent or JSON null (both mean "NVML says NOT_SUPPORTED"). */
@@ -99,8 +101,7 @@ bool flag(const json::Value& object, const char* key, bool fallback) {
 }
 
 nvmlReturn_t returnCode(const json::Value& v) {
-  nvmlReturn_t code = v.is_number() ? static_cast<nvmlReturn_t>(v.as_number())
-                                    : nvml::parseReturnName(v.as_string());
+  nvmlReturn_t code = v.is_number() ? static_cast<nvmlReturn_t>(v.as_number()) : nvml::parseReturnName(v.as_string());
   if (code < 0) throw std::runtime_error("unknown NVML return code " + json::dump(v));
   return code;
 }
@@ -150,8 +151,7 @@ FakeGpuInstance parseGpuInstance(const json::Value& v, const FakeDevice& device)
   gi.id = reqU32(v, "id");
   unsigned profileId = reqU32(v, "profileId");
   gi.profile = device.profileById(profileId);
-  if (!gi.profile) throw std::runtime_error("GPU instance " + std::to_string(gi.id) + ": unknown profile " +
-                                            std::to_string(profileId));
+  if (!gi.profile) throw std::runtime_error("GPU instance " + std::to_string(gi.id) + ": unknown profile " + std::to_string(profileId));
   gi.placement = member(v, "placement") ? placement(v.get("placement")) : FakePlacement{0, gi.profile->sliceCount};
   std::string giUuid = optString(v, "migDeviceUuid").value_or("MIG-fake-gi" + std::to_string(gi.id));
   const json::Value* cis = member(v, "computeInstances");
@@ -170,8 +170,8 @@ FakeGpuInstance parseGpuInstance(const json::Value& v, const FakeDevice& device)
     ci.multiprocessorCount = optU32(item, "multiprocessorCount").value_or(gi.profile->multiprocessorCount);
     // Slices default to the share of the GPU instance's SMs this CI holds.
     double perSlice = double(gi.profile->multiprocessorCount) / std::max(gi.profile->sliceCount, 1U);
-    ci.sliceCount = optU32(item, "sliceCount")
-                        .value_or(std::max(1U, static_cast<unsigned>(std::lround(ci.multiprocessorCount / perSlice))));
+    ci.sliceCount =
+        optU32(item, "sliceCount").value_or(std::max(1U, static_cast<unsigned>(std::lround(ci.multiprocessorCount / perSlice))));
     bool first = gi.computeInstances.empty();
     ci.migDeviceUuid = optString(item, "migDeviceUuid").value_or(first ? giUuid : giUuid + "-ci" + std::to_string(ci.id));
     // The GPU instance's own processes run on its first compute instance, the one that carries its UUID.
@@ -274,8 +274,7 @@ std::unique_ptr<Scenario> parseScenario(const std::string& text) {
   json::Value root = json::parse(text);
   auto scenario = std::make_unique<Scenario>();
   scenario->driverVersion = optString(root, "driverVersion").value_or("580.0.0-fake");
-  if (const json::Value* cuda = member(root, "cudaDriverVersion"))
-    scenario->cudaDriverVersion = static_cast<int>(cuda->as_number());
+  if (const json::Value* cuda = member(root, "cudaDriverVersion")) scenario->cudaDriverVersion = static_cast<int>(cuda->as_number());
   if (const json::Value* devices = member(root, "devices"))
     for (const auto& item : devices->as_array()) scenario->devices.push_back(parseDevice(item));
   if (const json::Value* links = member(root, "links"))
@@ -285,8 +284,7 @@ std::unique_ptr<Scenario> parseScenario(const std::string& text) {
       if (ends.size() != 2) throw std::runtime_error("links[].devices must name two device indices");
       pair.a = static_cast<unsigned>(toInteger(ends[0], "devices"));
       pair.b = static_cast<unsigned>(toInteger(ends[1], "devices"));
-      if (const json::Value* level = member(item, "commonAncestor"))
-        pair.commonAncestor = named(*level, kTopologyLevels, "commonAncestor");
+      if (const json::Value* level = member(item, "commonAncestor")) pair.commonAncestor = named(*level, kTopologyLevels, "commonAncestor");
       if (const json::Value* caps = member(item, "p2p"))
         for (const auto& [cap, status] : caps->as_object())
           pair.p2p[named(json::Value(cap), kP2PCaps, "p2p capability")] = named(status, kP2PStatuses, "p2p status");

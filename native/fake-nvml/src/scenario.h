@@ -99,7 +99,7 @@ struct FakeDevice {
   std::vector<std::pair<unsigned, std::string>> nvlinks;  // links up, with the remote bus id
   /** By link: nvmlIntNvLinkDeviceType_t given in the scenario (default: a GPU when the bus id is one, else a switch). */
   std::map<unsigned, unsigned> nvlinkRemoteTypes;
-  Opt<std::pair<unsigned, unsigned>> migMode;              // current, pending
+  Opt<std::pair<unsigned, unsigned>> migMode;  // current, pending
   std::vector<FakeProfile> profiles;
   std::vector<FakeGpuInstance> gpuInstances;
   FakeActivity activity;

@@ -32,8 +32,7 @@ ProcessEntry processFrom(const nvmlProcessInfo_v2_t& info) {
   return entry;
 }
 
-Opt<std::vector<ProcessEntry>> readProcesses(FieldLog& log, nvmlDeviceGetRunningProcesses_fn fn, nvmlDevice_t device,
-                                             const char* field) {
+Opt<std::vector<ProcessEntry>> readProcesses(FieldLog& log, nvmlDeviceGetRunningProcesses_fn fn, nvmlDevice_t device, const char* field) {
   unsigned needed = 0;
   nvmlReturn_t code = invoke(fn, device, &needed, static_cast<nvmlProcessInfo_v2_t*>(nullptr));
   if (code == NVML_SUCCESS) return std::vector<ProcessEntry>{};  // the size query succeeds only when none run
@@ -61,11 +60,16 @@ ProcessLists readProcessLists(const Api& api, FieldLog& log, nvmlDevice_t device
 
 double sampleValue(nvmlValueType_t type, const nvmlValue_t& value) {
   switch (type) {
-    case NVML_VALUE_TYPE_DOUBLE: return value.dVal;
-    case NVML_VALUE_TYPE_UNSIGNED_LONG: return static_cast<double>(value.ulVal);
-    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: return static_cast<double>(value.ullVal);
-    case NVML_VALUE_TYPE_SIGNED_LONG_LONG: return static_cast<double>(value.sllVal);
-    default: return value.uiVal;  // utilization samples come as unsigned int
+    case NVML_VALUE_TYPE_DOUBLE:
+      return value.dVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG:
+      return static_cast<double>(value.ulVal);
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+      return static_cast<double>(value.ullVal);
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+      return static_cast<double>(value.sllVal);
+    default:
+      return value.uiVal;  // utilization samples come as unsigned int
   }
 }
 
@@ -75,18 +79,16 @@ double sampleValue(nvmlValueType_t type, const nvmlValue_t& value) {
 Opt<std::vector<UtilizationSample>> readUtilizationSamples(const Api& api, FieldLog& log, nvmlDevice_t device) {
   nvmlValueType_t type = NVML_VALUE_TYPE_UNSIGNED_INT;
   unsigned count = 0;
-  nvmlReturn_t code = invoke(api.deviceGetSamples, device, nvmlSamplingType_t{NVML_GPU_UTILIZATION_SAMPLES}, 0ULL, &type,
-                             &count, static_cast<nvmlSample_t*>(nullptr));
+  nvmlReturn_t code = invoke(api.deviceGetSamples, device, nvmlSamplingType_t{NVML_GPU_UTILIZATION_SAMPLES}, 0ULL, &type, &count,
+                             static_cast<nvmlSample_t*>(nullptr));
   if (code == NVML_ERROR_NOT_FOUND || (code == NVML_SUCCESS && count == 0)) return std::vector<UtilizationSample>{};
   if (!log.check(code, "utilizationSamples")) return std::nullopt;
   std::vector<nvmlSample_t> raw(count);
-  code = invoke(api.deviceGetSamples, device, nvmlSamplingType_t{NVML_GPU_UTILIZATION_SAMPLES}, 0ULL, &type, &count,
-                raw.data());
+  code = invoke(api.deviceGetSamples, device, nvmlSamplingType_t{NVML_GPU_UTILIZATION_SAMPLES}, 0ULL, &type, &count, raw.data());
   if (code == NVML_ERROR_NOT_FOUND) return std::vector<UtilizationSample>{};
   if (!log.check(code, "utilizationSamples")) return std::nullopt;
   std::vector<UtilizationSample> out;
-  for (unsigned i = 0; i < count && i < raw.size(); ++i)
-    out.push_back({raw[i].timeStamp, sampleValue(type, raw[i].sampleValue)});
+  for (unsigned i = 0; i < count && i < raw.size(); ++i) out.push_back({raw[i].timeStamp, sampleValue(type, raw[i].sampleValue)});
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.timestampMicros < b.timestampMicros; });
   return out;
 }
@@ -133,10 +135,8 @@ void readDeviceActivity(const Api& api, nvmlDevice_t device, ActivityState& out)
       readValue<unsigned>(log, "temperature", api.deviceGetTemperature, device, nvmlTemperatureSensors_t{NVML_TEMPERATURE_GPU});
   out.powerMilliwatts = readValue<unsigned>(log, "powerUsage", api.deviceGetPowerUsage, device);
   out.smClockMHz = readValue<unsigned>(log, "clocks.sm", api.deviceGetClockInfo, device, nvmlClockType_t{NVML_CLOCK_SM});
-  out.maxSmClockMHz =
-      readValue<unsigned>(log, "maxClocks.sm", api.deviceGetMaxClockInfo, device, nvmlClockType_t{NVML_CLOCK_SM});
-  out.clocksEventReasons =
-      readValue<unsigned long long>(log, "clocksEventReasons", api.deviceGetCurrentClocksEventReasons, device);
+  out.maxSmClockMHz = readValue<unsigned>(log, "maxClocks.sm", api.deviceGetMaxClockInfo, device, nvmlClockType_t{NVML_CLOCK_SM});
+  out.clocksEventReasons = readValue<unsigned long long>(log, "clocksEventReasons", api.deviceGetCurrentClocksEventReasons, device);
   out.persistenceMode = readEnabled(log, "persistenceMode", api.deviceGetPersistenceMode, device);
   nvmlEnableState_t eccCurrent = NVML_FEATURE_DISABLED;
   nvmlEnableState_t eccPending = NVML_FEATURE_DISABLED;
@@ -152,9 +152,7 @@ void readDeviceActivity(const Api& api, nvmlDevice_t device, ActivityState& out)
   if (out.migModeCurrent == NVML_DEVICE_MIG_ENABLE) out.migDevices = readMigActivity(api, log, device);
 }
 
-[[noreturn]] void notFound(const std::string& message) {
-  throw ReadFailed{Outcome::failure("TOPOD_NVML_GPU_NOT_FOUND", "read", message)};
-}
+[[noreturn]] void notFound(const std::string& message) { throw ReadFailed{Outcome::failure("TOPOD_NVML_GPU_NOT_FOUND", "read", message)}; }
 
 nvmlDevice_t handleAt(const Api& api, unsigned index) {
   nvmlDevice_t handle = nullptr;

@@ -9,8 +9,7 @@ namespace topod::nvml {
 // The groups run in one fixed order whether the static ones are read or
 // cached, and a cached group replays the degraded entries it recorded at the
 // same place: a cached snapshot equals a full read of the same state.
-void readDevice(const Api& api, nvmlDevice_t handle, const StaticPolicy& policy, StaticCache& cache,
-                DeviceState& device) {
+void readDevice(const Api& api, nvmlDevice_t handle, const StaticPolicy& policy, StaticCache& cache, DeviceState& device) {
   FieldLog log(device.degraded);
   device.uuid = readUuid(api, log, handle);
   // The mode is part of the cache key, so it is read first; its refusal is

@@ -18,7 +18,6 @@ struct StaticPolicy {
   StaticCache::Clock::time_point now;
 };
 
-void readDevice(const Api& api, nvmlDevice_t handle, const StaticPolicy& policy, StaticCache& cache,
-                DeviceState& device);
+void readDevice(const Api& api, nvmlDevice_t handle, const StaticPolicy& policy, StaticCache& cache, DeviceState& device);
 
 }  // namespace topod::nvml

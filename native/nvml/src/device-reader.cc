@@ -11,8 +11,7 @@ namespace {
 // 1024 CPUs: NVML fills as many words as it needs and ignores the rest.
 constexpr unsigned kCpuSetWords = 1024 / (sizeof(unsigned long) * CHAR_BIT);
 
-Opt<std::string> readString(FieldLog& log, const char* field, nvmlDeviceGetString_fn fn, nvmlDevice_t device,
-                            unsigned size) {
+Opt<std::string> readString(FieldLog& log, const char* field, nvmlDeviceGetString_fn fn, nvmlDevice_t device, unsigned size) {
   std::vector<char> buffer(size, '\0');
   if (!log.check(invoke(fn, device, buffer.data(), size), field)) return std::nullopt;
   return fromBuffer(buffer.data(), buffer.size());
@@ -30,8 +29,7 @@ Opt<MemoryInfo> readBar1(const Api& api, FieldLog& log, nvmlDevice_t device) {
   return MemoryInfo{bar1.bar1Total, bar1.bar1Used, bar1.bar1Free};
 }
 
-Opt<unsigned> readMaxClock(const Api& api, FieldLog& log, nvmlDevice_t device, nvmlClockType_t type,
-                           const char* field) {
+Opt<unsigned> readMaxClock(const Api& api, FieldLog& log, nvmlDevice_t device, nvmlClockType_t type, const char* field) {
   unsigned mhz = 0;
   if (!log.check(invoke(api.deviceGetMaxClockInfo, device, type, &mhz), field)) return std::nullopt;
   return mhz;
@@ -57,13 +55,11 @@ std::vector<NvLink> readNvLinks(const Api& api, FieldLog& log, nvmlDevice_t devi
     NvLink entry;
     entry.link = link;
     nvmlPciInfo_t remote{};
-    if (log.check(invoke(api.deviceGetNvLinkRemotePciInfo, device, link, &remote),
-                  "nvlink[" + std::to_string(link) + "].remotePciBusId"))
+    if (log.check(invoke(api.deviceGetNvLinkRemotePciInfo, device, link, &remote), "nvlink[" + std::to_string(link) + "].remotePciBusId"))
       entry.remotePciBusId = fromBuffer(remote.busId, sizeof remote.busId);
     // On HGX boards every link ends at an NVSwitch, whose bus id names no GPU: the type says so.
     nvmlIntNvLinkDeviceType_t type = NVML_NVLINK_DEVICE_TYPE_UNKNOWN;
-    if (log.check(invoke(api.deviceGetNvLinkRemoteDeviceType, device, link, &type),
-                  "nvlink.remoteDeviceType"))
+    if (log.check(invoke(api.deviceGetNvLinkRemoteDeviceType, device, link, &type), "nvlink.remoteDeviceType"))
       entry.remoteDeviceType = static_cast<unsigned>(type);
     links.push_back(std::move(entry));
   }
@@ -114,8 +110,7 @@ void readIdentity(const Api& api, FieldLog& log, nvmlDevice_t device, DeviceStat
   out.name = readString(log, "name", api.deviceGetName, device, NVML_DEVICE_NAME_V2_BUFFER_SIZE);
   out.serial = readString(log, "serial", api.deviceGetSerial, device, NVML_DEVICE_SERIAL_BUFFER_SIZE);
   nvmlPciInfo_t pci{};
-  if (log.check(invoke(api.deviceGetPciInfo, device, &pci), "pciBusId"))
-    out.pciBusId = fromBuffer(pci.busId, sizeof pci.busId);
+  if (log.check(invoke(api.deviceGetPciInfo, device, &pci), "pciBusId")) out.pciBusId = fromBuffer(pci.busId, sizeof pci.busId);
   out.architecture = readUnsigned(log, "architecture", api.deviceGetArchitecture, device);
 }
 

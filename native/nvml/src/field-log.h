@@ -39,9 +39,8 @@ class FieldLog {
  private:
   // Answers that stay the same for as long as the driver, the GPU and its MIG mode do.
   static bool isLasting(nvmlReturn_t code) {
-    return code == NVML_ERROR_NOT_SUPPORTED || code == NVML_ERROR_NO_PERMISSION ||
-           code == NVML_ERROR_FUNCTION_NOT_FOUND || code == NVML_ERROR_INVALID_ARGUMENT ||
-           code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH || code == NVML_ERROR_NOT_FOUND;
+    return code == NVML_ERROR_NOT_SUPPORTED || code == NVML_ERROR_NO_PERMISSION || code == NVML_ERROR_FUNCTION_NOT_FOUND ||
+           code == NVML_ERROR_INVALID_ARGUMENT || code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH || code == NVML_ERROR_NOT_FOUND;
   }
 
   void add(std::string entry) {

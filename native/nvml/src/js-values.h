@@ -15,9 +15,12 @@ namespace topod::nvml::js {
 // A string, a boolean or a number. Byte counts stay below 2^53 for any memory that exists, so a double is exact.
 template <typename T>
 inline Napi::Value value(Napi::Env env, const T& v) {
-  if constexpr (std::is_same_v<T, std::string>) return Napi::String::New(env, v);
-  else if constexpr (std::is_same_v<T, bool>) return Napi::Boolean::New(env, v);
-  else return Napi::Number::New(env, static_cast<double>(v));
+  if constexpr (std::is_same_v<T, std::string>)
+    return Napi::String::New(env, v);
+  else if constexpr (std::is_same_v<T, bool>)
+    return Napi::Boolean::New(env, v);
+  else
+    return Napi::Number::New(env, static_cast<double>(v));
 }
 
 template <typename T, typename Convert>

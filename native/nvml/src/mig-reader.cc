@@ -30,9 +30,7 @@ GpuInstanceProfile gpuProfileFrom(unsigned index, const Info& info, std::string 
           std::nullopt};
 }
 
-bool versionRejected(nvmlReturn_t code) {
-  return code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH || code == NVML_ERROR_FUNCTION_NOT_FOUND;
-}
+bool versionRejected(nvmlReturn_t code) { return code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH || code == NVML_ERROR_FUNCTION_NOT_FOUND; }
 
 // The V call takes a v2 pointer but reads the version word first, so the v3
 // layout (same size) goes through the same entry point. Drivers before 545
@@ -40,8 +38,7 @@ bool versionRejected(nvmlReturn_t code) {
 nvmlReturn_t queryGpuInstanceProfile(const Api& api, nvmlDevice_t device, unsigned index, GpuInstanceProfile& out) {
   nvmlGpuInstanceProfileInfo_v3_t v3{};
   v3.version = kNvmlGpuInstanceProfileInfoV3;
-  nvmlReturn_t code = invoke(api.deviceGetGpuInstanceProfileInfoV, device, index,
-                             reinterpret_cast<nvmlGpuInstanceProfileInfo_v2_t*>(&v3));
+  nvmlReturn_t code = invoke(api.deviceGetGpuInstanceProfileInfoV, device, index, reinterpret_cast<nvmlGpuInstanceProfileInfo_v2_t*>(&v3));
   if (code == NVML_SUCCESS) {
     out = gpuProfileFrom(index, v3, fromBuffer(v3.name, sizeof v3.name));
     return code;
@@ -69,9 +66,9 @@ ComputeProfile computeProfileFrom(const Info& info) {
 nvmlReturn_t queryComputeInstanceProfile(const Api& api, nvmlGpuInstance_t gi, unsigned index, ComputeProfile& out) {
   nvmlComputeInstanceProfileInfo_v3_t v3{};
   v3.version = kNvmlComputeInstanceProfileInfoV3;
-  nvmlReturn_t code = invoke(api.gpuInstanceGetComputeInstanceProfileInfoV, gi, index,
-                             unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED},
-                             reinterpret_cast<nvmlComputeInstanceProfileInfo_v2_t*>(&v3));
+  nvmlReturn_t code =
+      invoke(api.gpuInstanceGetComputeInstanceProfileInfoV, gi, index, unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED},
+             reinterpret_cast<nvmlComputeInstanceProfileInfo_v2_t*>(&v3));
   if (code == NVML_SUCCESS) {
     out = computeProfileFrom(v3);
     return code;
@@ -79,16 +76,14 @@ nvmlReturn_t queryComputeInstanceProfile(const Api& api, nvmlGpuInstance_t gi, u
   if (!versionRejected(code)) return code;
   nvmlComputeInstanceProfileInfo_v2_t v2{};
   v2.version = kNvmlComputeInstanceProfileInfoV2;
-  code = invoke(api.gpuInstanceGetComputeInstanceProfileInfoV, gi, index,
-                unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED}, &v2);
+  code = invoke(api.gpuInstanceGetComputeInstanceProfileInfoV, gi, index, unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED}, &v2);
   if (code == NVML_SUCCESS) {
     out = computeProfileFrom(v2);
     return code;
   }
   if (!versionRejected(code)) return code;
   nvmlComputeInstanceProfileInfo_t v1{};
-  code = invoke(api.gpuInstanceGetComputeInstanceProfileInfo, gi, index,
-                unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED}, &v1);
+  code = invoke(api.gpuInstanceGetComputeInstanceProfileInfo, gi, index, unsigned{NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED}, &v1);
   if (code == NVML_SUCCESS) out = computeProfileFrom(v1);
   return code;
 }
@@ -96,18 +91,16 @@ nvmlReturn_t queryComputeInstanceProfile(const Api& api, nvmlGpuInstance_t gi, u
 // Possible placements need no MIG mode, but inside containers and for
 // unprivileged users the driver may refuse them (NO_PERMISSION); the MIG view
 // then derives L2 shares from memory ratios instead.
-Opt<std::vector<Placement>> readPlacements(const Api& api, FieldLog& log, nvmlDevice_t device,
-                                           const GpuInstanceProfile& profile) {
+Opt<std::vector<Placement>> readPlacements(const Api& api, FieldLog& log, nvmlDevice_t device, const GpuInstanceProfile& profile) {
   unsigned count = 0;
-  nvmlReturn_t code = invoke(api.deviceGetGpuInstancePossiblePlacements, device, profile.id,
-                             static_cast<nvmlGpuInstancePlacement_t*>(nullptr), &count);
+  nvmlReturn_t code =
+      invoke(api.deviceGetGpuInstancePossiblePlacements, device, profile.id, static_cast<nvmlGpuInstancePlacement_t*>(nullptr), &count);
   // Drivers that do not answer the size query get a buffer of instanceCount,
   // which the reference guarantees is enough.
   if (code != NVML_SUCCESS) count = std::max(profile.instanceCount, 1U);
   std::vector<nvmlGpuInstancePlacement_t> raw(std::max(count, 1U));
   count = static_cast<unsigned>(raw.size());
-  if (!log.check(invoke(api.deviceGetGpuInstancePossiblePlacements, device, profile.id, raw.data(), &count),
-                 "placements"))
+  if (!log.check(invoke(api.deviceGetGpuInstancePossiblePlacements, device, profile.id, raw.data(), &count), "placements"))
     return std::nullopt;
   std::vector<Placement> placements;
   for (unsigned i = 0; i < count && i < raw.size(); ++i) placements.push_back({raw[i].start, raw[i].size});
@@ -132,8 +125,7 @@ void forEachProfile(FieldLog& log, const char* field, unsigned limit, Query quer
 // it, so asked once per profile and cached while the table is (about 16
 // refused or answered queries per instance otherwise).
 const ComputeProfileTable& computeProfilesOf(const Api& api, nvmlGpuInstance_t gi, unsigned gpuProfileId,
-                                             std::map<unsigned, ComputeProfileTable>& tables,
-                                             ComputeProfileTable& uncached) {
+                                             std::map<unsigned, ComputeProfileTable>& tables, ComputeProfileTable& uncached) {
   if (auto found = tables.find(gpuProfileId); found != tables.end()) return found->second;
   ComputeProfileTable table;
   FieldLog log(table.degraded);
@@ -145,16 +137,13 @@ const ComputeProfileTable& computeProfilesOf(const Api& api, nvmlGpuInstance_t g
   return tables[gpuProfileId] = std::move(table);
 }
 
-std::vector<ComputeInstance> readComputeInstances(const Api& api, FieldLog& log, nvmlGpuInstance_t gi,
-                                                  const ComputeProfileTable& table) {
+std::vector<ComputeInstance> readComputeInstances(const Api& api, FieldLog& log, nvmlGpuInstance_t gi, const ComputeProfileTable& table) {
   std::vector<ComputeInstance> out;
   log.replay(table.degraded);
   for (const ComputeProfile& profile : table.profiles) {
     std::vector<nvmlComputeInstance_t> handles(std::max(profile.instanceCount, 1U));
     unsigned count = static_cast<unsigned>(handles.size());
-    if (!log.check(invoke(api.gpuInstanceGetComputeInstances, gi, profile.id, handles.data(), &count),
-                   "computeInstances"))
-      continue;
+    if (!log.check(invoke(api.gpuInstanceGetComputeInstances, gi, profile.id, handles.data(), &count), "computeInstances")) continue;
     for (unsigned i = 0; i < count && i < handles.size(); ++i) {
       nvmlComputeInstanceInfo_t info{};
       if (!log.check(invoke(api.computeInstanceGetInfo, handles[i], &info), "computeInstanceInfo")) continue;
@@ -174,8 +163,7 @@ Opt<std::vector<GpuInstance>> readGpuInstances(const Api& api, FieldLog& log, nv
   for (const auto& profile : profiles) {
     std::vector<nvmlGpuInstance_t> handles(std::max(profile.instanceCount, 1U));
     unsigned count = static_cast<unsigned>(handles.size());
-    if (!log.check(invoke(api.deviceGetGpuInstances, device, profile.id, handles.data(), &count), "gpuInstances"))
-      return std::nullopt;
+    if (!log.check(invoke(api.deviceGetGpuInstances, device, profile.id, handles.data(), &count), "gpuInstances")) return std::nullopt;
     for (unsigned i = 0; i < count && i < handles.size(); ++i) {
       nvmlGpuInstanceInfo_t info{};
       if (!log.check(invoke(api.gpuInstanceGetInfo, handles[i], &info), "gpuInstanceInfo")) continue;
@@ -203,12 +191,10 @@ std::vector<MigDevice> readMigDevices(const Api& api, FieldLog& log, nvmlDevice_
     entry.index = index;
     FieldLog migLog(entry.degraded);
     char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
-    if (migLog.check(invoke(api.deviceGetUUID, mig, uuid, unsigned{sizeof uuid}), "uuid"))
-      entry.uuid = fromBuffer(uuid, sizeof uuid);
+    if (migLog.check(invoke(api.deviceGetUUID, mig, uuid, unsigned{sizeof uuid}), "uuid")) entry.uuid = fromBuffer(uuid, sizeof uuid);
     unsigned id = 0;
     if (migLog.check(invoke(api.deviceGetGpuInstanceId, mig, &id), "gpuInstanceId")) entry.gpuInstanceId = id;
-    if (migLog.check(invoke(api.deviceGetComputeInstanceId, mig, &id), "computeInstanceId"))
-      entry.computeInstanceId = id;
+    if (migLog.check(invoke(api.deviceGetComputeInstanceId, mig, &id), "computeInstanceId")) entry.computeInstanceId = id;
     nvmlDeviceAttributes_t attributes{};
     if (migLog.check(invoke(api.deviceGetAttributes, mig, &attributes), "attributes")) {
       entry.multiprocessorCount = attributes.multiprocessorCount;

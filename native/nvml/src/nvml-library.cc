@@ -102,8 +102,7 @@ Outcome Library::load() {
   handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
     const char* why = dlerror();
-    return Outcome::failure("TOPOD_NVML_LIBRARY_NOT_FOUND", "dlopen",
-                            "cannot load " + path_ + ": " + (why ? why : "unknown dlopen error"));
+    return Outcome::failure("TOPOD_NVML_LIBRARY_NOT_FOUND", "dlopen", "cannot load " + path_ + ": " + (why ? why : "unknown dlopen error"));
   }
   loaded_.store(true);
   return resolveSymbols();
@@ -163,8 +162,7 @@ Outcome Library::resolveSymbols() {
   resolve(h, api_.deviceGetAttributes, {"nvmlDeviceGetAttributes_v2", "nvmlDeviceGetAttributes"});
   // _v3 and _v2 fill the same nvmlProcessInfo_v2_t; the unversioned v1 call
   // (a 16-byte layout, drivers before 450) is not used.
-  resolve(h, api_.deviceGetComputeRunningProcesses,
-          {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
+  resolve(h, api_.deviceGetComputeRunningProcesses, {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
   resolve(h, api_.deviceGetGraphicsRunningProcesses,
           {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"});
   resolve(h, api_.deviceGetUtilizationRates, {"nvmlDeviceGetUtilizationRates"});

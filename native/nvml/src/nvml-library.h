@@ -70,8 +70,8 @@ struct Api {
 /** Why loading or initialising failed: a stable code and a human message. */
 struct Outcome {
   bool ok = true;
-  std::string code;     // "NVML_ERROR_DRIVER_NOT_LOADED", "TOPOD_NVML_LIBRARY_NOT_FOUND", ...
-  std::string stage;    // "dlopen", "symbols", "init", "read"
+  std::string code;   // "NVML_ERROR_DRIVER_NOT_LOADED", "TOPOD_NVML_LIBRARY_NOT_FOUND", ...
+  std::string stage;  // "dlopen", "symbols", "init", "read"
   std::string message;
   static Outcome success() { return {}; }
   static Outcome failure(std::string code, std::string stage, std::string message) {

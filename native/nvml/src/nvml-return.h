@@ -66,7 +66,10 @@ inline std::string returnFullName(nvmlReturn_t code) {
 inline nvmlReturn_t parseReturnName(const std::string& text) {
   std::string name = text;
   for (const char* prefix : {"NVML_ERROR_", "NVML_"})
-    if (name.rfind(prefix, 0) == 0) { name = name.substr(std::strlen(prefix)); break; }
+    if (name.rfind(prefix, 0) == 0) {
+      name = name.substr(std::strlen(prefix));
+      break;
+    }
   for (const auto& entry : kReturnNames)
     if (name == entry.name) return entry.code;
   char* end = nullptr;
@@ -80,8 +83,7 @@ inline nvmlReturn_t parseReturnName(const std::string& text) {
  * module (driver upgraded under us), or the driver was unloaded and reloaded.
  */
 inline bool isSessionLost(nvmlReturn_t code) {
-  return code == NVML_ERROR_LIB_RM_VERSION_MISMATCH || code == NVML_ERROR_UNINITIALIZED ||
-         code == NVML_ERROR_DRIVER_NOT_LOADED;
+  return code == NVML_ERROR_LIB_RM_VERSION_MISMATCH || code == NVML_ERROR_UNINITIALIZED || code == NVML_ERROR_DRIVER_NOT_LOADED;
 }
 
 }  // namespace topod::nvml

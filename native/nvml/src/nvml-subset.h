@@ -392,19 +392,22 @@ typedef nvmlReturn_t (*nvmlDeviceGetP2PStatus_fn)(nvmlDevice_t, nvmlDevice_t, nv
 typedef nvmlReturn_t (*nvmlDeviceGetMigMode_fn)(nvmlDevice_t, unsigned int*, unsigned int*);
 typedef nvmlReturn_t (*nvmlDeviceGetGpuInstanceProfileInfo_fn)(nvmlDevice_t, unsigned int, nvmlGpuInstanceProfileInfo_t*);
 typedef nvmlReturn_t (*nvmlDeviceGetGpuInstanceProfileInfoV_fn)(nvmlDevice_t, unsigned int, nvmlGpuInstanceProfileInfo_v2_t*);
-typedef nvmlReturn_t (*nvmlDeviceGetGpuInstancePossiblePlacements_fn)(nvmlDevice_t, unsigned int, nvmlGpuInstancePlacement_t*, unsigned int*);
+typedef nvmlReturn_t (*nvmlDeviceGetGpuInstancePossiblePlacements_fn)(nvmlDevice_t, unsigned int, nvmlGpuInstancePlacement_t*,
+                                                                      unsigned int*);
 typedef nvmlReturn_t (*nvmlDeviceGetGpuInstances_fn)(nvmlDevice_t, unsigned int, nvmlGpuInstance_t*, unsigned int*);
 typedef nvmlReturn_t (*nvmlGpuInstanceGetInfo_fn)(nvmlGpuInstance_t, nvmlGpuInstanceInfo_t*);
-typedef nvmlReturn_t (*nvmlGpuInstanceGetComputeInstanceProfileInfo_fn)(nvmlGpuInstance_t, unsigned int, unsigned int, nvmlComputeInstanceProfileInfo_t*);
-typedef nvmlReturn_t (*nvmlGpuInstanceGetComputeInstanceProfileInfoV_fn)(nvmlGpuInstance_t, unsigned int, unsigned int, nvmlComputeInstanceProfileInfo_v2_t*);
+typedef nvmlReturn_t (*nvmlGpuInstanceGetComputeInstanceProfileInfo_fn)(nvmlGpuInstance_t, unsigned int, unsigned int,
+                                                                        nvmlComputeInstanceProfileInfo_t*);
+typedef nvmlReturn_t (*nvmlGpuInstanceGetComputeInstanceProfileInfoV_fn)(nvmlGpuInstance_t, unsigned int, unsigned int,
+                                                                         nvmlComputeInstanceProfileInfo_v2_t*);
 typedef nvmlReturn_t (*nvmlGpuInstanceGetComputeInstances_fn)(nvmlGpuInstance_t, unsigned int, nvmlComputeInstance_t*, unsigned int*);
 typedef nvmlReturn_t (*nvmlComputeInstanceGetInfo_fn)(nvmlComputeInstance_t, nvmlComputeInstanceInfo_t*);
 typedef nvmlReturn_t (*nvmlDeviceGetMigDeviceHandleByIndex_fn)(nvmlDevice_t, unsigned int, nvmlDevice_t*);
 typedef nvmlReturn_t (*nvmlDeviceGetAttributes_fn)(nvmlDevice_t, nvmlDeviceAttributes_t*);
 typedef nvmlReturn_t (*nvmlDeviceGetRunningProcesses_fn)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_v2_t*);
 typedef nvmlReturn_t (*nvmlDeviceGetUtilizationRates_fn)(nvmlDevice_t, nvmlUtilization_t*);
-typedef nvmlReturn_t (*nvmlDeviceGetSamples_fn)(nvmlDevice_t, nvmlSamplingType_t, unsigned long long, nvmlValueType_t*,
-                                                unsigned int*, nvmlSample_t*);
+typedef nvmlReturn_t (*nvmlDeviceGetSamples_fn)(nvmlDevice_t, nvmlSamplingType_t, unsigned long long, nvmlValueType_t*, unsigned int*,
+                                                nvmlSample_t*);
 typedef nvmlReturn_t (*nvmlDeviceGetTemperature_fn)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int*);
 typedef nvmlReturn_t (*nvmlDeviceGetClockInfo_fn)(nvmlDevice_t, nvmlClockType_t, unsigned int*);
 typedef nvmlReturn_t (*nvmlDeviceGetClocksEventReasons_fn)(nvmlDevice_t, unsigned long long*);

@@ -22,8 +22,7 @@ std::map<std::pair<std::string, std::string>, CachedPair>& pairCache() {
   return cache;
 }
 
-Opt<unsigned> p2p(const Api& api, FieldLog& log, nvmlDevice_t a, nvmlDevice_t b, nvmlGpuP2PCapsIndex_t index,
-                  const char* field) {
+Opt<unsigned> p2p(const Api& api, FieldLog& log, nvmlDevice_t a, nvmlDevice_t b, nvmlGpuP2PCapsIndex_t index, const char* field) {
   nvmlGpuP2PStatus_t status = NVML_P2P_STATUS_UNKNOWN;
   if (!log.check(invoke(api.deviceGetP2PStatus, a, b, index, &status), field)) return std::nullopt;
   return static_cast<unsigned>(status);

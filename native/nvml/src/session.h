@@ -42,8 +42,7 @@ Outcome readInSession(const std::string& libraryPath, Read read, Finish finish) 
       break;
     } catch (const SessionLost& lost) {
       if (attempt >= kReadAttempts) {
-        outcome = Outcome::failure(returnFullName(lost.code), "read",
-                                   "NVML session lost and not recovered: " + returnFullName(lost.code));
+        outcome = Outcome::failure(returnFullName(lost.code), "read", "NVML session lost and not recovered: " + returnFullName(lost.code));
         break;
       }
       Outcome reloaded = library.reload();

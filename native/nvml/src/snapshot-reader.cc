@@ -42,8 +42,7 @@ Snapshot readOnce(const Library& library, std::chrono::milliseconds staticMaxAge
     device.index = index;
     nvmlDevice_t handle = nullptr;
     FieldLog deviceLog(device.degraded);
-    if (deviceLog.check(api.deviceGetHandleByIndex(index, &handle), "handle"))
-      readDevice(api, handle, policy, cache, device);
+    if (deviceLog.check(api.deviceGetHandleByIndex(index, &handle), "handle")) readDevice(api, handle, policy, cache, device);
     if (device.uuid) present.push_back(*device.uuid);
     if (handle) handles.push_back(PairInput{index, handle, device.uuid});
     device.readMicros = microsSince(deviceStart);
@@ -60,8 +59,7 @@ Snapshot readOnce(const Library& library, std::chrono::milliseconds staticMaxAge
 ReadResult readSnapshot(const ReadOptions& options) {
   ReadResult result;
   result.outcome = readInSession(
-      options.libraryPath,
-      [&](const Library& library) { result.snapshot = readOnce(library, options.staticMaxAge); },
+      options.libraryPath, [&](const Library& library) { result.snapshot = readOnce(library, options.staticMaxAge); },
       [&](const Library& library) {
         result.snapshot.libraryPath = library.path();
         result.snapshot.reinitCount = library.reinitCount();

@@ -8,8 +8,7 @@ void copyStatic(const DeviceState& from, DeviceState& to) {
   for (auto member : {&DeviceState::name, &DeviceState::serial, &DeviceState::pciBusId, &DeviceState::cpuAffinity})
     to.*member = from.*member;
   for (auto member : {&DeviceState::architecture, &DeviceState::maxSmClockMHz, &DeviceState::maxMemoryClockMHz,
-                      &DeviceState::memoryBusWidthBits, &DeviceState::pcieMaxGen, &DeviceState::pcieMaxWidth,
-                      &DeviceState::numaNode})
+                      &DeviceState::memoryBusWidthBits, &DeviceState::pcieMaxGen, &DeviceState::pcieMaxWidth, &DeviceState::numaNode})
     to.*member = from.*member;
   to.profiles = from.profiles;
 }
@@ -19,8 +18,7 @@ StaticCache& StaticCache::instance() {
   return cache;
 }
 
-StaticFields* StaticCache::find(const std::string& uuid, const StaticKey& key, std::chrono::milliseconds maxAge,
-                                Clock::time_point now) {
+StaticFields* StaticCache::find(const std::string& uuid, const StaticKey& key, std::chrono::milliseconds maxAge, Clock::time_point now) {
   auto found = entries_.find(uuid);
   if (found == entries_.end()) return nullptr;
   const Entry& entry = found->second;

@@ -61,8 +61,8 @@ struct StaticKey {
   Opt<unsigned> migModePending;
 
   bool operator==(const StaticKey& other) const {
-    return libraryLoad == other.libraryLoad && driverVersion == other.driverVersion &&
-           migModeCurrent == other.migModeCurrent && migModePending == other.migModePending;
+    return libraryLoad == other.libraryLoad && driverVersion == other.driverVersion && migModeCurrent == other.migModeCurrent &&
+           migModePending == other.migModePending;
   }
 };
 
@@ -72,8 +72,7 @@ class StaticCache {
   using Clock = std::chrono::steady_clock;
 
   /** The entry for uuid when its key matches and it is younger than maxAge, else nullptr. */
-  StaticFields* find(const std::string& uuid, const StaticKey& key, std::chrono::milliseconds maxAge,
-                     Clock::time_point now);
+  StaticFields* find(const std::string& uuid, const StaticKey& key, std::chrono::milliseconds maxAge, Clock::time_point now);
   void store(const std::string& uuid, const StaticKey& key, StaticFields fields, Clock::time_point now);
   /** Forgets devices no longer present. */
   void retainOnly(const std::vector<std::string>& uuids);

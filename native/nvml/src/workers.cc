@@ -135,8 +135,7 @@ ActivityOptions activityOptionsArgument(const Napi::CallbackInfo& info) {
   const bool hasIndex = !index.IsUndefined() && !index.IsNull();
   if (hasUuid == hasIndex) throw Napi::TypeError::New(env, "readActivity needs exactly one of uuid and index");
   if (hasUuid) {
-    if (!uuid.IsString() || uuid.As<Napi::String>().Utf8Value().empty())
-      throw Napi::TypeError::New(env, "uuid must be a non-empty string");
+    if (!uuid.IsString() || uuid.As<Napi::String>().Utf8Value().empty()) throw Napi::TypeError::New(env, "uuid must be a non-empty string");
     options.uuid = uuid.As<Napi::String>().Utf8Value();
     return options;
   }
@@ -153,13 +152,9 @@ Napi::Value ReadActivity(const Napi::CallbackInfo& info) {
   return (new ActivityWorker(info.Env(), activityOptionsArgument(info)))->Queue();
 }
 
-Napi::Value Read(const Napi::CallbackInfo& info) {
-  return (new ReadWorker(info.Env(), readOptionsArgument(info)))->Queue();
-}
+Napi::Value Read(const Napi::CallbackInfo& info) { return (new ReadWorker(info.Env(), readOptionsArgument(info)))->Queue(); }
 
-Napi::Value Open(const Napi::CallbackInfo& info) {
-  return (new OpenWorker(info.Env(), libraryPathArgument(info)))->Queue();
-}
+Napi::Value Open(const Napi::CallbackInfo& info) { return (new OpenWorker(info.Env(), libraryPathArgument(info)))->Queue(); }
 
 Napi::Value Close(const Napi::CallbackInfo& info) { return (new CloseWorker(info.Env()))->Queue(); }
 

@@ -44,10 +44,10 @@ void report(const char* what, size_t mine, size_t real) {
 #ifdef LAYOUT_CHECK_REPORT_ONLY
 #define SAME(what, mine, real) report(what, static_cast<size_t>(mine), static_cast<size_t>(real))
 #else
-#define SAME(what, mine, real)                                  \
-  do {                                                          \
+#define SAME(what, mine, real)                                                         \
+  do {                                                                                 \
     static_assert(static_cast<long long>(mine) == static_cast<long long>(real), what); \
-    report(what, static_cast<size_t>(mine), static_cast<size_t>(real)); \
+    report(what, static_cast<size_t>(mine), static_cast<size_t>(real));                \
   } while (0)
 #endif
 
@@ -97,8 +97,7 @@ int main() {
   SIZE(nvmlComputeInstanceProfileInfo_v3_t);
   FIELD(nvmlComputeInstanceProfileInfo_v3_t, capabilities);
   SAME("nvmlGpuInstanceProfileInfo_v3 version word", ours::kNvmlGpuInstanceProfileInfoV3, nvmlGpuInstanceProfileInfo_v3);
-  SAME("nvmlComputeInstanceProfileInfo_v3 version word", ours::kNvmlComputeInstanceProfileInfoV3,
-       nvmlComputeInstanceProfileInfo_v3);
+  SAME("nvmlComputeInstanceProfileInfo_v3 version word", ours::kNvmlComputeInstanceProfileInfoV3, nvmlComputeInstanceProfileInfo_v3);
   SAME("NVML_ERROR_INVALID_STATE", ours::NVML_ERROR_INVALID_STATE, ::NVML_ERROR_INVALID_STATE);
 #else
   std::printf("(nvml.h predates the v3 profile structs: v3 layouts not checked)\n");
@@ -138,10 +137,8 @@ int main() {
   SAME("clocks reason SwPowerCap", ours::NVML_CLOCKS_EVENT_REASON_SW_POWER_CAP, nvmlClocksThrottleReasonSwPowerCap);
   SAME("clocks reason HwSlowdown", ours::NVML_CLOCKS_EVENT_REASON_HW_SLOWDOWN, nvmlClocksThrottleReasonHwSlowdown);
   SAME("clocks reason SyncBoost", ours::NVML_CLOCKS_EVENT_REASON_SYNC_BOOST, nvmlClocksThrottleReasonSyncBoost);
-  SAME("clocks reason SwThermalSlowdown", ours::NVML_CLOCKS_EVENT_REASON_SW_THERMAL_SLOWDOWN,
-       nvmlClocksThrottleReasonSwThermalSlowdown);
-  SAME("clocks reason HwThermalSlowdown", ours::NVML_CLOCKS_EVENT_REASON_HW_THERMAL_SLOWDOWN,
-       nvmlClocksThrottleReasonHwThermalSlowdown);
+  SAME("clocks reason SwThermalSlowdown", ours::NVML_CLOCKS_EVENT_REASON_SW_THERMAL_SLOWDOWN, nvmlClocksThrottleReasonSwThermalSlowdown);
+  SAME("clocks reason HwThermalSlowdown", ours::NVML_CLOCKS_EVENT_REASON_HW_THERMAL_SLOWDOWN, nvmlClocksThrottleReasonHwThermalSlowdown);
   SAME("clocks reason HwPowerBrakeSlowdown", ours::NVML_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN,
        nvmlClocksThrottleReasonHwPowerBrakeSlowdown);
   SAME("clocks reason DisplayClockSetting", ours::NVML_CLOCKS_EVENT_REASON_DISPLAY_CLOCK_SETTING,
@@ -149,8 +146,7 @@ int main() {
 
   SAME("nvmlMemory_v2 version word", ours::kNvmlMemoryV2, nvmlMemory_v2);
   SAME("nvmlGpuInstanceProfileInfo_v2 version word", ours::kNvmlGpuInstanceProfileInfoV2, nvmlGpuInstanceProfileInfo_v2);
-  SAME("nvmlComputeInstanceProfileInfo_v2 version word", ours::kNvmlComputeInstanceProfileInfoV2,
-       nvmlComputeInstanceProfileInfo_v2);
+  SAME("nvmlComputeInstanceProfileInfo_v2 version word", ours::kNvmlComputeInstanceProfileInfoV2, nvmlComputeInstanceProfileInfo_v2);
 
   SAME("NVML_GPU_INSTANCE_PROFILE_1_SLICE", ours_values::kGpuProfileIndex[0], NVML_GPU_INSTANCE_PROFILE_1_SLICE);
   SAME("NVML_GPU_INSTANCE_PROFILE_2_SLICE", ours_values::kGpuProfileIndex[1], NVML_GPU_INSTANCE_PROFILE_2_SLICE);
@@ -168,8 +164,7 @@ int main() {
   SAME("NVML_ERROR_NO_PERMISSION", ours::NVML_ERROR_NO_PERMISSION, ::NVML_ERROR_NO_PERMISSION);
   SAME("NVML_ERROR_NOT_SUPPORTED", ours::NVML_ERROR_NOT_SUPPORTED, ::NVML_ERROR_NOT_SUPPORTED);
   SAME("NVML_ERROR_LIB_RM_VERSION_MISMATCH", ours::NVML_ERROR_LIB_RM_VERSION_MISMATCH, ::NVML_ERROR_LIB_RM_VERSION_MISMATCH);
-  SAME("NVML_ERROR_ARGUMENT_VERSION_MISMATCH", ours::NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
-       ::NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+  SAME("NVML_ERROR_ARGUMENT_VERSION_MISMATCH", ours::NVML_ERROR_ARGUMENT_VERSION_MISMATCH, ::NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
   SAME("NVML_NVLINK_MAX_LINKS", 18, NVML_NVLINK_MAX_LINKS);
 
   std::printf("%s: %d mismatch(es)\n", failures ? "FAIL" : "PASS", failures);

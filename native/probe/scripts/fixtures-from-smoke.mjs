@@ -12,7 +12,10 @@ if (!smokeDir || !outDir) {
   process.exit(2);
 }
 
-const lines = (file) => readFileSync(path.join(smokeDir, file), 'utf8').split('\n').filter((l) => l.trim());
+const lines = (file) =>
+  readFileSync(path.join(smokeDir, file), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
 const parseOrNull = (l) => {
   try {
     return JSON.parse(l);

@@ -13,8 +13,10 @@ constexpr uint32_t kUnroll = 4;
 
 template <CacheHint H>
 __device__ __forceinline__ uint4 load_v4(const uint4* p) {
-  if constexpr (H == CacheHint::Cg) return ops::load_global_cg_v4(p);
-  else return ops::load_global_v4(p);
+  if constexpr (H == CacheHint::Cg)
+    return ops::load_global_cg_v4(p);
+  else
+    return ops::load_global_v4(p);
 }
 
 __device__ __forceinline__ uint32_t fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }

@@ -32,8 +32,8 @@ ChaserView ChainSet::add(const ChainSpec& spec) {
   uint32_t base = 0;
   if (spec.space == Space::Constant) {
     if (constantUsedElems_ + elems > kConstantChainElems) {
-      throw ProbeFailure(ErrorCode::BadRequest, "constant-space chains must fit together in " +
-                                                    std::to_string(kConstantChainElems * 4) + " bytes");
+      throw ProbeFailure(ErrorCode::BadRequest,
+                         "constant-space chains must fit together in " + std::to_string(kConstantChainElems * 4) + " bytes");
     }
     base = constantUsedElems_;
   }

@@ -29,10 +29,10 @@ inline constexpr uint64_t samples_shared_bytes(uint64_t samples) { return sample
 // chaser's copy in shared memory (shared).
 struct ChaserView {
   Space space;
-  uint32_t start;        // first element index of the walk
-  uint32_t nodes;        // loads in one full lap
-  uint32_t strideElems;  // node k sits at element start + k * strideElems (in index order, not walk order)
-  uint32_t elems;        // chain length in 4-byte elements
+  uint32_t start;          // first element index of the walk
+  uint32_t nodes;          // loads in one full lap
+  uint32_t strideElems;    // node k sits at element start + k * strideElems (in index order, not walk order)
+  uint32_t elems;          // chain length in 4-byte elements
   const uint32_t* global;  // device buffer (also the source of the shared-memory copy)
   hipTextureObject_t tex;  // texture object over `global` (texture space only)
 };

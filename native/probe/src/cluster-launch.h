@@ -12,11 +12,13 @@ namespace topod::probe {
 #if defined(TOPOD_VENDOR_NVIDIA)
 // Clusters over 8 blocks are "non-portable": each kernel launched with them must opt in.
 inline void allow_large_clusters(const void* kernel) {
-  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1), "cudaFuncSetAttribute(NonPortableClusterSizeAllowed)");
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+        "cudaFuncSetAttribute(NonPortableClusterSizeAllowed)");
 }
 
 // A launch config of `blocks` x `threads` in clusters of `clusterSize` blocks (1-D); `attr` must outlive it.
-inline cudaLaunchConfig_t cluster_config(cudaLaunchAttribute& attr, uint32_t blocks, uint32_t threads, size_t sharedBytes, uint32_t clusterSize) {
+inline cudaLaunchConfig_t cluster_config(cudaLaunchAttribute& attr, uint32_t blocks, uint32_t threads, size_t sharedBytes,
+                                         uint32_t clusterSize) {
   attr = cudaLaunchAttribute{};
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim.x = clusterSize;
@@ -33,7 +35,8 @@ inline cudaLaunchConfig_t cluster_config(cudaLaunchAttribute& attr, uint32_t blo
 }
 
 template <typename... Params, typename... Args>
-cudaError_t launch_in_clusters(void (*kernel)(Params...), uint32_t blocks, uint32_t threads, size_t sharedBytes, uint32_t clusterSize, Args&&... args) {
+cudaError_t launch_in_clusters(void (*kernel)(Params...), uint32_t blocks, uint32_t threads, size_t sharedBytes, uint32_t clusterSize,
+                               Args&&... args) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t config = cluster_config(attr, blocks, threads, sharedBytes, clusterSize);
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);

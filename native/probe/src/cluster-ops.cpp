@@ -26,8 +26,8 @@ void require_clusters(const hipDeviceProp_t& p, uint64_t clusterSize) {
   if (!reason.empty()) throw ProbeFailure(ErrorCode::Unsupported, reason);
   const int largest = max_cluster_size(p);
   if (clusterSize > static_cast<uint64_t>(largest))
-    throw ProbeFailure(ErrorCode::Unsupported,
-                       "clusters of " + std::to_string(clusterSize) + " blocks exceed the largest this device co-schedules (" + std::to_string(largest) + ")");
+    throw ProbeFailure(ErrorCode::Unsupported, "clusters of " + std::to_string(clusterSize) +
+                                                   " blocks exceed the largest this device co-schedules (" + std::to_string(largest) + ")");
 }
 
 struct SmidRequest {
@@ -44,8 +44,8 @@ SmidRequest validate_smid(const json::Value& args, const OpContext& ctx) {
   const hipDeviceProp_t& p = ctx.device();
   const uint64_t blocks = uint64_t{s.clusters} * s.clusterSize;
   if (blocks > static_cast<uint64_t>(p.multiProcessorCount))
-    a.fail("clusters", "at most " + std::to_string(p.multiProcessorCount / s.clusterSize) + " clusters of " + std::to_string(s.clusterSize) +
-                           " (one block per SM, " + std::to_string(p.multiProcessorCount) + " SMs)");
+    a.fail("clusters", "at most " + std::to_string(p.multiProcessorCount / s.clusterSize) + " clusters of " +
+                           std::to_string(s.clusterSize) + " (one block per SM, " + std::to_string(p.multiProcessorCount) + " SMs)");
   if (s.clusterSize > 1) require_clusters(p, s.clusterSize);
   return {s, p};
 }
@@ -117,8 +117,9 @@ DsmemSpec validate_dsmem(const json::Value& args, const OpContext& ctx) {
   s.threadsPerBlock = static_cast<uint32_t>(a.integer("threadsPerBlock", 1, static_cast<uint64_t>(p.maxThreadsPerBlock)));
   const uint64_t sharedLimit = limits::shared_limit_bytes(p);
   if (s.transferBytes + kDsmemFixedSharedBytes > sharedLimit)
-    a.fail("transferBytes", "at most " + std::to_string(sharedLimit - kDsmemFixedSharedBytes) + " (the shared memory a block may use, less the " +
-                                std::to_string(kDsmemFixedSharedBytes) + "-byte latency ring)");
+    a.fail("transferBytes", "at most " + std::to_string(sharedLimit - kDsmemFixedSharedBytes) +
+                                " (the shared memory a block may use, less the " + std::to_string(kDsmemFixedSharedBytes) +
+                                "-byte latency ring)");
   require_clusters(p, 2);
   return s;
 }

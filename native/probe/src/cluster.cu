@@ -66,9 +66,9 @@ __global__ void grid_sync_kernel(uint32_t* out, uint32_t samples) {
 struct DsmemBuffers {
   uint32_t* globalChain;  // kDsmemChainElems words, one per 128-byte line
   uint64_t* globalTransfer;
-  uint32_t* latencies;  // local, remote, l2: samples each
+  uint32_t* latencies;        // local, remote, l2: samples each
   unsigned long long* spans;  // push, pull, global: repetitions each
-  uint64_t* sink;  // one word per thread of the cluster
+  uint64_t* sink;             // one word per thread of the cluster
   uint32_t* smIds;
 };
 
@@ -86,7 +86,8 @@ __global__ void dsmem_kernel(DsmemBuffers b, uint32_t samples, uint32_t words, u
   const uint32_t tid = threadIdx.x, threads = blockDim.x;
   for (uint32_t i = tid; i < kDsmemChainElems; i += threads) chain[i] = (i + kChainStep) % kDsmemChainElems;
   if (rank == 0)
-    for (uint32_t i = tid; i < kDsmemChainElems; i += threads) b.globalChain[i * kLineWords] = ((i + kChainStep) % kDsmemChainElems) * kLineWords;
+    for (uint32_t i = tid; i < kDsmemChainElems; i += threads)
+      b.globalChain[i * kLineWords] = ((i + kChainStep) % kDsmemChainElems) * kLineWords;
   if (tid == 0) b.smIds[rank] = ops::sm_id();
   ops::cluster_sync();
 
@@ -195,14 +196,15 @@ ClusterSyncOutcome run_cluster_sync(const ClusterSyncSpec& s) {
   uint32_t* gridOut = grid.get();
   uint32_t samples = s.samples;
   void* args[] = {&gridOut, &samples};
-  check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(grid_sync_kernel), dim3(s.clusterSize), dim3(s.threadsPerBlock), args, 0, nullptr),
+  check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(grid_sync_kernel), dim3(s.clusterSize), dim3(s.threadsPerBlock), args, 0,
+                                    nullptr),
         "cudaLaunchCooperativeKernel(grid_sync_kernel)");
   check_launch("grid_sync_kernel");
   std::vector<uint32_t> host(4 * uint64_t{s.samples}), gridHost(s.samples);
   out.download(host.data(), host.size());
   grid.download(gridHost.data(), gridHost.size());
-  return {slice(host, 0, s.samples), slice(host, s.samples, s.samples), slice(host, 2 * s.samples, s.samples), slice(host, 3 * s.samples, s.samples),
-          gridHost};
+  return {slice(host, 0, s.samples), slice(host, s.samples, s.samples), slice(host, 2 * s.samples, s.samples),
+          slice(host, 3 * s.samples, s.samples), gridHost};
 }
 
 DsmemOutcome run_dsmem(const DsmemSpec& s) {
@@ -211,10 +213,12 @@ DsmemOutcome run_dsmem(const DsmemSpec& s) {
   DeviceBuffer<uint32_t> globalChain(uint64_t{kDsmemChainElems} * kLineWords), latencies(3 * uint64_t{s.samples}), smIds(2);
   DeviceBuffer<uint64_t> globalTransfer(words), sink(2 * uint64_t{s.threadsPerBlock});
   DeviceBuffer<unsigned long long> spans(3 * uint64_t{s.repetitions});
-  check(cudaFuncSetAttribute(reinterpret_cast<const void*>(dsmem_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
+  check(cudaFuncSetAttribute(reinterpret_cast<const void*>(dsmem_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(shared)),
         "cudaFuncSetAttribute(dsmem_kernel)");
   const DsmemBuffers b{globalChain.get(), globalTransfer.get(), latencies.get(), spans.get(), sink.get(), smIds.get()};
-  check(launch_in_clusters(dsmem_kernel, 2, s.threadsPerBlock, shared, 2, b, s.samples, words, s.repetitions), "cudaLaunchKernelEx(dsmem_kernel)");
+  check(launch_in_clusters(dsmem_kernel, 2, s.threadsPerBlock, shared, 2, b, s.samples, words, s.repetitions),
+        "cudaLaunchKernelEx(dsmem_kernel)");
   check_launch("dsmem_kernel");
   std::vector<uint32_t> lat(3 * uint64_t{s.samples});
   latencies.download(lat.data(), lat.size());
@@ -234,10 +238,13 @@ DsmemOutcome run_dsmem(const DsmemSpec& s) {
 
 ClusterLaunchOutcome run_cluster_launch(const ClusterLaunchSpec& s, const hipDeviceProp_t& p) {
   const size_t shared = one_block_per_sm_shared_bytes(p);
-  check(cudaFuncSetAttribute(reinterpret_cast<const void*>(spin_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
+  check(cudaFuncSetAttribute(reinterpret_cast<const void*>(spin_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(shared)),
         "cudaFuncSetAttribute(spin_kernel)");
   allow_large_clusters(reinterpret_cast<const void*>(spin_kernel));
-  auto clustered = [&] { check(launch_in_clusters(spin_kernel, s.blocks, 32, shared, s.clusterSize, s.spinNs), "cudaLaunchKernelEx(spin_kernel)"); };
+  auto clustered = [&] {
+    check(launch_in_clusters(spin_kernel, s.blocks, 32, shared, s.clusterSize, s.spinNs), "cudaLaunchKernelEx(spin_kernel)");
+  };
   auto plain = [&] { spin_kernel<<<s.blocks, 32, shared>>>(s.spinNs); };
   EventTimer timer;
   auto timed = [&](auto launch) { return timer.seconds("spin_kernel", launch); };
@@ -254,7 +261,9 @@ ClusterLaunchOutcome run_cluster_launch(const ClusterLaunchSpec& s, const hipDev
 
 #else  // AMD: no thread block clusters (cluster-ops.cpp answers unsupported before reaching these).
 
-ClusterSyncOutcome run_cluster_sync(const ClusterSyncSpec&) { throw ProbeFailure(ErrorCode::Unsupported, "no thread block clusters on AMD"); }
+ClusterSyncOutcome run_cluster_sync(const ClusterSyncSpec&) {
+  throw ProbeFailure(ErrorCode::Unsupported, "no thread block clusters on AMD");
+}
 DsmemOutcome run_dsmem(const DsmemSpec&) { throw ProbeFailure(ErrorCode::Unsupported, "no thread block clusters on AMD"); }
 ClusterLaunchOutcome run_cluster_launch(const ClusterLaunchSpec&, const hipDeviceProp_t&) {
   throw ProbeFailure(ErrorCode::Unsupported, "no thread block clusters on AMD");

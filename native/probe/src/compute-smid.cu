@@ -20,7 +20,8 @@ constexpr uint64_t kArrivalWaitNs = 20'000'000;
 // every block of the launch has arrived, so a launch that fits the GPU holds
 // all its blocks at once. The dynamic shared memory (never touched) keeps a
 // second block off the SM.
-__global__ void smid_kernel(uint32_t* smIds, unsigned int* arrived, unsigned int* missed, uint32_t total, uint64_t waitNs, uint32_t* smIdLimit) {
+__global__ void smid_kernel(uint32_t* smIds, unsigned int* arrived, unsigned int* missed, uint32_t total, uint64_t waitNs,
+                            uint32_t* smIdLimit) {
   if (threadIdx.x != 0) return;
   smIds[blockIdx.x] = ops::sm_id();
   if (blockIdx.x == 0) *smIdLimit = ops::sm_id_limit();
@@ -39,7 +40,8 @@ __global__ void smid_kernel(uint32_t* smIds, unsigned int* arrived, unsigned int
 std::string cluster_unsupported_reason(const hipDeviceProp_t& p) {
 #if defined(TOPOD_VENDOR_NVIDIA)
   if (p.major < 9) {
-    return "thread block clusters need compute capability 9.0 or newer; this device is sm_" + std::to_string(p.major) + std::to_string(p.minor);
+    return "thread block clusters need compute capability 9.0 or newer; this device is sm_" + std::to_string(p.major) +
+           std::to_string(p.minor);
   }
   return "";
 #else
@@ -56,8 +58,9 @@ size_t one_block_per_sm_shared_bytes(const hipDeviceProp_t& p) {
 SmidOutcome run_smid(const SmidSpec& spec, const hipDeviceProp_t& p, uint64_t budgetNs) {
   const uint32_t total = spec.clusters * spec.clusterSize;
   const size_t shared = one_block_per_sm_shared_bytes(p);
-  check(hipFuncSetAttribute(reinterpret_cast<const void*>(smid_kernel), hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
-        "hipFuncSetAttribute(smid_kernel)");
+  check(
+      hipFuncSetAttribute(reinterpret_cast<const void*>(smid_kernel), hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
+      "hipFuncSetAttribute(smid_kernel)");
   DeviceBuffer<uint32_t> smIds(total), limit(1);
   DeviceBuffer<unsigned int> counters(2);  // arrived, missed
   const uint64_t waitNs = std::min(kArrivalWaitNs, budgetNs);
@@ -69,8 +72,8 @@ SmidOutcome run_smid(const SmidSpec& spec, const hipDeviceProp_t& p, uint64_t bu
     } else {
 #if defined(TOPOD_VENDOR_NVIDIA)
       allow_large_clusters(reinterpret_cast<const void*>(smid_kernel));
-      check(launch_in_clusters(smid_kernel, total, 32, shared, spec.clusterSize, smIds.get(), counters.get(), counters.get() + 1, total, waitNs,
-                               limit.get()),
+      check(launch_in_clusters(smid_kernel, total, 32, shared, spec.clusterSize, smIds.get(), counters.get(), counters.get() + 1, total,
+                               waitNs, limit.get()),
             "cudaLaunchKernelEx(smid_kernel)");
 #endif
     }
@@ -104,7 +107,8 @@ ClusterLimits query_cluster_limits(const hipDeviceProp_t& p) {
   ClusterLimits out{0, 0, {}};
 #if defined(TOPOD_VENDOR_NVIDIA)
   const size_t shared = one_block_per_sm_shared_bytes(p);
-  check(cudaFuncSetAttribute(reinterpret_cast<const void*>(smid_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
+  check(cudaFuncSetAttribute(reinterpret_cast<const void*>(smid_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(shared)),
         "cudaFuncSetAttribute(smid_kernel)");
   cudaLaunchAttribute attr;
   cudaLaunchConfig_t config = cluster_config(attr, 1, 32, shared, 1);

@@ -100,7 +100,8 @@ __global__ void farnear_kernel(FarnearLaunch a) {
         }
       }
       __syncthreads();  // the chunk's first line before the rest
-      for (uint32_t line = 1 + threadIdx.x; line < linesPerChunk; line += blockDim.x) ops::consume(sink, ops::load_global_cg(chunk + uint64_t{line} * kLineWords));
+      for (uint32_t line = 1 + threadIdx.x; line < linesPerChunk; line += blockDim.x)
+        ops::consume(sink, ops::load_global_cg(chunk + uint64_t{line} * kLineWords));
       __syncthreads();
       if (threadIdx.x == 0 && (c & 255u) == 255u && ops::globaltimer_ns() > deadline) {
         atomicMax(a.status, 1u);
@@ -136,7 +137,8 @@ std::vector<FarnearRun> run_l2_farnear(const FarnearSpec& spec, uint32_t blocks,
   words.zero();
   latencies.zero();
   // The whole shared-memory limit keeps a second block off every SM.
-  check(hipFuncSetAttribute(reinterpret_cast<const void*>(farnear_kernel), hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(sharedLimitBytes)),
+  check(hipFuncSetAttribute(reinterpret_cast<const void*>(farnear_kernel), hipFuncAttributeMaxDynamicSharedMemorySize,
+                            static_cast<int>(sharedLimitBytes)),
         "hipFuncSetAttribute(farnear_kernel)");
   FarnearLaunch launch{};
   launch.array = array.get();

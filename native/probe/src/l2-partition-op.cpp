@@ -27,11 +27,13 @@ PartitionRequest validate_partition(const json::Value& args, const OpContext& ct
   s.mode = a.one_of("mode", {"private", "shared"}) == 0 ? PartitionMode::Private : PartitionMode::Shared;
   s.arrayBytes = a.integer_or("arrayBytes", limits::kDefaultPartitionArrayBytes, 4, limits::kMaxArrayBytes);
   if (s.arrayBytes % 4) a.fail("arrayBytes", "a multiple of 4");
-  s.strideBytes = static_cast<uint32_t>(a.integer_or("strideBytes", limits::kDefaultPartitionStrideBytes, 4, std::min<uint64_t>(s.arrayBytes, limits::kMaxPartitionStrideBytes)));
+  s.strideBytes = static_cast<uint32_t>(a.integer_or("strideBytes", limits::kDefaultPartitionStrideBytes, 4,
+                                                     std::min<uint64_t>(s.arrayBytes, limits::kMaxPartitionStrideBytes)));
   if (s.strideBytes % 4) a.fail("strideBytes", "a multiple of 4");
   const uint64_t chunks = s.arrayBytes / s.strideBytes;
   if (chunks > limits::kMaxSamples)
-    a.fail("arrayBytes", "at most " + std::to_string(limits::kMaxSamples) + " strides (one latency per chunk is buffered in shared memory)");
+    a.fail("arrayBytes",
+           "at most " + std::to_string(limits::kMaxSamples) + " strides (one latency per chunk is buffered in shared memory)");
   s.chunks = static_cast<uint32_t>(chunks);
   const hipDeviceProp_t& p = ctx.device();
   const uint32_t blocks = static_cast<uint32_t>(p.multiProcessorCount);

@@ -70,10 +70,12 @@ std::vector<PartitionRun> run_l2_partition(const PartitionSpec& spec, uint32_t b
   DeviceBuffer<uint32_t> smIds(blocks), latencies(uint64_t{blocks} * spec.chunks), flag(1);
   flag.zero();
   // The whole shared-memory limit keeps a second block off every SM.
-  check(hipFuncSetAttribute(reinterpret_cast<const void*>(partition_kernel), hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(sharedLimitBytes)),
+  check(hipFuncSetAttribute(reinterpret_cast<const void*>(partition_kernel), hipFuncAttributeMaxDynamicSharedMemorySize,
+                            static_cast<int>(sharedLimitBytes)),
         "hipFuncSetAttribute(partition_kernel)");
-  const PartitionLaunch launch{array.get(), shared ? 0 : arrayElems, spec.strideBytes / 4, spec.chunks, shared ? 1u : 0u, 0u, budgetNs,
-                               smIds.get(), latencies.get(), flag.get()};
+  const PartitionLaunch launch{
+      array.get(), shared ? 0 : arrayElems, spec.strideBytes / 4, spec.chunks, shared ? 1u : 0u, 0u, budgetNs, smIds.get(), latencies.get(),
+      flag.get()};
   partition_kernel<<<blocks, 32, sharedLimitBytes>>>(launch);
   check_launch("partition_kernel");
   uint32_t timedOut = 0;

@@ -43,7 +43,8 @@ PersistRequest validate_persist(const json::Value& args, const OpContext& ctx) {
   const hipDeviceProp_t& p = ctx.device();
   const uint64_t maxPersisting = persisting_max_bytes(p);
   if (maxPersisting > 0 && s.windowBytes > maxPersisting)
-    limits::bad_request("args.windowBytes must be at most the device's persisting L2 maximum of " + std::to_string(maxPersisting) + " bytes");
+    limits::bad_request("args.windowBytes must be at most the device's persisting L2 maximum of " + std::to_string(maxPersisting) +
+                        " bytes");
   ensure_fits(s.arrayBytes, "args.arrayBytes");
   if (maxPersisting == 0) throw ProbeFailure(ErrorCode::Unsupported, "this device has no persisting L2 (persistingL2CacheMaxBytes is 0)");
   return {s, static_cast<uint32_t>(p.multiProcessorCount) * 4};

@@ -47,7 +47,9 @@ __global__ void persist_timed_kernel(const uint32_t* array, const uint32_t* offs
 // persisting lines reset, whatever way the run leaves (errors included).
 class PersistingLimitGuard {
  public:
-  PersistingLimitGuard() { check(cudaDeviceGetLimit(&saved_, cudaLimitPersistingL2CacheSize), "cudaDeviceGetLimit(cudaLimitPersistingL2CacheSize)"); }
+  PersistingLimitGuard() {
+    check(cudaDeviceGetLimit(&saved_, cudaLimitPersistingL2CacheSize), "cudaDeviceGetLimit(cudaLimitPersistingL2CacheSize)");
+  }
   ~PersistingLimitGuard() {
     (void)cudaCtxResetPersistingL2Cache();
     (void)cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, saved_);
@@ -75,7 +77,8 @@ class OwnedStream {
 void check_window(cudaError_t err, const char* what) {
   if (err == cudaSuccess) return;
   (void)cudaGetLastError();
-  throw ProbeFailure(ErrorCode::Unsupported, std::string(what) + " refused: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+  throw ProbeFailure(ErrorCode::Unsupported,
+                     std::string(what) + " refused: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
 }
 #endif
 
@@ -86,7 +89,9 @@ PersistRun run_l2_persist(const PersistSpec& spec, uint32_t streamBlocks, uint64
 #if defined(TOPOD_VENDOR_NVIDIA)
   int maxPersisting = 0;
   check(cudaDeviceGetAttribute(&maxPersisting, cudaDevAttrMaxPersistingL2CacheSize, 0), "cudaDeviceGetAttribute(MaxPersistingL2CacheSize)");
-  if (maxPersisting <= 0) throw ProbeFailure(ErrorCode::Unsupported, "this device has no persisting L2 (cudaDevAttrMaxPersistingL2CacheSize is 0; MIG instances have none)");
+  if (maxPersisting <= 0)
+    throw ProbeFailure(ErrorCode::Unsupported,
+                       "this device has no persisting L2 (cudaDevAttrMaxPersistingL2CacheSize is 0; MIG instances have none)");
   const uint64_t arrayElems = spec.arrayBytes / 4;
   DeviceBuffer<uint32_t> array(arrayElems), sink(1), out(spec.samples), offsets(spec.samples);
   array.zero();
@@ -108,7 +113,8 @@ PersistRun run_l2_persist(const PersistSpec& spec, uint32_t streamBlocks, uint64
   };
   PersistRun run{};
   pass(run.withoutCycles);
-  check_window(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<size_t>(spec.windowBytes)), "cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize)");
+  check_window(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<size_t>(spec.windowBytes)),
+               "cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize)");
   size_t granted = 0;
   check(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize), "cudaDeviceGetLimit(cudaLimitPersistingL2CacheSize)");
   run.persistingLimitBytes = granted;
@@ -118,7 +124,8 @@ PersistRun run_l2_persist(const PersistSpec& spec, uint32_t streamBlocks, uint64
   attr.accessPolicyWindow.hitRatio = static_cast<float>(spec.hitRatio);
   attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
   attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-  check_window(cudaStreamSetAttribute(stream.get(), cudaStreamAttributeAccessPolicyWindow, &attr), "cudaStreamSetAttribute(accessPolicyWindow)");
+  check_window(cudaStreamSetAttribute(stream.get(), cudaStreamAttributeAccessPolicyWindow, &attr),
+               "cudaStreamSetAttribute(accessPolicyWindow)");
   pass(run.withCycles);
   attr.accessPolicyWindow.num_bytes = 0;  // the window off before the guard resets the lines
   (void)cudaStreamSetAttribute(stream.get(), cudaStreamAttributeAccessPolicyWindow, &attr);

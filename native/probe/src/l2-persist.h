@@ -25,9 +25,7 @@ struct PersistRun {
 };
 
 // Sample i's offset: floor(i × windowBytes / samples / 128) × 128 bytes.
-inline uint64_t persist_sample_offset(const PersistSpec& s, uint32_t i) {
-  return (uint64_t{i} * s.windowBytes / s.samples) / 128 * 128;
-}
+inline uint64_t persist_sample_offset(const PersistSpec& s, uint32_t i) { return (uint64_t{i} * s.windowBytes / s.samples) / 128 * 128; }
 
 // Throws unsupported where the runtime has no persisting L2 (AMD, MIG, a device whose maximum is 0).
 PersistRun run_l2_persist(const PersistSpec& spec, uint32_t streamBlocks, uint64_t budgetNs);

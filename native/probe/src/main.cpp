@@ -1,6 +1,7 @@
 // topod-probe: JSON lines on stdin -> JSON lines on stdout, logs on stderr.
 // Exit codes: 0 at end of input, 3 after a kernel fault, 4 when the watchdog
 // killed an operation that overran its deadline, 2 for a bad command line.
+#include <unistd.h>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -11,7 +12,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unistd.h>
 
 #include "request-loop.h"
 #include "runtime.h"
@@ -63,8 +63,8 @@ class Watchdog {
     while (!stop_) {
       cv_.wait_for(lock, std::chrono::milliseconds(100));
       if (armed_ && std::chrono::steady_clock::now() > deadline_) {
-        write_line(probe::error_line(id_, probe::ErrorCode::Timeout, "operation overran the probe's deadline of " +
-                                                                        std::to_string(limit_.count()) + " ms"));
+        write_line(probe::error_line(id_, probe::ErrorCode::Timeout,
+                                     "operation overran the probe's deadline of " + std::to_string(limit_.count()) + " ms"));
         std::fprintf(stderr, "topod-probe: watchdog: operation overran its deadline, exiting\n");
         std::_Exit(4);
       }

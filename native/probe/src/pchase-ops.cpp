@@ -41,7 +41,7 @@ uint64_t read_seed(const ArgReader& a) { return a.integer_or("seed", 1, 0, limit
 // l2FetchGranularityBytes where the op fills its caches itself (not the pair).
 struct LaunchArgs {
   bool flushL2 = false;
-  int carveoutPercent = -1;  // absent: the kernel's default (LaunchSettings)
+  int carveoutPercent = -1;              // absent: the kernel's default (LaunchSettings)
   uint32_t l2FetchGranularityBytes = 0;  // absent: the limit in force
 };
 
@@ -90,8 +90,7 @@ ChaseCommon read_common(const ArgReader& a) {
 }
 
 // Rule 2 for one chain: arrayBytes (the value `v`, named `name`) and the reader's strideBytes.
-ChainSpec read_shape(const ArgReader& a, Space space, const json::Value& v, const std::string& name, ChasePattern pattern,
-                     uint64_t seed) {
+ChainSpec read_shape(const ArgReader& a, Space space, const json::Value& v, const std::string& name, ChasePattern pattern, uint64_t seed) {
   ChainSpec spec{space, a.checked_integer(v, name, 4, limits::kMaxArrayBytes), 0, pattern, seed};
   if (spec.arrayBytes % 4) a.fail(name, "a multiple of 4");
   spec.strideBytes = a.integer("strideBytes", 4, spec.arrayBytes);
@@ -198,7 +197,9 @@ json::Value run_batch(const BatchSpec& s, const OpContext& ctx) {
   json::Value series = json::Value::array();
   for (size_t i = 0; i < o.runs.size(); ++i) {
     json::Value one = json::Value::object();
-    one.set("arrayBytes", s.chains[i].arrayBytes).set("smId", o.runs[i].smId).set("latenciesCycles", json::numbers(o.runs[i].latenciesCycles));
+    one.set("arrayBytes", s.chains[i].arrayBytes)
+        .set("smId", o.runs[i].smId)
+        .set("latenciesCycles", json::numbers(o.runs[i].latenciesCycles));
     series.push(one);
   }
   json::Value out = json::Value::object();
@@ -253,7 +254,8 @@ PairSpec validate_pair(const json::Value& args, const OpContext& ctx) {
   if (s.placement.chosenSms) {
     for (uint32_t sm : {s.placement.firstSm, s.placement.secondSm})
       if (sm >= static_cast<uint32_t>(p.multiProcessorCount))
-        limits::bad_request("args.smIds must hold SM ids in [0, " + std::to_string(p.multiProcessorCount - 1) + "] (got " + std::to_string(sm) + ")");
+        limits::bad_request("args.smIds must hold SM ids in [0, " + std::to_string(p.multiProcessorCount - 1) + "] (got " +
+                            std::to_string(sm) + ")");
     // Several blocks per SM so that every SM runs one; those off the chosen SMs exit at once.
     s.placement.gridBlocks = static_cast<uint32_t>(p.multiProcessorCount) * 4u;
   }

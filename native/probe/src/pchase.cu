@@ -46,13 +46,27 @@ struct SpaceTag {
 template <typename F>
 __device__ __forceinline__ void with_space(Space space, F&& f) {
   switch (space) {
-    case Space::GlobalCa: f(SpaceTag<Space::GlobalCa>{}); return;
-    case Space::GlobalCg: f(SpaceTag<Space::GlobalCg>{}); return;
-    case Space::Readonly: f(SpaceTag<Space::Readonly>{}); return;
-    case Space::Texture: f(SpaceTag<Space::Texture>{}); return;
-    case Space::Constant: f(SpaceTag<Space::Constant>{}); return;
-    case Space::Shared: f(SpaceTag<Space::Shared>{}); return;
-    case Space::Global: f(SpaceTag<Space::Global>{}); return;
+    case Space::GlobalCa:
+      f(SpaceTag<Space::GlobalCa>{});
+      return;
+    case Space::GlobalCg:
+      f(SpaceTag<Space::GlobalCg>{});
+      return;
+    case Space::Readonly:
+      f(SpaceTag<Space::Readonly>{});
+      return;
+    case Space::Texture:
+      f(SpaceTag<Space::Texture>{});
+      return;
+    case Space::Constant:
+      f(SpaceTag<Space::Constant>{});
+      return;
+    case Space::Shared:
+      f(SpaceTag<Space::Shared>{});
+      return;
+    case Space::Global:
+      f(SpaceTag<Space::Global>{});
+      return;
   }
 }
 
@@ -67,7 +81,7 @@ struct WalkOut {
   uint32_t* latencies;  // shared memory, plan.timed entries
   uint32_t* sink;       // shared memory, one word
   uint64_t deadlineNs;
-  uint32_t* timedOut;   // global flag
+  uint32_t* timedOut;  // global flag
 };
 
 __device__ __forceinline__ bool past_deadline(uint32_t k, const WalkOut& out) {
@@ -179,17 +193,17 @@ struct ChaseLaunch {
   uint32_t warmup;
   uint32_t samples;
   uint64_t budgetNs;
-  uint32_t* smOwner;   // kMaxSmIds claim flags
-  uint32_t* claimed;   // chasers handed out so far
-  uint32_t* outSm;     // per chaser; ~0u when it did not run
+  uint32_t* smOwner;       // kMaxSmIds claim flags
+  uint32_t* claimed;       // chasers handed out so far
+  uint32_t* outSm;         // per chaser; ~0u when it did not run
   uint32_t* outLatencies;  // count * samples * walks
   uint32_t* timedOut;
 };
 
 // What thread 0 times after the warm-up.
 enum class ChaseWalks {
-  Consumed,                 // pchase, pchase.batch: `samples` loads, stop clock after the consumer
-  ConsumedThenUnconsumed,   // selftest.consumer: those, then the chain's next `samples` loads without the consumer
+  Consumed,                // pchase, pchase.batch: `samples` loads, stop clock after the consumer
+  ConsumedThenUnconsumed,  // selftest.consumer: those, then the chain's next `samples` loads without the consumer
 };
 
 __host__ __device__ constexpr uint32_t walk_count(ChaseWalks w) { return w == ChaseWalks::Consumed ? 1u : 2u; }
@@ -245,10 +259,11 @@ struct PairLaunch {
   uint32_t samples;
   uint32_t secondSlotOffset;  // words from smem to the second slot (0 on different SMs)
   uint64_t budgetNs;
-  uint32_t* sync;  // [0] arrivals, [1] step 1 done, [2] step 2 done; chosen SMs: [3] first claimed, [4] second claimed, [5] blocks started, [6] one never ran
+  uint32_t* sync;  // [0] arrivals, [1] step 1 done, [2] step 2 done; chosen SMs: [3] first claimed, [4] second claimed, [5] blocks started,
+                   // [6] one never ran
   bool chosenSms;
   uint32_t firstSm, secondSm;
-  uint32_t* outSm;  // [2]
+  uint32_t* outSm;         // [2]
   uint32_t* outLatencies;  // 2 * samples: first's step 3, then second's step 2
   uint32_t* timedOut;
 };
@@ -278,8 +293,10 @@ __device__ uint32_t claim_pair_role(const PairLaunch& a) {
     atomicAdd(&a.sync[5], 1u);
     const uint32_t sm = ops::sm_id();
     role = 2u;
-    if (sm == a.firstSm && atomicCAS(&a.sync[3], 0u, 1u) == 0u) role = 0u;
-    else if (sm == a.secondSm && atomicCAS(&a.sync[4], 0u, 1u) == 0u) role = 1u;
+    if (sm == a.firstSm && atomicCAS(&a.sync[3], 0u, 1u) == 0u)
+      role = 0u;
+    else if (sm == a.secondSm && atomicCAS(&a.sync[4], 0u, 1u) == 0u)
+      role = 1u;
   }
   __syncthreads();
   return role;
@@ -410,8 +427,8 @@ template <ChaseWalks W>
 ChaseOutcome launch_chasers(const std::vector<ChaserView>& chasers, const ChaseTiming& timing, int targetSm, const LaunchSettings& launch,
                             const char* what) {
   constexpr uint32_t walks = walk_count(W);
-  const void* kernel = W == ChaseWalks::Consumed ? reinterpret_cast<const void*>(chase_kernel)
-                                                 : reinterpret_cast<const void*>(consumer_selftest_kernel);
+  const void* kernel =
+      W == ChaseWalks::Consumed ? reinterpret_cast<const void*>(chase_kernel) : reinterpret_cast<const void*>(consumer_selftest_kernel);
   uint64_t sharedBytes = 0;
   bool anyShared = false;
   for (const ChaserView& c : chasers) {
@@ -446,9 +463,17 @@ ChaseOutcome launch_chasers(const std::vector<ChaserView>& chasers, const ChaseT
     const size_t perRun = size_t{timing.samples} * walks;
     DeviceBuffer<uint32_t> outLatencies(views.size() * perRun);
 
-    const ChaseLaunch a{deviceViews.get(), static_cast<uint32_t>(views.size()), placed ? targetSm : -1, timing.warmup ? 1u : 0u,
-                        timing.samples, timing.budgetNs, control.get(), control.get() + kMaxSmIds, outSm.get(),
-                        outLatencies.get(), timedOut.get()};
+    const ChaseLaunch a{deviceViews.get(),
+                        static_cast<uint32_t>(views.size()),
+                        placed ? targetSm : -1,
+                        timing.warmup ? 1u : 0u,
+                        timing.samples,
+                        timing.budgetNs,
+                        control.get(),
+                        control.get() + kMaxSmIds,
+                        outSm.get(),
+                        outLatencies.get(),
+                        timedOut.get()};
     const bool single = views.size() == 1 && a.targetSm < 0;
     const uint32_t blocks = single ? 1u : std::max(2u * timing.multiprocessors, 1u);
     // After everything above wrote to the device, so nothing of the chains is left in the L2.
@@ -528,9 +553,21 @@ PairRun run_pair(const ChaserView& first, const ChaserView& second, const PairPl
     sync.zero();
     DeviceBuffer<uint32_t> outSm(2);
     DeviceBuffer<uint32_t> outLatencies(2u * timing.samples);
-    const PairLaunch a{first, second, p.sameSm, p.firstWarp * 32u + p.firstLane, p.secondWarp * 32u + p.secondLane,
-                       timing.samples, p.sameSm ? static_cast<uint32_t>(firstBytes / 4) : 0u, timing.budgetNs,
-                       sync.get(), p.chosenSms, p.firstSm, p.secondSm, outSm.get(), outLatencies.get(), timedOut.get()};
+    const PairLaunch a{first,
+                       second,
+                       p.sameSm,
+                       p.firstWarp * 32u + p.firstLane,
+                       p.secondWarp * 32u + p.secondLane,
+                       timing.samples,
+                       p.sameSm ? static_cast<uint32_t>(firstBytes / 4) : 0u,
+                       timing.budgetNs,
+                       sync.get(),
+                       p.chosenSms,
+                       p.firstSm,
+                       p.secondSm,
+                       outSm.get(),
+                       outLatencies.get(),
+                       timedOut.get()};
     pair_kernel<<<p.sameSm ? 1u : (p.chosenSms ? p.gridBlocks : 2u), threads, sharedBytes>>>(a);
     check_launch("pair_kernel");
     if (p.chosenSms) {

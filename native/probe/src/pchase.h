@@ -10,17 +10,17 @@
 namespace topod::probe {
 
 struct ChaseTiming {
-  bool warmup;           // walk one full lap untimed first
-  uint32_t samples;      // timed loads recorded
-  uint64_t budgetNs;     // device-side deadline for untimed walks and spins
+  bool warmup;                // walk one full lap untimed first
+  uint32_t samples;           // timed loads recorded
+  uint64_t budgetNs;          // device-side deadline for untimed walks and spins
   uint32_t sharedLimitBytes;  // dynamic shared memory a block may opt into
   uint32_t multiprocessors;
 };
 
 // How a chase is launched (protocol.ts ChaseLaunchArgs).
 struct LaunchSettings {
-  int carveoutPercent = -1;  // L1/shared carveout preference; -1: 0, or 100 when a chain lives in shared memory
-  uint64_t flushBytes = 0;   // stream this many bytes through the L2 after the chains are built (0: no flush)
+  int carveoutPercent = -1;              // L1/shared carveout preference; -1: 0, or 100 when a chain lives in shared memory
+  uint64_t flushBytes = 0;               // stream this many bytes through the L2 after the chains are built (0: no flush)
   uint32_t l2FetchGranularityBytes = 0;  // cudaLimitMaxL2FetchGranularity for the launch (0: the limit in force)
 };
 

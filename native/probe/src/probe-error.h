@@ -11,13 +11,20 @@ enum class ErrorCode { BadRequest, UnknownOp, OutOfMemory, KernelFault, Timeout,
 
 inline const char* error_code_name(ErrorCode code) {
   switch (code) {
-    case ErrorCode::BadRequest: return "bad_request";
-    case ErrorCode::UnknownOp: return "unknown_op";
-    case ErrorCode::OutOfMemory: return "out_of_memory";
-    case ErrorCode::KernelFault: return "kernel_fault";
-    case ErrorCode::Timeout: return "timeout";
-    case ErrorCode::Unsupported: return "unsupported";
-    case ErrorCode::Internal: return "internal";
+    case ErrorCode::BadRequest:
+      return "bad_request";
+    case ErrorCode::UnknownOp:
+      return "unknown_op";
+    case ErrorCode::OutOfMemory:
+      return "out_of_memory";
+    case ErrorCode::KernelFault:
+      return "kernel_fault";
+    case ErrorCode::Timeout:
+      return "timeout";
+    case ErrorCode::Unsupported:
+      return "unsupported";
+    case ErrorCode::Internal:
+      return "internal";
   }
   return "internal";
 }

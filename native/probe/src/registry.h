@@ -17,8 +17,8 @@ namespace topod::probe {
 // What an operation may know about the device it runs on.
 struct OpContext {
   int deviceCount = 0;
-  hipDeviceProp_t prop{};  // device 0, valid when deviceCount > 0
-  uint64_t budgetNs = 0;   // the operation's device-side deadline
+  hipDeviceProp_t prop{};        // device 0, valid when deviceCount > 0
+  uint64_t budgetNs = 0;         // the operation's device-side deadline
   std::vector<std::string> ops;  // the registry's keys, in registration order (hello lists them)
 
   // Operations other than hello need a device; throws unsupported otherwise.
@@ -37,8 +37,7 @@ struct Operation {
 class Registry {
  public:
   template <typename Spec>
-  void add(std::string key, Spec (*validate)(const json::Value&, const OpContext&),
-           json::Value (*run)(const Spec&, const OpContext&)) {
+  void add(std::string key, Spec (*validate)(const json::Value&, const OpContext&), json::Value (*run)(const Spec&, const OpContext&)) {
     ops_.push_back(Operation{std::move(key), [validate](const json::Value& a, const OpContext& c) { return std::any(validate(a, c)); },
                              [run](const std::any& s, const OpContext& c) { return run(std::any_cast<const Spec&>(s), c); }});
   }
@@ -68,8 +67,8 @@ void register_pchase(Registry& r);
 void register_bandwidth(Registry& r);
 void register_calibrate(Registry& r);
 void register_selftest(Registry& r);
-void register_compute(Registry& r);  // cluster-ops.cpp: compute.smid and cluster.*
-void register_l2(Registry& r);       // l2-partition-op.cpp: l2.partition
+void register_compute(Registry& r);     // cluster-ops.cpp: compute.smid and cluster.*
+void register_l2(Registry& r);          // l2-partition-op.cpp: l2.partition
 void register_l2_farnear(Registry& r);  // l2-farnear-op.cpp: l2.farnear
 void register_l2_persist(Registry& r);  // l2-persist-op.cpp: l2.persist
 void register_traffic(Registry& r);     // traffic-op.cpp: traffic

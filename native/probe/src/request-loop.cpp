@@ -44,8 +44,7 @@ Reply handle_request(const Registry& registry, const OpContext& ctx, std::string
       return {error_line(id, ErrorCode::BadRequest, std::string("malformed JSON: ") + e.what()), false};
     }
     if (!request.is_object()) return {error_line(id, ErrorCode::BadRequest, "a request must be a JSON object"), false};
-    if (!is_valid_id(request.find("id")))
-      return {error_line(id, ErrorCode::BadRequest, "id must be a non-negative integer"), false};
+    if (!is_valid_id(request.find("id"))) return {error_line(id, ErrorCode::BadRequest, "id must be a non-negative integer"), false};
     id = request.get("id");
     const json::Value* op = request.find("op");
     if (!op || !op->is_string()) return {error_line(id, ErrorCode::BadRequest, "op must be a string"), false};

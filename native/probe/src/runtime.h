@@ -34,8 +34,8 @@ inline void ensure_fits(size_t bytes, const char* what) {
   check(hipMemGetInfo(&freeBytes, &totalBytes), "hipMemGetInfo");
   const size_t marginBytes = kRuntimeMarginBytes;
   if (bytes + marginBytes > freeBytes) {
-    throw ProbeFailure(ErrorCode::OutOfMemory, std::string(what) + " needs " + std::to_string(bytes) +
-                                                   " bytes; the device has " + std::to_string(freeBytes) + " free");
+    throw ProbeFailure(ErrorCode::OutOfMemory, std::string(what) + " needs " + std::to_string(bytes) + " bytes; the device has " +
+                                                   std::to_string(freeBytes) + " free");
   }
 }
 
@@ -68,8 +68,12 @@ class DeviceBuffer {
   size_t bytes() const { return count_ * sizeof(T); }
 
   void zero() { check(hipMemset(ptr_, 0, bytes()), "hipMemset"); }
-  void upload(const T* host, size_t count) { check(hipMemcpy(ptr_, host, count * sizeof(T), hipMemcpyHostToDevice), "hipMemcpy to device"); }
-  void download(T* host, size_t count) const { check(hipMemcpy(host, ptr_, count * sizeof(T), hipMemcpyDeviceToHost), "hipMemcpy to host"); }
+  void upload(const T* host, size_t count) {
+    check(hipMemcpy(ptr_, host, count * sizeof(T), hipMemcpyHostToDevice), "hipMemcpy to device");
+  }
+  void download(T* host, size_t count) const {
+    check(hipMemcpy(host, ptr_, count * sizeof(T), hipMemcpyDeviceToHost), "hipMemcpy to host");
+  }
 
  private:
   void release() {

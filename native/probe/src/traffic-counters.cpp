@@ -64,7 +64,8 @@ std::vector<std::string> library_candidates() {
   const char* names[] = {"libcupti.so.13", "libcupti.so"};
   if (const char* env = std::getenv("TOPOD_CUPTI_PATH"); env && *env) {
     const std::string path = env;
-    if (path.find(".so") != std::string::npos) out.push_back(path);
+    if (path.find(".so") != std::string::npos)
+      out.push_back(path);
     else
       for (const char* n : names) out.push_back(path + "/" + n);
     return out;
@@ -87,7 +88,7 @@ std::vector<std::string> library_candidates() {
 struct Cupti {
   CuptiApi api;
   std::string library;
-  std::string failure;  // why CUPTI cannot be loaded; empty when it can
+  std::string failure;                     // why CUPTI cannot be loaded; empty when it can
   CUptiResult initResult = CUPTI_SUCCESS;  // cuptiProfilerInitialize's answer
   std::string chip;
 };
@@ -112,7 +113,8 @@ std::string result_name(const CuptiApi& api, CUptiResult r) {
   switch (r) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      throw ProbeFailure(ErrorCode::Unsupported, "profiling is restricted to administrators (NVreg_RestrictProfilingToAdminUsers=1): " + what);
+      throw ProbeFailure(ErrorCode::Unsupported,
+                         "profiling is restricted to administrators (NVreg_RestrictProfilingToAdminUsers=1): " + what);
     case CUPTI_ERROR_NOT_SUPPORTED:
     case CUPTI_ERROR_NOT_COMPATIBLE:
     case CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED:
@@ -342,7 +344,8 @@ std::vector<CounterRange> TrafficCounters::measure(const std::function<void()>& 
   size.maxNumRangeTreeNodes = static_cast<uint32_t>(maxRanges);
   ok(api, api.cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
   std::vector<uint8_t> data(size.counterDataSize);
-  auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  auto init =
+      params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   init.pRangeProfilerObject = profiler.get();
   init.counterDataSize = data.size();
   init.pCounterData = data.data();
@@ -375,7 +378,8 @@ std::vector<CounterRange> TrafficCounters::measure(const std::function<void()>& 
   ok(api, api.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
   std::vector<CounterRange> out;
   for (size_t r = 0; r < info.numTotalRanges; ++r) {
-    auto range = params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+    auto range =
+        params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
     range.pCounterDataImage = data.data();
     range.counterDataImageSize = data.size();
     range.rangeIndex = r;
@@ -407,7 +411,8 @@ struct TrafficCounters::State {
 };
 
 TrafficCounters::TrafficCounters(const std::vector<std::string>&) {
-  throw ProbeFailure(ErrorCode::Unsupported, "hardware counters are read through CUPTI on NVIDIA only; rocprofiler is not wired in (use method timing)");
+  throw ProbeFailure(ErrorCode::Unsupported,
+                     "hardware counters are read through CUPTI on NVIDIA only; rocprofiler is not wired in (use method timing)");
 }
 TrafficCounters::~TrafficCounters() = default;
 std::vector<CounterRange> TrafficCounters::measure(const std::function<void()>&, size_t) { return {}; }

@@ -33,9 +33,9 @@ class TrafficCounters {
   // must launch at most maxRanges kernels and wait for them.
   std::vector<CounterRange> measure(const std::function<void()>& launches, size_t maxRanges);
 
-  size_t passes() const;                 // replay passes the metrics need
-  const std::string& library() const;    // the libcupti that was loaded
-  const std::string& chip() const;       // CUPTI's chip name (e.g. GH100)
+  size_t passes() const;               // replay passes the metrics need
+  const std::string& library() const;  // the libcupti that was loaded
+  const std::string& chip() const;     // CUPTI's chip name (e.g. GH100)
 
   struct State;
 

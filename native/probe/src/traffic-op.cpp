@@ -31,7 +31,8 @@ struct TrafficRequest {
 
 const char* const kPatternNames[] = {"read", "write", "rmw", "vecmul"};
 const char* const kTargetNames[] = {"fresh", "written"};
-const char* const kDefaultMetrics[] = {"dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum"};
+const char* const kDefaultMetrics[] = {"dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sectors_op_read.sum",
+                                       "lts__t_sectors_op_write.sum"};
 
 bool metric_name_ok(const std::string& name) {
   if (name.empty() || name.size() > limits::kMaxTrafficMetricChars) return false;
@@ -67,14 +68,16 @@ TrafficRequest validate_traffic(const json::Value& args, const OpContext& ctx) {
       a.fail("metrics", "an array of 1 to " + std::to_string(limits::kMaxTrafficMetrics) + " metric names");
     for (const json::Value& m : list.as_array()) {
       if (!m.is_string() || !metric_name_ok(m.as_string()))
-        a.fail("metrics", "metric names of lower-case letters, digits, '_' and '.' (at most " + std::to_string(limits::kMaxTrafficMetricChars) + ")");
+        a.fail("metrics",
+               "metric names of lower-case letters, digits, '_' and '.' (at most " + std::to_string(limits::kMaxTrafficMetricChars) + ")");
       r.metrics.push_back(m.as_string());
     }
   } else {
     r.metrics.assign(std::begin(kDefaultMetrics), std::end(kDefaultMetrics));
   }
   r.l2FetchGranularityBytes = static_cast<uint32_t>(a.integer_or("l2FetchGranularityBytes", 0, 32, 128));
-  if (a.has("l2FetchGranularityBytes") && r.l2FetchGranularityBytes != 32 && r.l2FetchGranularityBytes != 64 && r.l2FetchGranularityBytes != 128)
+  if (a.has("l2FetchGranularityBytes") && r.l2FetchGranularityBytes != 32 && r.l2FetchGranularityBytes != 64 &&
+      r.l2FetchGranularityBytes != 128)
     a.fail("l2FetchGranularityBytes", "one of 32, 64, 128");
   const hipDeviceProp_t& p = ctx.device();
   r.flushBytes = limits::kTrafficFlushL2Multiple * static_cast<uint64_t>(p.l2CacheSize);
@@ -159,7 +162,8 @@ json::Value run_traffic_op(const TrafficRequest& r, const OpContext& ctx) {
           },
           4);
       if (ranges.size() != 3)
-        throw ProbeFailure(ErrorCode::Internal, "expected 3 profiled kernels (flush, pattern, flush), CUPTI reported " + std::to_string(ranges.size()));
+        throw ProbeFailure(ErrorCode::Internal,
+                           "expected 3 profiled kernels (flush, pattern, flush), CUPTI reported " + std::to_string(ranges.size()));
       one.set("before", numbers(ranges[0].values)).set("during", numbers(ranges[1].values)).set("after", numbers(ranges[2].values));
       one.set("kernel", ranges[1].name);
     } else {
@@ -175,7 +179,10 @@ json::Value run_traffic_op(const TrafficRequest& r, const OpContext& ctx) {
   if (counters) {
     json::Value names = json::Value::array();
     for (const std::string& m : r.metrics) names.push(m);
-    out.set("metrics", names).set("passes", static_cast<double>(counters->passes())).set("library", counters->library()).set("chip", counters->chip());
+    out.set("metrics", names)
+        .set("passes", static_cast<double>(counters->passes()))
+        .set("library", counters->library())
+        .set("chip", counters->chip());
   }
   out.set("cases", results);
   return out;

@@ -26,10 +26,20 @@ __device__ __forceinline__ uint32_t fold(uint32_t v) { return v; }
 __device__ __forceinline__ uint32_t fold(uint2 v) { return v.x ^ v.y; }
 __device__ __forceinline__ uint32_t fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
 
-template <typename T> __device__ __forceinline__ T make(uint64_t k);
-template <> __device__ __forceinline__ uint32_t make<uint32_t>(uint64_t k) { return static_cast<uint32_t>(k); }
-template <> __device__ __forceinline__ uint2 make<uint2>(uint64_t k) { return make_uint2(static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32)); }
-template <> __device__ __forceinline__ uint4 make<uint4>(uint64_t k) { return make_uint4(static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32), 1u, 2u); }
+template <typename T>
+__device__ __forceinline__ T make(uint64_t k);
+template <>
+__device__ __forceinline__ uint32_t make<uint32_t>(uint64_t k) {
+  return static_cast<uint32_t>(k);
+}
+template <>
+__device__ __forceinline__ uint2 make<uint2>(uint64_t k) {
+  return make_uint2(static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32));
+}
+template <>
+__device__ __forceinline__ uint4 make<uint4>(uint64_t k) {
+  return make_uint4(static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32), 1u, 2u);
+}
 
 __device__ __forceinline__ uint32_t bump(uint32_t v) { return v + 1; }
 __device__ __forceinline__ uint2 bump(uint2 v) { return make_uint2(v.x + 1, v.y + 1); }
@@ -44,18 +54,21 @@ __device__ __forceinline__ uint4 mul(uint4 x, uint4 y) { return make_uint4(x.x *
 template <typename T>
 __global__ void read_kernel(const T* a, uint64_t accesses, uint64_t stride, const uint32_t* flag, uint32_t* sink) {
   uint32_t acc = 0;
-  for (uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; k < accesses; k += uint64_t{gridDim.x} * blockDim.x) acc ^= fold(a[k * stride]);
+  for (uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; k < accesses; k += uint64_t{gridDim.x} * blockDim.x)
+    acc ^= fold(a[k * stride]);
   if (*flag) sink[threadIdx.x] = acc;
 }
 
 template <typename T>
 __global__ void write_kernel(T* c, uint64_t accesses, uint64_t stride) {
-  for (uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; k < accesses; k += uint64_t{gridDim.x} * blockDim.x) c[k * stride] = make<T>(k);
+  for (uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; k < accesses; k += uint64_t{gridDim.x} * blockDim.x)
+    c[k * stride] = make<T>(k);
 }
 
 template <typename T>
 __global__ void rmw_kernel(T* c, uint64_t accesses, uint64_t stride) {
-  for (uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; k < accesses; k += uint64_t{gridDim.x} * blockDim.x) c[k * stride] = bump(c[k * stride]);
+  for (uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; k < accesses; k += uint64_t{gridDim.x} * blockDim.x)
+    c[k * stride] = bump(c[k * stride]);
 }
 
 template <typename T>
@@ -76,9 +89,15 @@ __global__ void traffic_flush_kernel(const uint4* data, uint64_t count, uint32_t
 template <typename T>
 void launch_typed(TrafficPattern pattern, void* a, void* b, void* c, uint32_t* words, uint64_t accesses, uint64_t stride, uint32_t blocks) {
   switch (pattern) {
-    case TrafficPattern::Read: read_kernel<T><<<blocks, kThreads>>>(static_cast<const T*>(a), accesses, stride, words, words + 1); break;
-    case TrafficPattern::Write: write_kernel<T><<<blocks, kThreads>>>(static_cast<T*>(c), accesses, stride); break;
-    case TrafficPattern::Rmw: rmw_kernel<T><<<blocks, kThreads>>>(static_cast<T*>(c), accesses, stride); break;
+    case TrafficPattern::Read:
+      read_kernel<T><<<blocks, kThreads>>>(static_cast<const T*>(a), accesses, stride, words, words + 1);
+      break;
+    case TrafficPattern::Write:
+      write_kernel<T><<<blocks, kThreads>>>(static_cast<T*>(c), accesses, stride);
+      break;
+    case TrafficPattern::Rmw:
+      rmw_kernel<T><<<blocks, kThreads>>>(static_cast<T*>(c), accesses, stride);
+      break;
     case TrafficPattern::VecMul:
       vecmul_kernel<T><<<blocks, kThreads>>>(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), accesses, stride);
       break;
@@ -134,18 +153,26 @@ void TrafficArrays::prepare_target(TrafficTarget target) {
 
 void TrafficArrays::flush() {
   if (!flushBuffer_) return;
-  traffic_flush_kernel<<<multiprocessors_ * kFlushBlocksPerSm, kFlushThreads>>>(static_cast<const uint4*>(flushBuffer_), flushBytes_ / 16, 1u, words_ + 1 + kThreads);
+  traffic_flush_kernel<<<multiprocessors_ * kFlushBlocksPerSm, kFlushThreads>>>(static_cast<const uint4*>(flushBuffer_), flushBytes_ / 16,
+                                                                                1u, words_ + 1 + kThreads);
   check_launch("traffic_flush_kernel");
 }
 
 void TrafficArrays::launch(const TrafficCase& c) {
   const uint64_t accesses = traffic_accesses(footprintBytes_, c);
   const uint64_t wanted = (accesses + kThreads - 1) / kThreads;
-  const uint32_t blocks = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(wanted, uint64_t{multiprocessors_} * kBlocksPerSm)));
+  const uint32_t blocks =
+      static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(wanted, uint64_t{multiprocessors_} * kBlocksPerSm)));
   switch (c.elementBytes) {
-    case 4: launch_typed<uint32_t>(c.pattern, a_, b_, c_, words_, accesses, c.strideElements, blocks); break;
-    case 8: launch_typed<uint2>(c.pattern, a_, b_, c_, words_, accesses, c.strideElements, blocks); break;
-    default: launch_typed<uint4>(c.pattern, a_, b_, c_, words_, accesses, c.strideElements, blocks); break;
+    case 4:
+      launch_typed<uint32_t>(c.pattern, a_, b_, c_, words_, accesses, c.strideElements, blocks);
+      break;
+    case 8:
+      launch_typed<uint2>(c.pattern, a_, b_, c_, words_, accesses, c.strideElements, blocks);
+      break;
+    default:
+      launch_typed<uint4>(c.pattern, a_, b_, c_, words_, accesses, c.strideElements, blocks);
+      break;
   }
   check(hipGetLastError(), "traffic kernel launch");
 }

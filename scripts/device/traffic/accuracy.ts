@@ -9,8 +9,20 @@
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { countedPoints, fitTraffic, parametersOf, timedPoints, type TrafficPoint } from '../../../server/discovery/strategies/traffic-analysis.js';
-import { accuracyPercent, curveCorrections, predictTraffic, predictWithCurve, type CurveCorrection } from '../../../server/discovery/traffic-predict.js';
+import {
+  countedPoints,
+  fitTraffic,
+  parametersOf,
+  timedPoints,
+  type TrafficPoint,
+} from '../../../server/discovery/strategies/traffic-analysis.js';
+import {
+  accuracyPercent,
+  curveCorrections,
+  predictTraffic,
+  predictWithCurve,
+  type CurveCorrection,
+} from '../../../server/discovery/traffic-predict.js';
 import type { TrafficArgs, TrafficResult } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';
 
@@ -42,10 +54,23 @@ const corrections = curveCorrections(
   parameters,
   evaluated
     .filter((p) => p.footprintBytes === largest)
-    .map((p) => ({ ...p, usefulBytes: 0, dramReadBytes: p.readBytes ?? p.totalBytes, dramWriteBytes: p.writeBytes ?? 0, bytesPerUsefulByte: 0, lineModelBytesPerUsefulByte: 0 })),
+    .map((p) => ({
+      ...p,
+      usefulBytes: 0,
+      dramReadBytes: p.readBytes ?? p.totalBytes,
+      dramWriteBytes: p.writeBytes ?? 0,
+      bytesPerUsefulByte: 0,
+      lineModelBytesPerUsefulByte: 0,
+    })),
 );
 const predicted = (p: TrafficPoint, curve: readonly CurveCorrection[] | null) => {
-  const q = { pattern: p.pattern, strideBytes: p.strideBytes, elementBytes: p.elementBytes, footprintBytes: p.footprintBytes, target: p.target };
+  const q = {
+    pattern: p.pattern,
+    strideBytes: p.strideBytes,
+    elementBytes: p.elementBytes,
+    footprintBytes: p.footprintBytes,
+    target: p.target,
+  };
   const r = curve ? predictWithCurve(parameters, curve, q) : predictTraffic(parameters, q);
   return r.readBytes + r.writeBytes;
 };
@@ -71,18 +96,28 @@ for (const [title, curve] of [
       if (!p) return '';
       const a = accuracyPercent(p.totalBytes, predicted(p, curve));
       all.push(a);
-      byPattern.set(`${p.pattern} ${Math.round(p.footprintBytes / 4e6)}M`, [...(byPattern.get(`${p.pattern} ${Math.round(p.footprintBytes / 4e6)}M`) ?? []), a]);
+      byPattern.set(`${p.pattern} ${Math.round(p.footprintBytes / 4e6)}M`, [
+        ...(byPattern.get(`${p.pattern} ${Math.round(p.footprintBytes / 4e6)}M`) ?? []),
+        a,
+      ]);
       return a.toFixed(1);
     });
     console.log(`| ${stride / 4} | ${cells.join(' | ')} |`);
   }
-  console.log(`\nmean ${mean(all).toFixed(1)} %, worst ${Math.min(...all).toFixed(1)} % over ${all.length} points; per pattern (mean / worst): ${[...byPattern].map(([k, v]) => `${k} ${mean(v).toFixed(1)} / ${Math.min(...v).toFixed(1)}`).join(', ')}\n`);
+  console.log(
+    `\nmean ${mean(all).toFixed(1)} %, worst ${Math.min(...all).toFixed(1)} % over ${all.length} points; per pattern (mean / worst): ${[...byPattern].map(([k, v]) => `${k} ${mean(v).toFixed(1)} / ${Math.min(...v).toFixed(1)}`).join(', ')}\n`,
+  );
 }
 
-const byKey = new Map(counted.map((p) => [`${p.pattern}/${p.target}/${p.elementBytes}/${p.strideBytes}/${p.footprintBytes}/${p.fetchLimitBytes}`, p]));
+const byKey = new Map(
+  counted.map((p) => [`${p.pattern}/${p.target}/${p.elementBytes}/${p.strideBytes}/${p.footprintBytes}/${p.fetchLimitBytes}`, p]),
+);
 const errors = timed
   .map((t) => ({ t, c: byKey.get(`${t.pattern}/${t.target}/${t.elementBytes}/${t.strideBytes}/${t.footprintBytes}/${t.fetchLimitBytes}`) }))
-  .filter((x): x is { t: TrafficPoint; c: TrafficPoint } => x.c !== undefined && x.t.elementBytes === 4 && x.t.fetchLimitBytes === null && x.t.footprintBytes === largest);
+  .filter(
+    (x): x is { t: TrafficPoint; c: TrafficPoint } =>
+      x.c !== undefined && x.t.elementBytes === 4 && x.t.fetchLimitBytes === null && x.t.footprintBytes === largest,
+  );
 if (errors.length > 0) {
   const patterns = [...new Set(errors.map((e) => `${e.t.pattern}/${e.t.target}`))];
   console.log(`timing fallback error vs counters (%, ${Math.round(largest / 4e6)}M floats)\n`);

@@ -14,18 +14,30 @@ if (!dir || !out) {
   console.error('usage: fixture-from-sweep.mjs <suite-dir> <fixture.json> [note]');
   process.exit(2);
 }
-const lines = (file) => (existsSync(path.join(dir, file)) ? readFileSync(path.join(dir, file), 'utf8').split('\n').filter((l) => l.trim()) : []);
+const lines = (file) =>
+  existsSync(path.join(dir, file))
+    ? readFileSync(path.join(dir, file), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+    : [];
 const raw = [];
-const hello = lines('hello.json').map((l) => JSON.parse(l)).find((r) => r.ok);
+const hello = lines('hello.json')
+  .map((l) => JSON.parse(l))
+  .find((r) => r.ok);
 if (hello) raw.push({ name: 'hello', op: 'hello', args: {}, result: hello.result });
 const errors = [];
 for (const method of ['counters', 'timing']) {
-  const requests = new Map(lines(`requests-${method}.jsonl`).map((l) => JSON.parse(l)).map((r) => [r.id, r]));
+  const requests = new Map(
+    lines(`requests-${method}.jsonl`)
+      .map((l) => JSON.parse(l))
+      .map((r) => [r.id, r]),
+  );
   for (const response of lines(`probe-${method}.jsonl`).map((l) => JSON.parse(l))) {
     const request = requests.get(response.id);
     if (!request) continue;
     if (response.ok) raw.push({ name: `traffic.${method}.${response.id}`, op: 'traffic', args: request.args, result: response.result });
-    else if (response.error?.code === 'unsupported' && method === 'counters') raw.push({ name: 'traffic.counters-refused', op: 'traffic', args: request.args, result: response.error });
+    else if (response.error?.code === 'unsupported' && method === 'counters')
+      raw.push({ name: 'traffic.counters-refused', op: 'traffic', args: request.args, result: response.error });
     else errors.push({ method, id: response.id, error: response.error });
   }
 }

@@ -26,10 +26,17 @@ for (const method of ['counters', 'timing']) {
     for (const pattern of ['read', 'write', 'rmw', 'vecmul'])
       request({ method, footprintBytes, cases: cases(4, [pattern], ['fresh', 'written']), ...extra });
   }
-  for (const elementBytes of [8, 16]) request({ method, footprintBytes: footprints[1], cases: cases(elementBytes, ['read', 'write', 'rmw'], ['written']), ...extra });
+  for (const elementBytes of [8, 16])
+    request({ method, footprintBytes: footprints[1], cases: cases(elementBytes, ['read', 'write', 'rmw'], ['written']), ...extra });
   for (const l2FetchGranularityBytes of [32, 64, 128])
     request({ method, footprintBytes: footprints[1], l2FetchGranularityBytes, cases: cases(4, ['read', 'rmw'], ['written']), ...extra });
 }
 // A request that must fail cleanly: a metric this GPU does not count.
-if (which !== 'timing') request({ method: 'counters', footprintBytes: 1 << 20, metrics: ['no_such__metric.sum'], cases: [{ pattern: 'read', elementBytes: 4, strideElements: 1 }] });
+if (which !== 'timing')
+  request({
+    method: 'counters',
+    footprintBytes: 1 << 20,
+    metrics: ['no_such__metric.sum'],
+    cases: [{ pattern: 'read', elementBytes: 4, strideElements: 1 }],
+  });
 console.log(out.join('\n'));

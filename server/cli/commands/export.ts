@@ -21,7 +21,8 @@ export function exportCommand(cli: CliContext): Command {
     let target = id;
     if (target === undefined) {
       const { gpus } = await api.getJson<{ gpus: GpuSummary[] }>('/v1/gpus', 'listing GPUs');
-      if (gpus.length !== 1) throw new CliError(`the daemon knows ${gpus.length} GPUs: name one (topod export <index|uuid>; see \`topod gpus\`)`);
+      if (gpus.length !== 1)
+        throw new CliError(`the daemon knows ${gpus.length} GPUs: name one (topod export <index|uuid>; see \`topod gpus\`)`);
       target = String(gpus[0]!.index);
     }
     const text = await fetchMt4g(api, target);

@@ -38,7 +38,9 @@ export function fitTrafficText(t: FitTraffic): string {
 
 export function fitCommand(cli: CliContext): Command {
   const command = new Command('fit')
-    .description('which MIG profiles keep a working set inside their L2 share, its latency class, and (with --stride, --element, --pattern or --target) what that access costs in device-memory traffic')
+    .description(
+      'which MIG profiles keep a working set inside their L2 share, its latency class, and (with --stride, --element, --pattern or --target) what that access costs in device-memory traffic',
+    )
     .argument('<id>', 'GPU index or UUID')
     .requiredOption('--working-set <size>', 'bytes, or with a unit: 24MiB, 512KiB, 2GB')
     .option('--stride <size>', 'bytes from one access to the next (default: the element, contiguous)')

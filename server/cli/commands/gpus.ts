@@ -6,17 +6,27 @@ import { gpuTable } from '../format.js';
 import { chosenFormat, render, withOutput, type OutputOptions } from '../output.js';
 
 export function gpusCommand(cli: CliContext): Command {
-  return withOutput(new Command('gpus').description('list GPUs with their probe status, and their MIG devices')).action(async (options: OutputOptions) => {
-    const format = chosenFormat(options, cli.io);
-    const api = cli.client();
-    const answer = await api.getJson<{ gpus: GpuSummary[] }>('/v1/gpus', 'listing GPUs');
-    const migDevices = new Map<string, MigDeviceSummary | null>();
-    if (format === 'table' || format === 'wide') {
-      // Each MIG device's profile (and, wide, its SMs, memory and L2 share); one that vanished since the list reads "MIG ?".
-      const uuids = answer.gpus.flatMap((gpu) => gpu.migDeviceUuids);
-      const devices = await Promise.all(uuids.map((uuid) => api.getJson<MigDeviceSummary>(`/v1/gpus/${encodeURIComponent(uuid)}`, `MIG device ${uuid}`).catch(() => null)));
-      uuids.forEach((uuid, i) => migDevices.set(uuid, devices[i] ?? null));
-    }
-    cli.io.stdout.write(render(format, options, answer, (view) => (answer.gpus.length === 0 && view.headers ? 'no GPUs' : gpuTable(answer.gpus, migDevices, view))));
-  });
+  return withOutput(new Command('gpus').description('list GPUs with their probe status, and their MIG devices')).action(
+    async (options: OutputOptions) => {
+      const format = chosenFormat(options, cli.io);
+      const api = cli.client();
+      const answer = await api.getJson<{ gpus: GpuSummary[] }>('/v1/gpus', 'listing GPUs');
+      const migDevices = new Map<string, MigDeviceSummary | null>();
+      if (format === 'table' || format === 'wide') {
+        // Each MIG device's profile (and, wide, its SMs, memory and L2 share); one that vanished since the list reads "MIG ?".
+        const uuids = answer.gpus.flatMap((gpu) => gpu.migDeviceUuids);
+        const devices = await Promise.all(
+          uuids.map((uuid) =>
+            api.getJson<MigDeviceSummary>(`/v1/gpus/${encodeURIComponent(uuid)}`, `MIG device ${uuid}`).catch(() => null),
+          ),
+        );
+        uuids.forEach((uuid, i) => migDevices.set(uuid, devices[i] ?? null));
+      }
+      cli.io.stdout.write(
+        render(format, options, answer, (view) =>
+          answer.gpus.length === 0 && view.headers ? 'no GPUs' : gpuTable(answer.gpus, migDevices, view),
+        ),
+      );
+    },
+  );
 }

@@ -13,4 +13,14 @@ import { serveCommand } from './serve.js';
 import { topologyCommand } from './topology.js';
 import { trafficCommand } from './traffic.js';
 
-export const COMMANDS: readonly CommandFactory[] = [serveCommand, gpusCommand, topologyCommand, probeCommand, jobsCommand, exportCommand, fitCommand, trafficCommand, completionCommand];
+export const COMMANDS: readonly CommandFactory[] = [
+  serveCommand,
+  gpusCommand,
+  topologyCommand,
+  probeCommand,
+  jobsCommand,
+  exportCommand,
+  fitCommand,
+  trafficCommand,
+  completionCommand,
+];

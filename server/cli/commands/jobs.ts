@@ -15,7 +15,11 @@ export function jobsCommand(cli: CliContext): Command {
   const command = new Command('jobs')
     .description('probe jobs, newest first')
     .option('--gpu <id>', 'only this GPU')
-    .addOption(new Option('--state <state>', 'only jobs in this state (waiting: the GPU is busy with other processes; the phase says why)').choices(JOB_STATES))
+    .addOption(
+      new Option('--state <state>', 'only jobs in this state (waiting: the GPU is busy with other processes; the phase says why)').choices(
+        JOB_STATES,
+      ),
+    )
     .option('--limit <n>', 'at most n jobs (1…500)');
   return withOutput(command).action(async (options: JobsOptions) => {
     const query = new URLSearchParams();

@@ -22,12 +22,25 @@ export function probeCommand(cli: CliContext): Command {
     .argument('<id>', 'GPU index, GPU UUID or MIG device UUID')
     .option('--only <elements>', 'comma-separated elements to re-measure (l1,l2,…); the others are kept')
     .option('--force', 'cancel an active (queued, waiting or running) probe and start over')
-    .option('--even-if-busy', 'measure even while other processes use the GPU, instead of waiting for it to be idle; the result says it was measured on a busy GPU, its confidences capped')
-    .option('--watch', 'show progress on stderr until the job ends (a job waiting for a busy GPU shows why); the job as it ended on stdout');
+    .option(
+      '--even-if-busy',
+      'measure even while other processes use the GPU, instead of waiting for it to be idle; the result says it was measured on a busy GPU, its confidences capped',
+    )
+    .option(
+      '--watch',
+      'show progress on stderr until the job ends (a job waiting for a busy GPU shows why); the job as it ended on stdout',
+    );
   return withOutput(command).action(async (id: string, options: ProbeOptions) => {
     const format = chosenFormat(options, cli.io);
     const body = {
-      ...(options.only ? { only: options.only.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+      ...(options.only
+        ? {
+            only: options.only
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          }
+        : {}),
       ...(options.force ? { force: true } : {}),
       ...(options.evenIfBusy ? { evenIfBusy: true } : {}),
     };
@@ -39,7 +52,13 @@ export function probeCommand(cli: CliContext): Command {
       const job = await api.postJson<ProbeJob>(`/v1/gpus/${encodeURIComponent(id)}/probe`, body, `probe of GPU ${id}`);
       if (!options.watch) {
         cli.io.stdout.write(
-          render(format, options, job, () => `probe job ${job.id} for ${job.gpuUuid} is ${job.state}${job.state === 'waiting' ? ` (${jobPhaseText(job)})` : ''}; follow it with \`topod jobs\` or --watch`),
+          render(
+            format,
+            options,
+            job,
+            () =>
+              `probe job ${job.id} for ${job.gpuUuid} is ${job.state}${job.state === 'waiting' ? ` (${jobPhaseText(job)})` : ''}; follow it with \`topod jobs\` or --watch`,
+          ),
         );
         return;
       }

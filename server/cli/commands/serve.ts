@@ -27,7 +27,10 @@ const isSwitch = (setting: Setting): boolean => typeof setting.fallback === 'boo
 
 /** The commander option of one daemon setting: its flag, and in its description the variable and the default. */
 export function settingOption(setting: Setting): Option {
-  return new Option(isSwitch(setting) ? setting.flag : `${setting.flag} <value>`, `${setting.help} [${setting.env}; default: ${defaultText(setting.fallback)}]`);
+  return new Option(
+    isSwitch(setting) ? setting.flag : `${setting.flag} <value>`,
+    `${setting.help} [${setting.env}; default: ${defaultText(setting.fallback)}]`,
+  );
 }
 
 /** The daemon's arguments from the options given on the command line (flags win over variables there too). */
@@ -60,7 +63,9 @@ function runDaemon(args: string[]): Promise<number> {
 }
 
 export function serveCommand(cli: CliContext): Command {
-  const command = new Command('serve').description('run the daemon (what `npm start` runs); each setting is a flag here or an environment variable, the flag winning');
+  const command = new Command('serve').description(
+    'run the daemon (what `npm start` runs); each setting is a flag here or an environment variable, the flag winning',
+  );
   for (const setting of SETTINGS) command.addOption(settingOption(setting));
   return command.action(async (_options: unknown, self: Command) => cli.exit(await runDaemon(daemonArgs(self))));
 }

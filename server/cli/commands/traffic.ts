@@ -56,13 +56,17 @@ export function trafficText(p: TrafficPrediction, view: TableView = { wide: fals
 
 export function trafficCommand(cli: CliContext): Command {
   const command = new Command('traffic')
-    .description('the device-memory bytes one pass of a strided access moves, per useful byte (measured traffic; probe with --only traffic first)')
+    .description(
+      'the device-memory bytes one pass of a strided access moves, per useful byte (measured traffic; probe with --only traffic first)',
+    )
     .argument('<id>', 'GPU index or UUID')
     .requiredOption('--stride <size>', 'bytes from one access to the next: 4, 128, 4KiB')
     .requiredOption('--footprint <size>', 'bytes the array spans: 800MB, 1GiB')
     .option('--element <size>', 'bytes one access moves', '4')
     .addOption(new Option('--pattern <pattern>', 'what each access does').choices(TRAFFIC_PATTERN_NAMES).default('read'))
-    .addOption(new Option('--target <target>', 'the written array: written before, or fresh').choices(TRAFFIC_TARGET_NAMES).default('written'));
+    .addOption(
+      new Option('--target <target>', 'the written array: written before, or fresh').choices(TRAFFIC_TARGET_NAMES).default('written'),
+    );
   return withOutput(command).action(async (id: string, options: TrafficOptions) => {
     const query = new URLSearchParams({
       strideBytes: String(size(options.stride, '--stride')),
@@ -71,7 +75,9 @@ export function trafficCommand(cli: CliContext): Command {
       pattern: options.pattern,
       target: options.target,
     });
-    const answer = await cli.client().getJson<TrafficPrediction>(`/v1/gpus/${encodeURIComponent(id)}/traffic?${query}`, `traffic prediction for GPU ${id}`);
+    const answer = await cli
+      .client()
+      .getJson<TrafficPrediction>(`/v1/gpus/${encodeURIComponent(id)}/traffic?${query}`, `traffic prediction for GPU ${id}`);
     printOutput(cli.io, options, answer, (view) => trafficText(answer, view));
   });
 }

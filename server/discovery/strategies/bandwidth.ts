@@ -64,7 +64,10 @@ const alignDown = (bytes: number) => Math.max(ARRAY_ALIGN_BYTES, Math.floor(byte
 export function bandwidthArrays(device: DeviceProperties): { l2Bytes: number | null; deviceBytes: number } {
   const l2 = device.l2CacheSizeBytes;
   const wanted = l2 > 0 ? DEVICE_ARRAY_L2_MULTIPLE * l2 : GIB;
-  return { l2Bytes: l2 > 0 ? alignDown(l2 * L2_ARRAY_SHARE) : null, deviceBytes: alignDown(Math.min(wanted, device.totalMemoryBytes * DEVICE_ARRAY_MEMORY_SHARE)) };
+  return {
+    l2Bytes: l2 > 0 ? alignDown(l2 * L2_ARRAY_SHARE) : null,
+    deviceBytes: alignDown(Math.min(wanted, device.totalMemoryBytes * DEVICE_ARRAY_MEMORY_SHARE)),
+  };
 }
 
 export function bandwidthSearchPlan(device: DeviceProperties, arrayBytes: number): BandwidthSearchPlan {
@@ -91,7 +94,13 @@ async function measureBandwidth(session: ProbeSession, device: DeviceProperties,
     const arrayBytes = arrayOf(target, device);
     if (arrayBytes === null) continue;
     await searchBandwidth(bandwidthSearchPlan(device, arrayBytes), async (geometry) => {
-      const args: BandwidthArgs = { mode: target.mode, arrayBytes, ...geometry, repetitions: REPETITIONS, ...(target.cacheHint ? { cacheHint: target.cacheHint } : {}) };
+      const args: BandwidthArgs = {
+        mode: target.mode,
+        arrayBytes,
+        ...geometry,
+        repetitions: REPETITIONS,
+        ...(target.cacheHint ? { cacheHint: target.cacheHint } : {}),
+      };
       const result = await session.request(target.series, 'bandwidth', args);
       return bytesPerSecond(result.bytesPerRepetition, result.secondsPerRepetition);
     });
@@ -142,15 +151,32 @@ const mebibytes = (bytes: number) => `${Math.round((bytes / MIB) * 10) / 10} MiB
 
 const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
 
-function noteOf(target: Target, best: RecordedBandwidthPoint, points: number, device: DeviceProperties, copy: number | null, sureness: BandwidthConfidence): string {
-  const loads = target.mode === 'write' ? 'full 16 B stores (whole sectors, no read-for-fill)' : best.cacheHint === 'cg' ? '16 B .cg loads (L2 only)' : '16 B loads';
-  const array = target.element === 'l2' && device.l2CacheSizeBytes > 0 ? `${mebibytes(best.arrayBytes)} array (${Math.round((best.arrayBytes / device.l2CacheSizeBytes) * 100)} % of the API L2)` : `${mebibytes(best.arrayBytes)} array`;
+function noteOf(
+  target: Target,
+  best: RecordedBandwidthPoint,
+  points: number,
+  device: DeviceProperties,
+  copy: number | null,
+  sureness: BandwidthConfidence,
+): string {
+  const loads =
+    target.mode === 'write'
+      ? 'full 16 B stores (whole sectors, no read-for-fill)'
+      : best.cacheHint === 'cg'
+        ? '16 B .cg loads (L2 only)'
+        : '16 B loads';
+  const array =
+    target.element === 'l2' && device.l2CacheSizeBytes > 0
+      ? `${mebibytes(best.arrayBytes)} array (${Math.round((best.arrayBytes / device.l2CacheSizeBytes) * 100)} % of the API L2)`
+      : `${mebibytes(best.arrayBytes)} array`;
   const parts = [
     `best of ${points} launch geometries: ${describeGeometry(best, device.multiprocessorCount)}, ${loads} over a ${array}; every geometry's times are in raw series ${target.series}`,
     `launch overhead ${percent(sureness.overheadShare)} of its launch time, ${percent(sureness.leadOverNext)} ahead of the next geometries`,
   ];
   if (target.element === 'deviceMemory' && copy !== null) {
-    parts.push(`device-to-device copy reference ${terabytes(copy)} (bytes read + written); this rate is ${(best.bytesPerSecond / copy).toFixed(2)}× the copy's`);
+    parts.push(
+      `device-to-device copy reference ${terabytes(copy)} (bytes read + written); this rate is ${(best.bytesPerSecond / copy).toFixed(2)}× the copy's`,
+    );
   }
   return parts.join('; ');
 }
@@ -174,7 +200,8 @@ export function buildBandwidth(raw: readonly RawSeries[], device: DeviceProperti
     };
     elements[target.element] = { ...elements[target.element], [target.attribute]: value };
   }
-  if (elements.deviceMemory && copy === null) warnings.push('bandwidth: no device-to-device copy recorded: device-memory bandwidth without its reference');
+  if (elements.deviceMemory && copy === null)
+    warnings.push('bandwidth: no device-to-device copy recorded: device-memory bandwidth without its reference');
   return { elements, warnings };
 }
 

@@ -91,7 +91,10 @@ export function tpcsFromPairs(placements: readonly Placement[]): number[][] | nu
     }
   }
   if (pairs === 0) return null;
-  return [...partner].filter(([x, y]) => x < y).map(([x, y]) => [x, y]).sort((a, b) => a[0]! - b[0]!);
+  return [...partner]
+    .filter(([x, y]) => x < y)
+    .map(([x, y]) => [x, y])
+    .sort((a, b) => a[0]! - b[0]!);
 }
 
 /**

@@ -97,7 +97,10 @@ export const COMPUTE_STRATEGY: Strategy = {
       }
       onRound?.('compute.cluster.sync');
       const syncSizes = SYNC_SIZES.filter((size) => size <= limits.maxClusterSize);
-      const syncRuns = [...syncSizes.map((clusterSize) => ({ clusterSize, threadsPerBlock: 1 })), { clusterSize: limits.maxClusterSize, threadsPerBlock: device.maxThreadsPerBlock }];
+      const syncRuns = [
+        ...syncSizes.map((clusterSize) => ({ clusterSize, threadsPerBlock: 1 })),
+        { clusterSize: limits.maxClusterSize, threadsPerBlock: device.maxThreadsPerBlock },
+      ];
       for (const run of syncRuns) {
         const args: ClusterSyncArgs = { ...run, samples: SYNC_SAMPLES };
         current = { name: `${SYNC}.${run.clusterSize}.${run.threadsPerBlock}`, op: 'cluster.sync', args };
@@ -128,7 +131,12 @@ export const COMPUTE_STRATEGY: Strategy = {
   ownsSeries: seriesUnder(PREFIX),
 };
 
-function buildCompute(raw: readonly RawSeries[], device: DeviceProperties, calibration: CalibrateResult | null, warnings: string[]): ComputeTopology {
+function buildCompute(
+  raw: readonly RawSeries[],
+  device: DeviceProperties,
+  calibration: CalibrateResult | null,
+  warnings: string[],
+): ComputeTopology {
   const api = (value: number, unit: MeasuredValue['unit'] = 'count'): MeasuredValue => ({ value, unit, source: 'api' });
   const apiOrNull = (value: number | null | undefined) => (value === null || value === undefined ? null : api(value));
   const table = CORE_TABLE[device.architecture];
@@ -152,9 +160,14 @@ function buildCompute(raw: readonly RawSeries[], device: DeviceProperties, calib
       one<ClusterLimitsResult>(raw, LIMITS)?.activeClusters ?? [],
     );
     const placed = gpcs.smsPerGpc.reduce((sum, n) => sum + n, 0) + gpcs.tpcsOfUnknownGpc.flat().length;
-    if (placed !== device.multiprocessorCount) warnings.push(`compute: the GPC map places ${placed} of ${device.multiprocessorCount} SMs (unplaced: ${gpcs.unplacedSmIds.join(', ')})`);
+    if (placed !== device.multiprocessorCount)
+      warnings.push(
+        `compute: the GPC map places ${placed} of ${device.multiprocessorCount} SMs (unplaced: ${gpcs.unplacedSmIds.join(', ')})`,
+      );
     if (gpcs.occupancyAgreement !== null && gpcs.occupancyAgreement < 1) {
-      warnings.push(`compute: the GPC map explains cudaOccupancyMaxActiveClusters for ${(gpcs.occupancyAgreement * 100).toFixed(0)} % of cluster sizes, not all: a GPC may be split or joined`);
+      warnings.push(
+        `compute: the GPC map explains cudaOccupancyMaxActiveClusters for ${(gpcs.occupancyAgreement * 100).toFixed(0)} % of cluster sizes, not all: a GPC may be split or joined`,
+      );
     }
   }
   return {
@@ -228,7 +241,12 @@ function buildClusters(
   const bySize = limits.activeClusters.map((activeClusters, i) => {
     const clusterSize = i + 1;
     const series = clusterSize === 1 ? census : one<ComputeSmidResult>(raw, `${GPC}.${clusterSize}`);
-    return { clusterSize, activeClusters, idleSms: Math.max(0, sms - activeClusters * clusterSize), measuredIdleSms: series ? idleIn(series.launches) : null };
+    return {
+      clusterSize,
+      activeClusters,
+      idleSms: Math.max(0, sms - activeClusters * clusterSize),
+      measuredIdleSms: series ? idleIn(series.launches) : null,
+    };
   });
   const sync = under(raw, SYNC).map((series) => {
     const args = series.args as ClusterSyncArgs;
@@ -249,7 +267,13 @@ function buildClusters(
     const r = series.result as ClusterLaunchResult;
     const clusterSeconds = median(r.clusterSecondsPerRepetition);
     const plainSeconds = median(r.plainSecondsPerRepetition);
-    return { clusterSize: args.clusterSize, blocks: args.blocks, clusterSeconds, plainSeconds, overheadFraction: round4(clusterSeconds / plainSeconds - 1) };
+    return {
+      clusterSize: args.clusterSize,
+      blocks: args.blocks,
+      clusterSeconds,
+      plainSeconds,
+      overheadFraction: round4(clusterSeconds / plainSeconds - 1),
+    };
   });
   return {
     supported: true,
@@ -263,7 +287,11 @@ function buildClusters(
   };
 }
 
-function buildDsmem(raw: readonly RawSeries[], calibration: CalibrateResult | null, smClockHz: number | null): ThreadBlockClusters['dsmem'] {
+function buildDsmem(
+  raw: readonly RawSeries[],
+  calibration: CalibrateResult | null,
+  smClockHz: number | null,
+): ThreadBlockClusters['dsmem'] {
   const series = raw.find((s) => s.name === DSMEM);
   if (!series) return null;
   const args = series.args as ClusterDsmemArgs;
@@ -271,7 +299,12 @@ function buildDsmem(raw: readonly RawSeries[], calibration: CalibrateResult | nu
   const bandwidth = (cycles: number[]): MeasuredValue => {
     const perCycle = args.transferBytes / median(cycles);
     return smClockHz
-      ? { value: Math.round(perCycle * smClockHz), unit: 'bytes/s', source: 'microbenchmark', note: `${args.transferBytes} bytes block to block with its three cluster barriers, at the SM clock` }
+      ? {
+          value: Math.round(perCycle * smClockHz),
+          unit: 'bytes/s',
+          source: 'microbenchmark',
+          note: `${args.transferBytes} bytes block to block with its three cluster barriers, at the SM clock`,
+        }
       : { value: round4(perCycle), unit: 'count', source: 'microbenchmark', note: 'bytes per SM cycle (the SM clock is not known)' };
   };
   return {

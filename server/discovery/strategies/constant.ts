@@ -47,7 +47,11 @@ const L15_FROM_SHARE = 2;
 /** The L1.5 holds a size when at most this share of its loads are as slow as the level behind it. */
 const L15_HOLDS_SHARE = 0.05;
 
-export function buildConstantL15(raw: readonly RawSeries[], calibration: CalibrateResult | null, constantL1FirstAboveBytes: number | undefined): { element?: ElementTopology; warnings: string[] } {
+export function buildConstantL15(
+  raw: readonly RawSeries[],
+  calibration: CalibrateResult | null,
+  constantL1FirstAboveBytes: number | undefined,
+): { element?: ElementTopology; warnings: string[] } {
   const built = buildPerSmCache(CONSTANT_SPEC, raw, calibration);
   const coarse = built.search?.coarse ?? [];
   const fetch = stridePoints(raw, 'constant.fetch');
@@ -62,7 +66,9 @@ export function buildConstantL15(raw: readonly RawSeries[], calibration: Calibra
   if (!behind) return { element, warnings };
   const l15Cycles = median(l15Samples);
   const threshold = (l15Cycles + median(behind.samples)) / 2;
-  const held = l15Points.filter((point) => point.samples.filter((value) => value > threshold).length / point.samples.length <= L15_HOLDS_SHARE);
+  const held = l15Points.filter(
+    (point) => point.samples.filter((value) => value > threshold).length / point.samples.length <= L15_HOLDS_SHARE,
+  );
   const largestHeld = held.at(-1);
   if (largestHeld && largestHeld === l15Points.at(-1)) {
     element.size = {

@@ -1,7 +1,14 @@
 import { analyseFarnear, analysePersist, analyseSharedCapacity, type FarnearSeries } from '../../analysis/l2-farnear.js';
 import { median } from '../../analysis/descriptive.js';
 import { ProbeError } from '../../protocol/probe-error.js';
-import type { CalibrateResult, DeviceProperties, L2FarnearArgs, L2FarnearResult, L2PersistArgs, L2PersistResult } from '../../protocol/ops.js';
+import type {
+  CalibrateResult,
+  DeviceProperties,
+  L2FarnearArgs,
+  L2FarnearResult,
+  L2PersistArgs,
+  L2PersistResult,
+} from '../../protocol/ops.js';
 import type { L2Partitions, RawSeries } from '../../model/document.js';
 import { l2PartitionCapacityBytes } from './l2.js';
 import { toLatencyValue } from '../latency-value.js';
@@ -38,7 +45,11 @@ function farnearRequest(smIds: number[], bytes: number, shared: boolean): L2Farn
 }
 
 /** The requests, in order; empty without two SM groups. */
-export function farnearPlan(groups: readonly number[][], segmentBytes: number, device: DeviceProperties): Array<{ name: string; args: L2FarnearArgs }> {
+export function farnearPlan(
+  groups: readonly number[][],
+  segmentBytes: number,
+  device: DeviceProperties,
+): Array<{ name: string; args: L2FarnearArgs }> {
   if (groups.length < 2 || !(segmentBytes > 0)) return [];
   const smIds = [Math.min(...groups[0]!), Math.min(...groups[1]!)];
   return [
@@ -80,7 +91,11 @@ function farnearRuns(raw: readonly RawSeries[], name: string): L2FarnearResult[]
 }
 
 /** The partitions' farnear and persist fields from recorded series (pure); absent fields come with a warning. */
-export function buildFarnear(raw: readonly RawSeries[], partitions: L2Partitions, calibration: CalibrateResult | null): { fields: Partial<L2Partitions>; warnings: string[] } {
+export function buildFarnear(
+  raw: readonly RawSeries[],
+  partitions: L2Partitions,
+  calibration: CalibrateResult | null,
+): { fields: Partial<L2Partitions>; warnings: string[] } {
   const fields: Partial<L2Partitions> = {};
   const warnings: string[] = [];
   if (partitions.count !== 2 || !partitions.farLatency) return { fields, warnings };
@@ -95,16 +110,21 @@ export function buildFarnear(raw: readonly RawSeries[], partitions: L2Partitions
   const recordedBeyond = farnearRuns(raw, FARNEAR_BEYOND).flatMap((r) => r.sms as FarnearSeries[]);
   const recordedDram = farnearRuns(raw, FARNEAR_DRAM).flatMap((r) => r.sms as FarnearSeries[]);
   const recordedShared = farnearRuns(raw, FARNEAR_SHARED).filter((r) => r.shared && r.sms.length >= 2);
-  const refused = [recordedBeyond, recordedDram, ...recordedShared.map((r) => r.sms as FarnearSeries[])].some((series) => series.length > 0 && !plausible(series));
+  const refused = [recordedBeyond, recordedDram, ...recordedShared.map((r) => r.sms as FarnearSeries[])].some(
+    (series) => series.length > 0 && !plausible(series),
+  );
   if (refused) {
-    warnings.push(`l2: l2.farnear timed loads read under ${Math.round(floorRaw)} cycles, less than an L2 hit: they did not wait for their data, so the far-partition, device-memory and shared-data figures are left out`);
+    warnings.push(
+      `l2: l2.farnear timed loads read under ${Math.round(floorRaw)} cycles, less than an L2 hit: they did not wait for their data, so the far-partition, device-memory and shared-data figures are left out`,
+    );
   }
   const beyond = refused ? [] : recordedBeyond;
   const dram = refused ? [] : recordedDram;
   const sharedRuns = refused ? [] : recordedShared;
   const analysis = analyseFarnear(beyond, dram);
   warnings.push(...analysis.warnings.map((w) => `l2: ${w}`));
-  if (recordedBeyond.length === 0 && recordedDram.length === 0) warnings.push('l2: no far-partition or device-memory classes (l2.farnear did not run)');
+  if (recordedBeyond.length === 0 && recordedDram.length === 0)
+    warnings.push('l2: no far-partition or device-memory classes (l2.farnear did not run)');
   if (analysis.farBeyondSamples) fields.farBeyondCapacityLatency = toLatencyValue(analysis.farBeyondSamples, calibration);
   if (analysis.deviceMemoryNearSamples) fields.deviceMemoryNearLatency = toLatencyValue(analysis.deviceMemoryNearSamples, calibration);
   if (analysis.deviceMemoryFarSamples) fields.deviceMemoryFarLatency = toLatencyValue(analysis.deviceMemoryFarSamples, calibration);
@@ -117,7 +137,10 @@ export function buildFarnear(raw: readonly RawSeries[], partitions: L2Partitions
   const memoryRaw = analysis.deviceMemoryNearSamples ? median(analysis.deviceMemoryNearSamples) : 2 * farRaw;
   const shared = sharedRuns;
   if (shared.length > 0) {
-    const capacity = analyseSharedCapacity(shared.map((r) => ({ arrayBytes: r.arrayBytes, first: r.sms[0]! })), (farRaw + beyondRaw) / 2);
+    const capacity = analyseSharedCapacity(
+      shared.map((r) => ({ arrayBytes: r.arrayBytes, first: r.sms[0]! })),
+      (farRaw + beyondRaw) / 2,
+    );
     const points = capacity.points.map((p) => `${p.arrayBytes} B: ${Math.round(p.survivedShare * 100)} %`).join(', ');
     if (capacity.capacityBytes !== null) {
       fields.sharedDataCapacityBytes = capacity.capacityBytes;
@@ -133,7 +156,9 @@ export function buildFarnear(raw: readonly RawSeries[], partitions: L2Partitions
   const persist = raw.filter((s) => s.name === PERSIST && s.op === 'l2.persist').map((s) => s.result as L2PersistResult);
   const last = persist[persist.length - 1];
   if (last && !plausible([{ smId: 0, latenciesCycles: [...last.withoutCycles, ...last.withCycles] }])) {
-    warnings.push(`l2: l2.persist timed loads read under ${Math.round(floorRaw)} cycles, less than an L2 hit: the persisting window's effect is left out`);
+    warnings.push(
+      `l2: l2.persist timed loads read under ${Math.round(floorRaw)} cycles, less than an L2 hit: the persisting window's effect is left out`,
+    );
   } else if (last) {
     const rates = analysePersist(last, persistThreshold);
     fields.persistingWindow = {

@@ -22,7 +22,11 @@ const SERIES = 'l2-partition';
 const RUNS = 2;
 const REQUEST: L2PartitionArgs = { mode: 'shared', arrayBytes: 256 * 1024, strideBytes: 256 };
 
-export async function measureL2Partitions(session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
+export async function measureL2Partitions(
+  session: ProbeSession,
+  device: DeviceProperties,
+  onRound?: (round: string) => void,
+): Promise<void> {
   for (let run = 0; run < RUNS; run += 1) await session.request(SERIES, 'l2.partition', REQUEST);
   onRound?.(SERIES);
   // Past one partition, past the L2, shared data and the persisting window (l2-farnear.ts): one SM of each group.
@@ -40,7 +44,10 @@ export function partitionRuns(raw: readonly RawSeries[]): PartitionSeries[][] {
 }
 
 /** The l2 element's partitions from recorded series (pure); null with a warning when there is nothing to build from. */
-export function buildL2Partitions(raw: readonly RawSeries[], calibration: CalibrateResult | null): { partitions: L2Partitions | null; warnings: string[] } {
+export function buildL2Partitions(
+  raw: readonly RawSeries[],
+  calibration: CalibrateResult | null,
+): { partitions: L2Partitions | null; warnings: string[] } {
   const runs = partitionRuns(raw);
   if (runs.length === 0) return { partitions: null, warnings: [] };
   const analysis = analyseL2Partitions(runs);
@@ -59,7 +66,10 @@ export function buildL2Partitions(raw: readonly RawSeries[], calibration: Calibr
   } else {
     partitions.note = 'every SM’s L2 hits are one latency class: no near and far partition seen';
   }
-  const warnings = analysis.count === 2 && analysis.smGroups.length < 2 ? ['l2: every SM finds the same chunks near: one SM group seen of two partitions'] : [];
+  const warnings =
+    analysis.count === 2 && analysis.smGroups.length < 2
+      ? ['l2: every SM finds the same chunks near: one SM group seen of two partitions']
+      : [];
   const farnear = buildFarnear(raw, partitions, calibration);
   Object.assign(partitions, farnear.fields);
   warnings.push(...farnear.warnings);
@@ -71,7 +81,11 @@ export function buildL2Partitions(raw: readonly RawSeries[], calibration: Calibr
  * strategy's API size over segment size, merged later in registry order). That
  * division stays as a cross-check: a warning when the two disagree.
  */
-export function partitionAmount(partitions: L2Partitions, raw: readonly RawSeries[], device: DeviceProperties): { value: AmountValue; warnings: string[] } {
+export function partitionAmount(
+  partitions: L2Partitions,
+  raw: readonly RawSeries[],
+  device: DeviceProperties,
+): { value: AmountValue; warnings: string[] } {
   const value: AmountValue = {
     value: partitions.count,
     unit: 'count',
@@ -84,7 +98,10 @@ export function partitionAmount(partitions: L2Partitions, raw: readonly RawSerie
   const warnings: string[] = [];
   if (capacity !== null && device.l2CacheSizeBytes > 0) {
     const divided = Math.round(device.l2CacheSizeBytes / capacity);
-    if (divided !== partitions.count) warnings.push(`l2: ${partitions.count} partitions measured, but the API size over one partition's capacity (${capacity} bytes) gives ${divided}`);
+    if (divided !== partitions.count)
+      warnings.push(
+        `l2: ${partitions.count} partitions measured, but the API size over one partition's capacity (${capacity} bytes) gives ${divided}`,
+      );
   }
   return { value, warnings };
 }

@@ -87,7 +87,15 @@ export async function measureL2(session: ProbeSession, device: DeviceProperties,
     const name = `${SERIES_PREFIX}.line`;
     for (const arrayBytes of sizes) {
       const samples = Math.min(LINE_SAMPLES, Math.floor(arrayBytes / strideBytes));
-      await session.request(name, 'pchase', { space: 'global.cg', arrayBytes, strideBytes, pattern: 'sequential', warmup: true, samples, smId: 0 });
+      await session.request(name, 'pchase', {
+        space: 'global.cg',
+        arrayBytes,
+        strideBytes,
+        pattern: 'sequential',
+        warmup: true,
+        samples,
+        smId: 0,
+      });
     }
     return chaseSamples(session.raw, name).filter((chase) => chase.strideBytes === strideBytes);
   });
@@ -139,12 +147,28 @@ export function buildL2(raw: readonly RawSeries[], device: DeviceProperties, cal
     // A ratio far from an integer means the segment reading or the API size is off.
     const integrality = 1 - 2 * Math.abs(ratio - segments);
     l2.size = { value: apiBytes, unit: 'bytes', source: 'api' };
-    l2.segmentSize = fit.found ? { value: segment, unit: 'bytes', source: 'microbenchmark', confidence: combineConfidences(result.confidence, fit.confidence), note: capacityNote(fit, measured) } : sizeValue;
+    l2.segmentSize = fit.found
+      ? {
+          value: segment,
+          unit: 'bytes',
+          source: 'microbenchmark',
+          confidence: combineConfidences(result.confidence, fit.confidence),
+          note: capacityNote(fit, measured),
+        }
+      : sizeValue;
     // Superseded by the measured partition count where the l2-partition strategy ran (l2-structure.ts).
-    l2.amount = { value: segments, unit: 'count', source: 'derived', per: 'gpu', confidence: combineConfidences(result.confidence, integrality), note: 'the API size over the segment size' };
+    l2.amount = {
+      value: segments,
+      unit: 'count',
+      source: 'derived',
+      per: 'gpu',
+      confidence: combineConfidences(result.confidence, integrality),
+      note: 'the API size over the segment size',
+    };
   } else {
     l2.size = sizeValue;
-    if (apiBytes > 0 && measured > apiBytes * 1.25) warnings.push(`l2: measured ${measured} bytes, more than the ${apiBytes} bytes the API reports`);
+    if (apiBytes > 0 && measured > apiBytes * 1.25)
+      warnings.push(`l2: measured ${measured} bytes, more than the ${apiBytes} bytes the API reports`);
   }
   const resident = residentSamples(coarse, measured * RESIDENT_SHARE, 4);
   if (resident.length > 0) l2.latency = toLatencyValue(resident, calibration);
@@ -199,7 +223,8 @@ export function l2PartitionCapacityBytes(raw: readonly RawSeries[]): number | nu
 }
 
 function granularityNote(attribute: 'fetchGranularity' | 'fillGranularity', device: DeviceProperties): string {
-  if (attribute === 'fetchGranularity') return 'the smallest unit the L2 fills (its sector), measured with cudaLimitMaxL2FetchGranularity at 32 B; the L1 asks the L2 for sectors of this size';
+  if (attribute === 'fetchGranularity')
+    return 'the smallest unit the L2 fills (its sector), measured with cudaLimitMaxL2FetchGranularity at 32 B; the L1 asks the L2 for sectors of this size';
   const limit = device.maxL2FetchGranularityBytes;
   return `what device memory moves into the L2 per miss under the limit in force (cudaLimitMaxL2FetchGranularity ${limit === undefined || limit === null ? 'not reported' : `${limit} B`})`;
 }

@@ -1,4 +1,13 @@
-import { concatSamples, detectLineSize, fitFetchGranularity, lineSizeStrides, median, slowThreshold, type ChangePointFound, type SweepPoint } from '../../analysis/index.js';
+import {
+  concatSamples,
+  detectLineSize,
+  fitFetchGranularity,
+  lineSizeStrides,
+  median,
+  slowThreshold,
+  type ChangePointFound,
+  type SweepPoint,
+} from '../../analysis/index.js';
 import type { CalibrateResult, DeviceProperties, MemorySpace } from '../../protocol/ops.js';
 import type { Carveout, ElementName, ElementTopology, MeasuredValue, RawSeries } from '../../model/document.js';
 import { toLatencyValue } from '../latency-value.js';
@@ -45,7 +54,12 @@ const MIN_LINE_SAMPLES = 256;
 /** Sizes at most this share of the measured size count as resident for the latency. */
 const RESIDENT_SHARE = 0.9;
 
-export async function measurePerSmCache(spec: PerSmCacheSpec, session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
+export async function measurePerSmCache(
+  spec: PerSmCacheSpec,
+  session: ProbeSession,
+  device: DeviceProperties,
+  onRound?: (round: string) => void,
+): Promise<void> {
   const maxCount = Math.max(1, device.multiprocessorCount);
   const bytesPerLaunch = spec.bytesPerLaunch(device);
   const launch = async (name: string, arrayBytesList: number[], strideBytes: number, warmup: boolean, samples: number) =>
@@ -60,7 +74,8 @@ export async function measurePerSmCache(spec: PerSmCacheSpec, session: ProbeSess
   // Each size twice: the reversed list allocates every array elsewhere, and sweepPoints keeps the placement with fewer misses.
   const run = async (name: string, sizes: number[]) => {
     for (const order of [sizes, [...sizes].reverse()]) {
-      for (const list of chunkSizes(order, maxCount, bytesPerLaunch)) await launch(name, list, spec.sizeStrideBytes, true, spec.sizeSamples);
+      for (const list of chunkSizes(order, maxCount, bytesPerLaunch))
+        await launch(name, list, spec.sizeStrideBytes, true, spec.sizeSamples);
     }
     return sweepPoints(session.raw, name);
   };
@@ -70,7 +85,13 @@ export async function measurePerSmCache(spec: PerSmCacheSpec, session: ProbeSess
     const samples = Math.max(1, Math.min(FETCH_SAMPLES, Math.floor(spec.maxArrayBytes / strideBytes)));
     const arrayBytes = samples * strideBytes;
     const copies = Math.max(1, Math.min(FETCH_COPIES, maxCount, Math.floor(bytesPerLaunch / arrayBytes)));
-    await launch(`${spec.prefix}.fetch`, Array.from({ length: copies }, () => arrayBytes), strideBytes, false, samples);
+    await launch(
+      `${spec.prefix}.fetch`,
+      Array.from({ length: copies }, () => arrayBytes),
+      strideBytes,
+      false,
+      samples,
+    );
   }
   onRound?.(`${spec.prefix}.fetch`);
 
@@ -95,18 +116,26 @@ export async function measurePerSmCache(spec: PerSmCacheSpec, session: ProbeSess
  * larger strides would only repeat it (for an L2 segment each is a walk of
  * tens of MiB).
  */
-export async function sweepLineStrides(strides: readonly number[], thresholdCycles: number, measure: (strideBytes: number) => Promise<ChaseSamples[]>): Promise<void> {
+export async function sweepLineStrides(
+  strides: readonly number[],
+  thresholdCycles: number,
+  measure: (strideBytes: number) => Promise<ChaseSamples[]>,
+): Promise<void> {
   let fittingInARow = 0;
   for (const [i, strideBytes] of strides.entries()) {
     const chases = await measure(strideBytes);
-    const fits = chases.length > 0 && chases.every((chase) => chase.samples.filter((value) => value > thresholdCycles).length <= chase.samples.length * 0.1);
+    const fits =
+      chases.length > 0 &&
+      chases.every((chase) => chase.samples.filter((value) => value > thresholdCycles).length <= chase.samples.length * 0.1);
     fittingInARow = fits && i > 0 ? fittingInARow + 1 : 0;
     if (fittingInARow >= 2) return;
   }
 }
 
 export function lineSizeArrays(sizeBytes: number, maxArrayBytes: number): number[] {
-  return LINE_SIZE_STEPS.map((k) => Math.min(maxArrayBytes, Math.floor((sizeBytes * (1 + k / 16)) / 4) * 4)).filter((size, i, all) => all.indexOf(size) === i);
+  return LINE_SIZE_STEPS.map((k) => Math.min(maxArrayBytes, Math.floor((sizeBytes * (1 + k / 16)) / 4) * 4)).filter(
+    (size, i, all) => all.indexOf(size) === i,
+  );
 }
 
 export interface PerSmCacheBuild {
@@ -119,7 +148,12 @@ export interface PerSmCacheBuild {
 }
 
 /** The element from recorded series (pure: discovery and re-analysis alike). */
-export function buildPerSmCache(spec: PerSmCacheSpec, raw: readonly RawSeries[], calibration: CalibrateResult | null, device?: DeviceProperties): PerSmCacheBuild {
+export function buildPerSmCache(
+  spec: PerSmCacheSpec,
+  raw: readonly RawSeries[],
+  calibration: CalibrateResult | null,
+  device?: DeviceProperties,
+): PerSmCacheBuild {
   const name = spec.element;
   const search = recordedSearch(raw, spec.plan.name);
   if (!search) return { warnings: [] };
@@ -189,7 +223,9 @@ export function granularityValue(fit: ReturnType<typeof fitFetchGranularity>, wh
 
 /** The carveout the size sweep ran under, when its series recorded it. */
 function carveoutOf(raw: readonly RawSeries[], prefix: string, device: DeviceProperties | undefined): Carveout | undefined {
-  const launches = raw.filter((series) => series.name.startsWith(`${prefix}.`)).flatMap((series) => chaseSamples([series], series.name).slice(0, 1));
+  const launches = raw
+    .filter((series) => series.name.startsWith(`${prefix}.`))
+    .flatMap((series) => chaseSamples([series], series.name).slice(0, 1));
   const recorded = launches.map((chase) => chase.launch).filter((launch) => launch !== undefined);
   const first = recorded[0];
   if (!first) return undefined;

@@ -18,11 +18,20 @@ export const SHARED_STRATEGY: Strategy = {
   requiredOps: ['pchase'],
   progressWeight: 0.1,
   async measure(session) {
-    await session.request(SERIES, 'pchase', { space: 'shared', arrayBytes: ARRAY_BYTES, strideBytes: 4, pattern: 'random', warmup: true, samples: SAMPLES, seed: 1 });
+    await session.request(SERIES, 'pchase', {
+      space: 'shared',
+      arrayBytes: ARRAY_BYTES,
+      strideBytes: 4,
+      pattern: 'random',
+      warmup: true,
+      samples: SAMPLES,
+      seed: 1,
+    });
   },
   build(raw, device, calibration) {
     const element: ElementTopology = {};
-    if (device.sharedMemPerMultiprocessorBytes > 0) element.size = { value: device.sharedMemPerMultiprocessorBytes, unit: 'bytes', source: 'api' };
+    if (device.sharedMemPerMultiprocessorBytes > 0)
+      element.size = { value: device.sharedMemPerMultiprocessorBytes, unit: 'bytes', source: 'api' };
     const samples = chaseSamples(raw, SERIES).flatMap((chase) => [...chase.samples]);
     if (samples.length > 0) element.latency = toLatencyValue(samples, calibration);
     return { elements: { shared: element }, warnings: [] };

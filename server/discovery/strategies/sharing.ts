@@ -1,4 +1,12 @@
-import { classifyReRead, countCaches, decideSharing, referenceOf, type PlacementTest, type ReReadReference, type ReReadVerdict } from '../../analysis/sharing.js';
+import {
+  classifyReRead,
+  countCaches,
+  decideSharing,
+  referenceOf,
+  type PlacementTest,
+  type ReReadReference,
+  type ReReadVerdict,
+} from '../../analysis/sharing.js';
 import type { ChaserSpec, DeviceProperties, PchaseArgs, PchasePairArgs, PchasePairResult, PchaseResult } from '../../protocol/ops.js';
 import { ELEMENT_NAMES, type ElementName, type ElementTopology, type RawSeries } from '../../model/document.js';
 import { CONSTANT_SPEC } from './constant.js';
@@ -97,7 +105,15 @@ export function sharingArrays(aSizeBytes: number, a: PerSmCacheSpec, b: PerSmCac
   return { aBytes: aligned(Math.min(AMOUNT_SHARE * aSizeBytes, aWanted, a.maxArrayBytes), a.sizeStrideBytes), bBytes };
 }
 
-function pairArgs(a: PerSmCacheSpec, aBytes: number, aAt: Placement, b: PerSmCacheSpec, bBytes: number, bAt: Placement, maxSamples: number): PchasePairArgs {
+function pairArgs(
+  a: PerSmCacheSpec,
+  aBytes: number,
+  aAt: Placement,
+  b: PerSmCacheSpec,
+  bBytes: number,
+  bAt: Placement,
+  maxSamples: number,
+): PchasePairArgs {
   const chaser = (spec: PerSmCacheSpec, arrayBytes: number, at: Placement): ChaserSpec => ({
     space: spec.space,
     arrayBytes,
@@ -116,7 +132,14 @@ function pairArgs(a: PerSmCacheSpec, aBytes: number, aAt: Placement, b: PerSmCac
 
 function defaultGlobalArgs(l1SizeBytes: number, spec: PerSmCacheSpec): PchaseArgs {
   const arrayBytes = aligned(DEFAULT_GLOBAL_SHARE * l1SizeBytes, spec.sizeStrideBytes);
-  return { space: 'global', arrayBytes, strideBytes: spec.sizeStrideBytes, pattern: 'sequential', warmup: true, samples: Math.min(DEFAULT_GLOBAL_SAMPLES, Math.floor(arrayBytes / spec.sizeStrideBytes)) };
+  return {
+    space: 'global',
+    arrayBytes,
+    strideBytes: spec.sizeStrideBytes,
+    pattern: 'sequential',
+    warmup: true,
+    samples: Math.min(DEFAULT_GLOBAL_SAMPLES, Math.floor(arrayBytes / spec.sizeStrideBytes)),
+  };
 }
 
 export async function measureSharing(session: ProbeSession, device: DeviceProperties, onRound?: (round: string) => void): Promise<void> {
@@ -134,7 +157,11 @@ export async function measureSharing(session: ProbeSession, device: DeviceProper
       if (a === b) continue;
       const { aBytes, bBytes } = sharingArrays(a.sizeBytes, a.spec, b.spec);
       // Both in one warp: the nearest the pair op gets to MT4G's one core.
-      await session.request(`${PREFIX}.${a.element}.${b.element}`, 'pchase.pair', pairArgs(a.spec, aBytes, FIRST, b.spec, bBytes, { warp: 0, lane: 1 }, SHARING_SAMPLES));
+      await session.request(
+        `${PREFIX}.${a.element}.${b.element}`,
+        'pchase.pair',
+        pairArgs(a.spec, aBytes, FIRST, b.spec, bBytes, { warp: 0, lane: 1 }, SHARING_SAMPLES),
+      );
     }
   }
   onRound?.(PREFIX);
@@ -145,7 +172,13 @@ export async function measureSharing(session: ProbeSession, device: DeviceProper
  * thread kept thread 0's lines: each such thread against one thread of each
  * group found so far, joining the first it evicts (a new group otherwise).
  */
-async function measureAmount(session: ProbeSession, member: Member, sizeBytes: number, threads: readonly number[], warpSize: number): Promise<void> {
+async function measureAmount(
+  session: ProbeSession,
+  member: Member,
+  sizeBytes: number,
+  threads: readonly number[],
+  warpSize: number,
+): Promise<void> {
   const name = `${AMOUNT_PREFIX}.${member.element}`;
   const bytes = aligned(Math.min(AMOUNT_SHARE * sizeBytes, member.spec.maxArrayBytes / 2), member.spec.sizeStrideBytes);
   const reference = referenceFor(session.raw, member);
@@ -234,7 +267,14 @@ export function buildSharing(raw: readonly RawSeries[], device: DeviceProperties
     for (const b of SHARING_MEMBERS) {
       const runs = a === b ? [] : pairSeries(raw, `${PREFIX}.${a.element}.${b.element}`);
       // One run per ordered pair: a repeated measurement pools its re-reads.
-      if (runs.length > 0) verdicts.set(`${a.element}.${b.element}`, classifyReRead(runs.flatMap((run) => run.result.firstLatenciesCycles), references.get(a.element) ?? null));
+      if (runs.length > 0)
+        verdicts.set(
+          `${a.element}.${b.element}`,
+          classifyReRead(
+            runs.flatMap((run) => run.result.firstLatenciesCycles),
+            references.get(a.element) ?? null,
+          ),
+        );
     }
   }
   const partners = new Map<ElementName, Set<ElementName>>();
@@ -263,7 +303,8 @@ export function buildSharing(raw: readonly RawSeries[], device: DeviceProperties
     // One physical cache is an equivalence: a partner's partners are partners too.
     for (const partner of set) {
       const missing = [...(partners.get(partner) ?? [])].filter((other) => other !== element && !set.has(other));
-      if (missing.length > 0 && element < partner) warnings.push(`${PREFIX}: ${element} shares with ${partner}, which shares with ${missing.join(', ')}, but ${element} does not`);
+      if (missing.length > 0 && element < partner)
+        warnings.push(`${PREFIX}: ${element} shares with ${partner}, which shares with ${missing.join(', ')}, but ${element} does not`);
     }
   }
   return { elements, warnings };

@@ -52,7 +52,9 @@ export function countedPoints(result: TrafficResult, fetchLimitBytes: number | n
     // the flush after made beyond its own buffer belong to the pattern, as its dirty lines written back do.
     const readBytes = (during[r] ?? 0) + Math.max(0, (after[r] ?? 0) - result.flushBytes);
     const writeBytes = (during[w] ?? 0) + (after[w] ?? 0);
-    return [{ ...pointBase(c, result.footprintBytes, fetchLimitBytes, 'counters'), readBytes, writeBytes, totalBytes: readBytes + writeBytes }];
+    return [
+      { ...pointBase(c, result.footprintBytes, fetchLimitBytes, 'counters'), readBytes, writeBytes, totalBytes: readBytes + writeBytes },
+    ];
   });
 }
 
@@ -79,7 +81,9 @@ function streamBytes(pattern: TrafficPatternName, footprintBytes: number): numbe
  * the stride-1 reads of two footprints (the same bytes per element under every
  * model); 0 when only one footprint was timed.
  */
-export function launchCostSeconds(all: ReadonlyArray<{ c: TrafficCaseResult; footprintBytes: number; fetchLimitBytes: number | null }>): number {
+export function launchCostSeconds(
+  all: ReadonlyArray<{ c: TrafficCaseResult; footprintBytes: number; fetchLimitBytes: number | null }>,
+): number {
   const streams = all
     .filter((x) => x.c.pattern === 'read' && x.c.strideElements === 1 && x.fetchLimitBytes === null)
     .map((x) => ({ bytes: x.footprintBytes, seconds: median(x.c.secondsPerRepetition ?? []) }))
@@ -98,11 +102,15 @@ export function launchCostSeconds(all: ReadonlyArray<{ c: TrafficCaseResult; foo
  * case). Cases without a reference are left out.
  */
 export function timedPoints(results: ReadonlyArray<{ result: TrafficResult; fetchLimitBytes: number | null }>): TrafficPoint[] {
-  const all = results.flatMap(({ result, fetchLimitBytes }) => result.cases.map((c) => ({ c, footprintBytes: result.footprintBytes, fetchLimitBytes })));
+  const all = results.flatMap(({ result, fetchLimitBytes }) =>
+    result.cases.map((c) => ({ c, footprintBytes: result.footprintBytes, fetchLimitBytes })),
+  );
   const cost = launchCostSeconds(all);
   const seconds = (c: TrafficCaseResult) => Math.max(0, median(c.secondsPerRepetition ?? []) - cost);
   const reference = (c: TrafficCaseResult, footprintBytes: number) => {
-    const streams = all.filter((x) => x.c.pattern === c.pattern && x.c.strideElements === 1 && x.footprintBytes === footprintBytes && x.fetchLimitBytes === null);
+    const streams = all.filter(
+      (x) => x.c.pattern === c.pattern && x.c.strideElements === 1 && x.footprintBytes === footprintBytes && x.fetchLimitBytes === null,
+    );
     const best = streams.find((x) => x.c.target === c.target && x.c.elementBytes === c.elementBytes) ?? streams[0];
     if (!best || !(seconds(best.c) > 0)) return null;
     return streamBytes(c.pattern, footprintBytes) / seconds(best.c);
@@ -191,13 +199,15 @@ export function fitTraffic(points: readonly TrafficPoint[]): FittedTraffic {
   const defaultReads = isolatedReads.filter((p) => p.fetchLimitBytes === null).map((p) => perAccess(p, readsOf(p)));
   const limits = isolatedReads.map((p) => p.fetchLimitBytes).filter((x): x is number => x !== null);
   const smallest = limits.length > 0 ? Math.min(...limits) : null;
-  const smallestReads = smallest === null ? defaultReads : isolatedReads.filter((p) => p.fetchLimitBytes === smallest).map((p) => perAccess(p, readsOf(p)));
+  const smallestReads =
+    smallest === null ? defaultReads : isolatedReads.filter((p) => p.fetchLimitBytes === smallest).map((p) => perAccess(p, readsOf(p)));
   const readFill = estimate(defaultReads, scale);
   const readPerAccess = estimate(smallestReads.length > 0 ? smallestReads : defaultReads, scale);
   const readTransaction = readPerAccess ? { ...readPerAccess, value: transactionBytes(readPerAccess.value) } : null;
   if (!readFill) warnings.push('no isolated reads recorded: the read fill and the prefetch factor are unknown');
 
-  const dense = (p: TrafficPoint, strideElements: number) => p.pattern === 'write' && p.strideBytes === strideElements * p.elementBytes && p.fetchLimitBytes === null;
+  const dense = (p: TrafficPoint, strideElements: number) =>
+    p.pattern === 'write' && p.strideBytes === strideElements * p.elementBytes && p.fetchLimitBytes === null;
   const spanOf = (p: TrafficPoint) => (p.accesses - 1) * p.strideBytes + p.elementBytes;
   let storesAllocate: FittedTraffic['storesAllocate'];
   let fullSectorStoresRead: Flag | null;
@@ -211,10 +221,15 @@ export function fitTraffic(points: readonly TrafficPoint[]): FittedTraffic {
     };
     fullSectorStoresRead = flagFrom(use.filter((p) => dense(p, 1)).map(share), scale);
     const isolatedWrites = use.filter((p) => p.pattern === 'write' && isolated(p) && p.fetchLimitBytes === null);
-    const writes = estimate(isolatedWrites.map((p) => perAccess(p, p.writeBytes ?? 0)), scale);
+    const writes = estimate(
+      isolatedWrites.map((p) => perAccess(p, p.writeBytes ?? 0)),
+      scale,
+    );
     writeTransaction = writes ? { ...writes, value: transactionBytes(writes.value) } : null;
     storeFill = estimate(
-      isolatedWrites.filter((p) => (p.readBytes ?? 0) > 0.25 * spanOf(p) / (p.strideBytes / p.elementBytes)).map((p) => perAccess(p, p.readBytes ?? 0)),
+      isolatedWrites
+        .filter((p) => (p.readBytes ?? 0) > (0.25 * spanOf(p)) / (p.strideBytes / p.elementBytes))
+        .map((p) => perAccess(p, p.readBytes ?? 0)),
       scale,
     );
   } else {
@@ -230,7 +245,10 @@ export function fitTraffic(points: readonly TrafficPoint[]): FittedTraffic {
     const isolatedWrites = use.filter((p) => p.pattern === 'write' && isolated(p) && p.fetchLimitBytes === null);
     const allocating = storesAllocate.written?.value ?? storesAllocate.fresh?.value ?? false;
     const readUnit = readTransaction?.value ?? 0;
-    const writes = estimate(isolatedWrites.map((p) => perAccess(p, p.totalBytes) - (allocating ? readUnit : 0)).filter((x) => x > 0), scale);
+    const writes = estimate(
+      isolatedWrites.map((p) => perAccess(p, p.totalBytes) - (allocating ? readUnit : 0)).filter((x) => x > 0),
+      scale,
+    );
     writeTransaction = writes ? { ...writes, value: transactionBytes(writes.value) } : null;
     warnings.push('timing only: write transactions and store fills are inferred from times (reads and writes are not told apart)');
   }

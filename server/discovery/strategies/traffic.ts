@@ -2,7 +2,13 @@ import { median } from '../../analysis/descriptive.js';
 import { ProbeError } from '../../protocol/probe-error.js';
 import type { DeviceProperties, TrafficArgs, TrafficCase, TrafficMethod, TrafficResult } from '../../protocol/ops.js';
 import type { RawSeries } from '../../model/document.js';
-import type { TrafficFallbackError, TrafficFlag, TrafficPoint as CurvePoint, TrafficTopology, TrafficValue } from '../../model/traffic-schema.js';
+import type {
+  TrafficFallbackError,
+  TrafficFlag,
+  TrafficPoint as CurvePoint,
+  TrafficTopology,
+  TrafficValue,
+} from '../../model/traffic-schema.js';
 import type { ProbeSession } from '../probe-session.js';
 import { seriesUnder, type Strategy, type StrategyBuild } from '../strategy.js';
 import { countedPoints, fitTraffic, parametersOf, timedPoints, type Estimate, type Flag, type TrafficPoint } from './traffic-analysis.js';
@@ -36,7 +42,11 @@ export function trafficFootprintBytes(device: Pick<DeviceProperties, 'l2CacheSiz
   return Math.max(MIB, Math.floor(Math.min(wanted, fits) / MIB) * MIB);
 }
 
-function sweep(pattern: TrafficCase['pattern'], targets: ReadonlyArray<'fresh' | 'written'>, strides: readonly number[] = TRAFFIC_STRIDES): TrafficCase[] {
+function sweep(
+  pattern: TrafficCase['pattern'],
+  targets: ReadonlyArray<'fresh' | 'written'>,
+  strides: readonly number[] = TRAFFIC_STRIDES,
+): TrafficCase[] {
   return strides.flatMap((strideElements) => targets.map((target) => ({ pattern, elementBytes: ELEMENT_BYTES, strideElements, target })));
 }
 
@@ -52,7 +62,9 @@ export function trafficPlan(method: TrafficMethod, footprintBytes: number): Arra
     { round: 'vecmul', args: { ...base, cases: sweep('vecmul', ['fresh']) } },
     { round: 'read-fetch32', args: { ...base, l2FetchGranularityBytes: 32, cases: sweep('read', ['written'], [64, 256, 1024]) } },
     // Timing only: the stride-1 read of a sixteenth of the footprint, so time = launch cost + bytes / bandwidth has two points.
-    ...(method === 'timing' ? [{ round: 'read-small', args: { ...base, footprintBytes: smallFootprint(footprintBytes), cases: sweep('read', ['written'], [1]) } }] : []),
+    ...(method === 'timing'
+      ? [{ round: 'read-small', args: { ...base, footprintBytes: smallFootprint(footprintBytes), cases: sweep('read', ['written'], [1]) } }]
+      : []),
   ];
 }
 
@@ -84,15 +96,38 @@ function results(raw: readonly RawSeries[], prefix: string): Array<{ result: Tra
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 function value(e: Estimate | null, unit: 'bytes' | 'ratio', method: TrafficMethod, note: string): TrafficValue | null {
-  return e ? { value: unit === 'bytes' ? Math.round(e.value * 10) / 10 : round2(e.value), unit, source: 'microbenchmark', method, confidence: round2(e.confidence), note } : null;
+  return e
+    ? {
+        value: unit === 'bytes' ? Math.round(e.value * 10) / 10 : round2(e.value),
+        unit,
+        source: 'microbenchmark',
+        method,
+        confidence: round2(e.confidence),
+        note,
+      }
+    : null;
 }
 
 function flag(f: Flag | null, method: TrafficMethod, note: string): TrafficFlag | null {
-  return f ? { value: f.value, source: 'microbenchmark', method, confidence: round2(f.confidence), note: `${note} (read share ${round2(f.readShare)})` } : null;
+  return f
+    ? {
+        value: f.value,
+        source: 'microbenchmark',
+        method,
+        confidence: round2(f.confidence),
+        note: `${note} (read share ${round2(f.readShare)})`,
+      }
+    : null;
 }
 
 function curvePoint(p: TrafficPoint, lineModel: TrafficParameters | null): CurvePoint {
-  const q = { pattern: p.pattern, strideBytes: p.strideBytes, elementBytes: p.elementBytes, footprintBytes: p.footprintBytes, target: p.target };
+  const q = {
+    pattern: p.pattern,
+    strideBytes: p.strideBytes,
+    elementBytes: p.elementBytes,
+    footprintBytes: p.footprintBytes,
+    target: p.target,
+  };
   const useful = predictTraffic(lineModel ?? NEUTRAL, q).usefulBytes;
   return {
     pattern: p.pattern,
@@ -110,7 +145,14 @@ function curvePoint(p: TrafficPoint, lineModel: TrafficParameters | null): Curve
 }
 
 /** Parameters only used for useful-byte counts when nothing was fitted. */
-const NEUTRAL: TrafficParameters = { readTransactionBytes: 32, writeTransactionBytes: 32, readFillBytes: 32, storeFillBytes: 32, storesAllocate: { fresh: false, written: false }, fullSectorStoresRead: false };
+const NEUTRAL: TrafficParameters = {
+  readTransactionBytes: 32,
+  writeTransactionBytes: 32,
+  readFillBytes: 32,
+  storeFillBytes: 32,
+  storesAllocate: { fresh: false, written: false },
+  fullSectorStoresRead: false,
+};
 
 const key = (p: TrafficPoint) => `${p.pattern}/${p.target}/${p.elementBytes}/${p.strideBytes}/${p.footprintBytes}/${p.fetchLimitBytes}`;
 
@@ -120,7 +162,15 @@ function fallbackError(counted: readonly TrafficPoint[], timed: readonly Traffic
     const c = byKey.get(key(t));
     if (!c || !(c.totalBytes > 0)) return [];
     const errorPercent = round2((Math.abs(t.totalBytes - c.totalBytes) / c.totalBytes) * 100);
-    return [{ strideBytes: t.strideBytes, pattern: t.pattern, countedBytes: Math.round(c.totalBytes), timedBytes: Math.round(t.totalBytes), errorPercent }];
+    return [
+      {
+        strideBytes: t.strideBytes,
+        pattern: t.pattern,
+        countedBytes: Math.round(c.totalBytes),
+        timedBytes: Math.round(t.totalBytes),
+        errorPercent,
+      },
+    ];
   });
   if (points.length === 0) return null;
   const errors = points.map((p) => p.errorPercent);
@@ -128,7 +178,11 @@ function fallbackError(counted: readonly TrafficPoint[], timed: readonly Traffic
 }
 
 /** The document's traffic section from recorded series (pure); null when the family did not run. */
-export function buildTraffic(raw: readonly RawSeries[]): { traffic: TrafficTopology | null; parameters: TrafficParameters | null; warnings: string[] } {
+export function buildTraffic(raw: readonly RawSeries[]): {
+  traffic: TrafficTopology | null;
+  parameters: TrafficParameters | null;
+  warnings: string[];
+} {
   const counters = results(raw, COUNTERS);
   const timing = results(raw, TIMING);
   const refused = raw.find((s) => s.name === COUNTERS_REFUSED)?.result as { message?: string } | undefined;
@@ -141,25 +195,49 @@ export function buildTraffic(raw: readonly RawSeries[]): { traffic: TrafficTopol
   const lineModel = parameters ? lineSizeParameters(parameters) : null;
   const warnings = fit.warnings.map((w) => `traffic: ${w}`);
   const passes = counters.map(({ result }) => result.passes ?? 1).filter((n) => n > 1);
-  if (passes.length > 0) warnings.push(`traffic: the counters needed ${Math.max(...passes)} replay passes; a replayed kernel may find lines the previous pass left in the L2`);
+  if (passes.length > 0)
+    warnings.push(
+      `traffic: the counters needed ${Math.max(...passes)} replay passes; a replayed kernel may find lines the previous pass left in the L2`,
+    );
   const curvePoints = (method === 'counters' ? counted : timed).filter((p) => p.fetchLimitBytes === null);
   const curve = curvePoints.map((p) => curvePoint(p, lineModel));
   const departs = curve
-    .filter((p) => p.pattern === 'read' && p.lineModelBytesPerUsefulByte > 0 && p.bytesPerUsefulByte > (1 + DEPARTURE) * p.lineModelBytesPerUsefulByte)
+    .filter(
+      (p) =>
+        p.pattern === 'read' && p.lineModelBytesPerUsefulByte > 0 && p.bytesPerUsefulByte > (1 + DEPARTURE) * p.lineModelBytesPerUsefulByte,
+    )
     .map((p) => p.strideBytes);
   const prefetch: Estimate | null =
     fit.readFill && fit.readTransaction ? { ...fit.readFill, value: fit.readFill.value / fit.readTransaction.value } : null;
   const footprints = [...counted, ...timed].map((p) => p.footprintBytes);
-  const how = method === 'counters' ? 'dram__bytes_read/write.sum (CUPTI) around each kernel, flushed L2 before and after' : 'kernel time × the stride-1 bandwidth of the same pattern';
+  const how =
+    method === 'counters'
+      ? 'dram__bytes_read/write.sum (CUPTI) around each kernel, flushed L2 before and after'
+      : 'kernel time × the stride-1 bandwidth of the same pattern';
   const traffic: TrafficTopology = {
     method,
     countersUnavailable: method === 'counters' ? null : (refused?.message ?? 'the probe did not count (no counters series recorded)'),
     footprintBytes: footprints.length > 0 ? Math.max(...footprints) : 0,
-    readTransactionBytes: value(fit.readTransaction, 'bytes', method, `isolated reads (stride ≥ 256 B) under the smallest L2 fetch limit, per access, as a power of two; ${how}`),
-    writeTransactionBytes: value(fit.writeTransaction, 'bytes', method, `isolated writes (stride ≥ 256 B), bytes written per access, as a power of two; ${how}`),
+    readTransactionBytes: value(
+      fit.readTransaction,
+      'bytes',
+      method,
+      `isolated reads (stride ≥ 256 B) under the smallest L2 fetch limit, per access, as a power of two; ${how}`,
+    ),
+    writeTransactionBytes: value(
+      fit.writeTransaction,
+      'bytes',
+      method,
+      `isolated writes (stride ≥ 256 B), bytes written per access, as a power of two; ${how}`,
+    ),
     readFillBytes: value(fit.readFill, 'bytes', method, `isolated reads under the default L2 fetch limit: bytes read per access; ${how}`),
     storeFillBytes: value(fit.storeFill, 'bytes', method, `isolated writes that allocate: bytes read per access; ${how}`),
-    prefetchFactor: value(prefetch, 'ratio', method, 'readFillBytes / readTransactionBytes: what an isolated read moves over one transaction'),
+    prefetchFactor: value(
+      prefetch,
+      'ratio',
+      method,
+      'readFillBytes / readTransactionBytes: what an isolated read moves over one transaction',
+    ),
     storesAllocate: {
       fresh: flag(fit.storesAllocate.fresh, method, 'a store every other element of a never-written array reads its sectors'),
       written: flag(fit.storesAllocate.written, method, 'a store every other element of a written array reads its sectors'),

@@ -13,10 +13,18 @@ const LAUNCH_JITTER = 0.02;
 function levelOf(model: GpuModel, arrayBytes: number): { peakRead: number; peakWrite: number; latencyCycles: number } {
   if (arrayBytes <= model.l2.segment.sizeBytes) {
     const { l2 } = model;
-    return { peakRead: l2.readBandwidthBytesPerS, peakWrite: l2.writeBandwidthBytesPerS, latencyCycles: (l2.nearHitLatencyCycles + l2.farHitLatencyCycles) / 2 };
+    return {
+      peakRead: l2.readBandwidthBytesPerS,
+      peakWrite: l2.writeBandwidthBytesPerS,
+      latencyCycles: (l2.nearHitLatencyCycles + l2.farHitLatencyCycles) / 2,
+    };
   }
   const { deviceMemory } = model;
-  return { peakRead: deviceMemory.readBandwidthBytesPerS, peakWrite: deviceMemory.writeBandwidthBytesPerS, latencyCycles: deviceMemory.latencyCycles };
+  return {
+    peakRead: deviceMemory.readBandwidthBytesPerS,
+    peakWrite: deviceMemory.writeBandwidthBytesPerS,
+    latencyCycles: deviceMemory.latencyCycles,
+  };
 }
 
 /**
@@ -26,16 +34,25 @@ function levelOf(model: GpuModel, arrayBytes: number): { peakRead: number; peakW
  * the level's latency (Little's law), at most model.bandwidth.smBytesPerCycle;
  * the level caps the sum at its read or write peak.
  */
-export function modelledBytesPerSecond(model: GpuModel, args: Required<Pick<BandwidthArgs, 'mode' | 'arrayBytes' | 'blocks' | 'threadsPerBlock'>>): number {
+export function modelledBytesPerSecond(
+  model: GpuModel,
+  args: Required<Pick<BandwidthArgs, 'mode' | 'arrayBytes' | 'blocks' | 'threadsPerBlock'>>,
+): number {
   const { device } = model;
   const smsUsed = Math.min(args.blocks, device.multiprocessorCount);
   const blocksPerSm = Math.ceil(args.blocks / device.multiprocessorCount);
-  const fitPerSm = Math.min(device.maxBlocksPerMultiprocessor ?? 32, Math.floor((device.maxThreadsPerMultiprocessor ?? args.threadsPerBlock) / args.threadsPerBlock));
+  const fitPerSm = Math.min(
+    device.maxBlocksPerMultiprocessor ?? 32,
+    Math.floor((device.maxThreadsPerMultiprocessor ?? args.threadsPerBlock) / args.threadsPerBlock),
+  );
   const vectorsPerSm = Math.ceil(args.arrayBytes / VECTOR_BYTES / smsUsed);
   const threadsPerSm = Math.min(Math.min(blocksPerSm, Math.max(1, fitPerSm)) * args.threadsPerBlock, vectorsPerSm);
   const level = levelOf(model, args.arrayBytes);
   const latencyS = level.latencyCycles / model.clock.smClockHz;
-  const perSm = Math.min(model.bandwidth.smBytesPerCycle * model.clock.smClockHz, (threadsPerSm * VECTORS_IN_FLIGHT_PER_THREAD * VECTOR_BYTES) / latencyS);
+  const perSm = Math.min(
+    model.bandwidth.smBytesPerCycle * model.clock.smClockHz,
+    (threadsPerSm * VECTORS_IN_FLIGHT_PER_THREAD * VECTOR_BYTES) / latencyS,
+  );
   return Math.min(args.mode === 'read' ? level.peakRead : level.peakWrite, smsUsed * perSm);
 }
 
@@ -62,7 +79,9 @@ export class SimulatedBandwidth {
   }
 
   private timed(bytesPerRepetition: number, repetitions: number, seconds: number): BandwidthResult {
-    const secondsPerRepetition = Array.from({ length: repetitions }, () => this.device.timeSliced(Math.max(1e-7, this.device.jitter(seconds, LAUNCH_JITTER))));
+    const secondsPerRepetition = Array.from({ length: repetitions }, () =>
+      this.device.timeSliced(Math.max(1e-7, this.device.jitter(seconds, LAUNCH_JITTER))),
+    );
     // The timed launches (the untimed warm-up is left out, as before passes existed).
     this.device.addSeconds(secondsPerRepetition.reduce((sum, value) => sum + value, 0));
     return { bytesPerRepetition, secondsPerRepetition };

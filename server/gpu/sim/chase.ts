@@ -106,7 +106,14 @@ export interface WalkPlan {
  * its chase at the array head each round), each load counted in the device's
  * totals. Returns the observed latencies of the recorded loads.
  */
-export async function walk(device: SimulatedDevice, smId: number, space: MemorySpace, array: ChaseArray, plan: WalkPlan, slicer: WorkSlicer): Promise<number[]> {
+export async function walk(
+  device: SimulatedDevice,
+  smId: number,
+  space: MemorySpace,
+  array: ChaseArray,
+  plan: WalkPlan,
+  slicer: WorkSlicer,
+): Promise<number[]> {
   const recordCount = plan.record ?? 0;
   const unconsumed = plan.unconsumedCycles;
   const wallShare = 1 / (plan.threads ?? 1);

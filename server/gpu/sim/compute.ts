@@ -120,7 +120,9 @@ export class SimulatedCompute {
     const syncthreads = b.syncthreadsCycles + b.syncthreadsCyclesPerWarp * (Math.ceil(args.threadsPerBlock / this.properties.warpSize) - 1);
     const grid = b.gridSyncCycles + b.gridSyncCyclesPerBlock * (size - 1);
     const series = (cycles: number) => Array.from({ length: args.samples }, () => this.device.observe(cycles));
-    this.device.addSeconds(2 * this.model.launchOverheadS + (args.samples * (2 * (arrive + wait) + syncthreads + 2 * grid)) / this.model.clock.smClockHz);
+    this.device.addSeconds(
+      2 * this.model.launchOverheadS + (args.samples * (2 * (arrive + wait) + syncthreads + 2 * grid)) / this.model.clock.smClockHz,
+    );
     return {
       arriveCycles: series(arrive),
       waitCycles: series(wait),
@@ -139,7 +141,9 @@ export class SimulatedCompute {
     const warps = Math.min(TRANSFER_WARPS, args.threadsPerBlock / this.properties.warpSize);
     const barriers = 3 * (clusters.barrier.arriveCycles + clusters.barrier.waitCycles + clusters.barrier.waitCyclesPerBlock);
     const transfer = (bytesPerCyclePerWarp: number) =>
-      Array.from({ length: args.repetitions }, () => Math.round(this.device.jitter(barriers + args.transferBytes / (bytesPerCyclePerWarp * warps), 0.01)));
+      Array.from({ length: args.repetitions }, () =>
+        Math.round(this.device.jitter(barriers + args.transferBytes / (bytesPerCyclePerWarp * warps), 0.01)),
+      );
     const result: ClusterDsmemResult = {
       smIds: pair,
       localLatenciesCycles: latencies(this.model.shared.latencyCycles),

@@ -92,7 +92,10 @@ export class SimulatedBackend implements MeasurementBackend {
     const model = this.models[ownIndex] ?? modelForDeviceName(gpu.name);
     const intensity = this.intensities[ownIndex] ?? this.intensities[0] ?? 0;
     if (!model) {
-      throw new ProbeError('unsupported', `no simulated model matches GPU "${gpu.name}" (${gpu.uuid}); known: ${Object.keys(GPU_MODELS).join(', ')}`);
+      throw new ProbeError(
+        'unsupported',
+        `no simulated model matches GPU "${gpu.name}" (${gpu.uuid}); known: ${Object.keys(GPU_MODELS).join(', ')}`,
+      );
     }
     this.opened += 1;
     const seed = this.seed === undefined ? randomSeed() : mixSeed(this.seed, gpu.index, this.opened);
@@ -133,7 +136,7 @@ export class SimulatedBackend implements MeasurementBackend {
 function intensityOption(intensity: number | undefined): number {
   if (intensity === undefined) return 0;
   try {
-    return validateIntensity(intensity, 'the simulated backend\'s interference');
+    return validateIntensity(intensity, "the simulated backend's interference");
   } catch (error) {
     throw new SimulatorConfigError((error as Error).message);
   }
@@ -143,7 +146,10 @@ function parseModelId(id: string, fallbackIntensity: number): { model: GpuModel;
   const busy = BUSY_SUFFIX.exec(id);
   const modelId = busy ? busy[1]! : id;
   const model = modelById(modelId);
-  if (!model) throw new SimulatorConfigError(`unknown simulated GPU model "${modelId}" (known: ${Object.keys(GPU_MODELS).join(', ')}; "<model>-busy<percent>" adds a tenant)`);
+  if (!model)
+    throw new SimulatorConfigError(
+      `unknown simulated GPU model "${modelId}" (known: ${Object.keys(GPU_MODELS).join(', ')}; "<model>-busy<percent>" adds a tenant)`,
+    );
   if (!busy) return { model, intensity: fallbackIntensity };
   const percent = Number(busy[2]);
   if (percent > 100) throw new SimulatorConfigError(`simulated GPU model "${id}": the tenant's intensity is a percentage, 0 to 100`);

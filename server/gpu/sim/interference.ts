@@ -31,7 +31,8 @@ const SLICE_SECONDS = 0.5e-3;
 const FULL_TENANT_FILLS_PER_LOOKUP = 0.15;
 
 export function validateIntensity(intensity: number, what: string): number {
-  if (!Number.isFinite(intensity) || intensity < 0 || intensity > 1) throw new RangeError(`${what} must be an interference intensity in 0..1, got ${intensity}`);
+  if (!Number.isFinite(intensity) || intensity < 0 || intensity > 1)
+    throw new RangeError(`${what} must be an interference intensity in 0..1, got ${intensity}`);
   return intensity;
 }
 

@@ -13,7 +13,12 @@ import { validateL2Farnear, validateL2Persist } from '../../protocol/validate.js
  * load: near or far hit, a far-partition hit past the near copy, near or far
  * device memory, and in shared mode the copies both groups keep.
  */
-export async function simulateL2Farnear(device: SimulatedDevice, properties: DeviceProperties, raw: unknown, slicer: WorkSlicer): Promise<L2FarnearResult> {
+export async function simulateL2Farnear(
+  device: SimulatedDevice,
+  properties: DeviceProperties,
+  raw: unknown,
+  slicer: WorkSlicer,
+): Promise<L2FarnearResult> {
   const args = validateL2Farnear(raw, properties);
   const n = args.smIds.length;
   const chunks = Math.floor(args.arrayBytes / args.strideBytes);
@@ -25,7 +30,7 @@ export async function simulateL2Farnear(device: SimulatedDevice, properties: Dev
   for (let role = 0; role < n; role += 1) {
     for (let pass = 0; pass < args.passes; pass += 1) steps.push({ role, timed: pass + 1 === args.passes });
   }
-  if (args.shared) steps.sort((a, b) => Number(a.timed) - Number(b.timed));  // stable: warm passes in SM order, then the timed ones
+  if (args.shared) steps.sort((a, b) => Number(a.timed) - Number(b.timed)); // stable: warm passes in SM order, then the timed ones
   const latencies = args.smIds.map(() => new Array<number>(chunks).fill(0));
   let cycles = 0;
   for (const { role, timed } of steps) {

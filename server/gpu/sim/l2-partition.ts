@@ -12,13 +12,21 @@ import { validateL2Partition } from '../../protocol/validate.js';
  * this walk: every timed load follows its own touch). Blocks are reported in
  * SM order. The launch takes as long as its slowest SM.
  */
-export async function simulateL2Partition(device: SimulatedDevice, properties: DeviceProperties, raw: unknown, slicer: WorkSlicer): Promise<L2PartitionResult> {
+export async function simulateL2Partition(
+  device: SimulatedDevice,
+  properties: DeviceProperties,
+  raw: unknown,
+  slicer: WorkSlicer,
+): Promise<L2PartitionResult> {
   const args = validateL2Partition(raw, properties);
   const blocks = properties.multiprocessorCount;
   const chunks = Math.floor(args.arrayBytes / args.strideBytes);
   const shared = args.mode === 'shared';
   const base = device.allocate(shared ? args.arrayBytes : args.arrayBytes * blocks);
-  device.startLaunch(Array.from({ length: blocks }, (_, smId) => smId), device.l1CapacityOf(0));
+  device.startLaunch(
+    Array.from({ length: blocks }, (_, smId) => smId),
+    device.l1CapacityOf(0),
+  );
   const sms: L2PartitionResult['sms'] = [];
   let slowestCycles = 0;
   for (let smId = 0; smId < blocks; smId += 1) {

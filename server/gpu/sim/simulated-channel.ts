@@ -51,7 +51,10 @@ export class SimulatedChannel implements ProbeChannel {
     const timer =
       options.timeoutMs === undefined
         ? undefined
-        : setTimeout(() => controller.abort(new ProbeError('timeout', `${op} did not finish within ${options.timeoutMs} ms`)), options.timeoutMs);
+        : setTimeout(
+            () => controller.abort(new ProbeError('timeout', `${op} did not finish within ${options.timeoutMs} ms`)),
+            options.timeoutMs,
+          );
     try {
       return await this.probe.handle(op, args, new WorkSlicer(controller.signal));
     } finally {

@@ -225,7 +225,9 @@ export class SimulatedDevice {
 
   private newL1(sizeBytes: number): SetAssociativeCache {
     const { lineBytes, sectorBytes, ways, pageSetRotation } = this.model.l1;
-    return new SetAssociativeCache(pageSetRotation ? { sizeBytes, lineBytes, sectorBytes, ways, pageSetRotation } : { sizeBytes, lineBytes, sectorBytes, ways });
+    return new SetAssociativeCache(
+      pageSetRotation ? { sizeBytes, lineBytes, sectorBytes, ways, pageSetRotation } : { sizeBytes, lineBytes, sectorBytes, ways },
+    );
   }
 
   /**

@@ -118,7 +118,12 @@ export class SimulatedProbe {
    * (which leaves it empty, built chains or not), and starts the launch: the SMs' L1 and constant caches cold, the L1 sized by
    * the carveout.
    */
-  private async begin(launch: ChaseLaunch, smIds: readonly number[], chains: ReadonlyArray<[MemorySpace, ChaseArray]>, slicer: WorkSlicer): Promise<void> {
+  private async begin(
+    launch: ChaseLaunch,
+    smIds: readonly number[],
+    chains: ReadonlyArray<[MemorySpace, ChaseArray]>,
+    slicer: WorkSlicer,
+  ): Promise<void> {
     if (launch.info.flushedL2) this.device.flushL2();
     else for (const [space, array] of chains) await writeChain(this.device, space, array, slicer);
     this.device.setL2FetchGranularity(launch.info.l2FetchGranularityBytes);
@@ -152,7 +157,11 @@ export class SimulatedProbe {
   }
 
   /** One chaser's launch on one SM: its chain built (or the L2 flushed), the warm-up lap when asked, then `timed`; the launch's time counted. */
-  private async oneChaser<T>(args: PchaseArgs, slicer: WorkSlicer, timed: (smId: number, array: ChaseArray) => Promise<T>): Promise<{ smId: number; launch: ChaseLaunchInfo; result: T }> {
+  private async oneChaser<T>(
+    args: PchaseArgs,
+    slicer: WorkSlicer,
+    timed: (smId: number, array: ChaseArray) => Promise<T>,
+  ): Promise<{ smId: number; launch: ChaseLaunchInfo; result: T }> {
     const smId = args.smId ?? 0;
     const launch = chaseLaunch(this.device.model, [args], args.samples, args);
     const array = createChaseArray(this.device, args);
@@ -176,7 +185,12 @@ export class SimulatedProbe {
     const arrays = args.arrayBytesList.map((arrayBytes, index) =>
       createChaseArray(this.device, { ...args, arrayBytes, seed: ((args.seed ?? 0) + index) >>> 0 }),
     );
-    await this.begin(launch, arrays.map((_, smId) => smId), arrays.map((array) => [args.space, array] as [MemorySpace, ChaseArray]), slicer);
+    await this.begin(
+      launch,
+      arrays.map((_, smId) => smId),
+      arrays.map((array) => [args.space, array] as [MemorySpace, ChaseArray]),
+      slicer,
+    );
     const chaserCycles = arrays.map(() => 0);
     const timed = async (smId: number, plan: Parameters<typeof walk>[4]) => {
       const before = this.device.loadCycles;
@@ -214,8 +228,22 @@ export class SimulatedProbe {
     const before = this.device.loadCycles;
     await walk(this.device, firstSmId, args.first.space, first, { loads: first.elementCount }, slicer);
     const secondLoads = Math.max(second.elementCount, args.samples);
-    const secondLatenciesCycles = await walk(this.device, secondSmId, args.second.space, second, { loads: secondLoads, record: args.samples }, slicer);
-    const firstLatenciesCycles = await walk(this.device, firstSmId, args.first.space, first, { loads: args.samples, record: args.samples }, slicer);
+    const secondLatenciesCycles = await walk(
+      this.device,
+      secondSmId,
+      args.second.space,
+      second,
+      { loads: secondLoads, record: args.samples },
+      slicer,
+    );
+    const firstLatenciesCycles = await walk(
+      this.device,
+      firstSmId,
+      args.first.space,
+      first,
+      { loads: args.samples, record: args.samples },
+      slicer,
+    );
     this.finish(this.device.loadCycles - before);
     return { firstSmId, secondSmId, firstLatenciesCycles, secondLatenciesCycles, launch: launch.info };
   }

@@ -41,7 +41,12 @@ export interface TrueTraffic {
 }
 
 /** The bytes one case moves between the L2 and device memory, noise-free. */
-export function trueTraffic(model: TrafficModel, footprintBytes: number, c: Required<TrafficCase>, fetchLimitBytes: number | null): TrueTraffic {
+export function trueTraffic(
+  model: TrafficModel,
+  footprintBytes: number,
+  c: Required<TrafficCase>,
+  fetchLimitBytes: number | null,
+): TrueTraffic {
   const accesses = Math.ceil(footprintBytes / c.elementBytes / c.strideElements);
   const stride = c.strideElements * c.elementBytes;
   const sector = model.readTransactionBytes;
@@ -63,7 +68,13 @@ export function trueTraffic(model: TrafficModel, footprintBytes: number, c: Requ
     case 'rmw':
       return { readBytes: arrayRead, writeBytes: dirtied, l2ReadSectors: sectors, l2WriteSectors: sectors, storeFillBytes: 0 };
     case 'vecmul':
-      return { readBytes: 2 * arrayRead + storeFill, writeBytes: dirtied, l2ReadSectors: 2 * sectors, l2WriteSectors: sectors, storeFillBytes: storeFill };
+      return {
+        readBytes: 2 * arrayRead + storeFill,
+        writeBytes: dirtied,
+        l2ReadSectors: 2 * sectors,
+        l2WriteSectors: sectors,
+        storeFillBytes: storeFill,
+      };
   }
 }
 
@@ -102,7 +113,8 @@ export function simulateTraffic(device: SimulatedDevice, properties: DevicePrope
   const cases = args.cases.map((c): TrafficCaseResult => {
     const accesses = Math.ceil(args.footprintBytes / c.elementBytes / c.strideElements);
     const truth = trueTraffic(model, args.footprintBytes, c, args.l2FetchGranularityBytes === null ? null : fetchLimit);
-    const kernelSeconds = device.model.launchOverheadS + truth.readBytes / memory.readBandwidthBytesPerS + truth.writeBytes / memory.writeBandwidthBytesPerS;
+    const kernelSeconds =
+      device.model.launchOverheadS + truth.readBytes / memory.readBandwidthBytesPerS + truth.writeBytes / memory.writeBandwidthBytesPerS;
     const result: TrafficCaseResult = { ...c, accesses };
     if (args.method === 'counters') {
       const preparedDirty = c.pattern !== 'read' && c.target === 'written' ? Math.min(args.footprintBytes, l2Bytes) : 0;
@@ -113,18 +125,31 @@ export function simulateTraffic(device: SimulatedDevice, properties: DevicePrope
       const lateFill = truth.storeFillBytes * late;
       // A flush reads its whole buffer exactly (an H100 counts it within ~10 kB); the noise is on what the case moved.
       const flushOwn: TrueTraffic = { ...zero, readBytes: flushBytes, l2ReadSectors: flushBytes / model.readTransactionBytes };
-      const flush = (dirty: number, fill: number) => args.metrics.map((name) => SIM_METRICS[name]!(flushOwn) + noisy(SIM_METRICS[name]!({ ...zero, writeBytes: dirty, readBytes: fill })));
-      const during = args.metrics.map((name) => noisy(SIM_METRICS[name]!({ ...truth, readBytes: truth.readBytes - lateFill, writeBytes: writtenDuring })));
+      const flush = (dirty: number, fill: number) =>
+        args.metrics.map(
+          (name) => SIM_METRICS[name]!(flushOwn) + noisy(SIM_METRICS[name]!({ ...zero, writeBytes: dirty, readBytes: fill })),
+        );
+      const during = args.metrics.map((name) =>
+        noisy(SIM_METRICS[name]!({ ...truth, readBytes: truth.readBytes - lateFill, writeBytes: writtenDuring })),
+      );
       const [before, after] = [flush(preparedDirty, 0), flush(truth.writeBytes - writtenDuring, lateFill)];
       Object.assign(result, { before, during, after, kernel: `${c.pattern}_kernel` });
       device.addSeconds(2 * flushSeconds + kernelSeconds);
     } else {
-      result.secondsPerRepetition = Array.from({ length: args.repetitions }, () => device.timeSliced(Math.max(1e-7, device.jitter(kernelSeconds, 0.01))));
+      result.secondsPerRepetition = Array.from({ length: args.repetitions }, () =>
+        device.timeSliced(Math.max(1e-7, device.jitter(kernelSeconds, 0.01))),
+      );
       device.addSeconds((args.repetitions + 1) * (flushSeconds + kernelSeconds));
     }
     return result;
   });
-  const out: TrafficResult = { method: args.method, footprintBytes: args.footprintBytes, flushBytes, l2FetchGranularityBytes: fetchLimit, cases };
+  const out: TrafficResult = {
+    method: args.method,
+    footprintBytes: args.footprintBytes,
+    flushBytes,
+    l2FetchGranularityBytes: fetchLimit,
+    cases,
+  };
   if (args.method === 'counters') Object.assign(out, { metrics: args.metrics, passes: 1, library: 'simulated', chip: 'SIM' });
   return out;
 }

@@ -38,7 +38,10 @@ export function checkAgainstModel(outcome: DiscoveryOutcome, model: GpuModel): T
     const measured = valueAt(outcome, expectation.path);
     if (!measured) continue;
     const { value, confidence } = measured;
-    const correct = expectation.tolerance === 0 ? value === expectation.truth : Math.abs(value - expectation.truth) <= expectation.tolerance * expectation.truth;
+    const correct =
+      expectation.tolerance === 0
+        ? value === expectation.truth
+        : Math.abs(value - expectation.truth) <= expectation.tolerance * expectation.truth;
     checks.push({ path: expectation.path, value, truth: expectation.truth, confidence, correct });
   }
   return checks;
@@ -77,11 +80,19 @@ function expectations(outcome: DiscoveryOutcome, model: GpuModel): Expectation[]
   exact('l2.lineSize', l2.segment.lineBytes);
   exact('l2.fetchGranularity', l2.segment.sectorBytes);
   exact('l2.fillGranularity', Math.min(l2.segment.lineBytes, model.device.maxL2FetchGranularityBytes));
-  near('l2.latency', l2.farHomedHitsCostFar ? (l2.nearHitLatencyCycles + l2.farHitLatencyCycles) / 2 : l2.nearHitLatencyCycles, L2_LATENCY_TOLERANCE);
+  near(
+    'l2.latency',
+    l2.farHomedHitsCostFar ? (l2.nearHitLatencyCycles + l2.farHitLatencyCycles) / 2 : l2.nearHitLatencyCycles,
+    L2_LATENCY_TOLERANCE,
+  );
   near('l2.readBandwidth', l2.readBandwidthBytesPerS, BANDWIDTH_TOLERANCE);
   near('l2.writeBandwidth', l2.writeBandwidthBytesPerS, BANDWIDTH_TOLERANCE);
   const memory = model.deviceMemory;
-  near('deviceMemory.latency', memory.nearLatencyCycles === undefined ? memory.latencyCycles : (memory.nearLatencyCycles + memory.latencyCycles) / 2, LATENCY_TOLERANCE);
+  near(
+    'deviceMemory.latency',
+    memory.nearLatencyCycles === undefined ? memory.latencyCycles : (memory.nearLatencyCycles + memory.latencyCycles) / 2,
+    LATENCY_TOLERANCE,
+  );
   near('deviceMemory.readBandwidth', memory.readBandwidthBytesPerS, BANDWIDTH_TOLERANCE);
   near('deviceMemory.writeBandwidth', memory.writeBandwidthBytesPerS, BANDWIDTH_TOLERANCE);
   return out;

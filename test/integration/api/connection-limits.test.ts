@@ -27,7 +27,12 @@ afterEach(async () => {
 });
 
 async function listen(limits: Partial<ConnectionLimits>): Promise<{ port: number; app: FastifyInstance }> {
-  app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024, ...limits }, topology: new FakeTopology(), logger: false, version: '0.0.0-test' });
+  app = await buildApp({
+    config: { adminToken: null, bodyLimitBytes: 16 * 1024, ...limits },
+    topology: new FakeTopology(),
+    logger: false,
+    version: '0.0.0-test',
+  });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   return { port: Number(new URL(address).port), app };
 }
@@ -46,7 +51,10 @@ function untilClosed(socket: Socket, withinMs: number): Promise<{ answer: string
   let answer = '';
   socket.on('data', (chunk) => (answer += chunk.toString()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`still open after ${withinMs} ms; received: ${JSON.stringify(answer.slice(0, 200))}`)), withinMs);
+    const timer = setTimeout(
+      () => reject(new Error(`still open after ${withinMs} ms; received: ${JSON.stringify(answer.slice(0, 200))}`)),
+      withinMs,
+    );
     socket.on('error', () => undefined);
     socket.once('close', () => {
       clearTimeout(timer);
@@ -98,7 +106,9 @@ describe('the request timeout', () => {
   it('cuts a body that trickles in with a 408 problem', async () => {
     const { port } = await listen({ requestTimeoutMs: 2000 });
     const slow = await open(port);
-    slow.write('POST /v1/gpus/0/probe HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"only":');
+    slow.write(
+      'POST /v1/gpus/0/probe HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"only":',
+    );
     trickle(slow, ' ', 100);
     const { answer, afterMs } = await untilClosed(slow, 2000 + SLACK_MS);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);

@@ -15,7 +15,12 @@ describe('errors are problem+json', () => {
     const res = await t.app.inject({ method: 'GET', url: '/v1/nothing-here?x=1' });
     expect(res.statusCode).toBe(404);
     expect(res.headers['content-type']).toMatch(PROBLEM_TYPE);
-    expect(res.json()).toMatchObject({ type: 'urn:topod:problem:not-found', status: 404, instance: '/v1/nothing-here', code: 'TOPOD_ERR_NOT_FOUND' });
+    expect(res.json()).toMatchObject({
+      type: 'urn:topod:problem:not-found',
+      status: 404,
+      instance: '/v1/nothing-here',
+      code: 'TOPOD_ERR_NOT_FOUND',
+    });
     expect(res.json().requestId).toEqual(expect.any(String));
   });
 
@@ -86,7 +91,9 @@ describe('during shutdown (real socket)', () => {
           .get({ host: address.hostname, port: address.port, path: '/healthz', agent }, (res) => {
             let body = '';
             res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body, connection: res.headers.connection }));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body, connection: res.headers.connection }),
+            );
           })
           .on('error', reject);
       });

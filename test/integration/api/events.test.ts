@@ -105,7 +105,12 @@ describe('GET /v1/events (Server-Sent Events, real socket)', () => {
     first.controller.abort();
     // Missed while away: two events; the reconnect gets them first, in order, with their ids.
     first.topology.emit({ type: 'mig.changed', gpuUuid: job.gpuUuid, at: '2025-01-01T00:00:02.000Z' });
-    first.topology.emit({ type: 'probe.progress', gpuUuid: job.gpuUuid, job: { ...job, progress: 0.66666 }, at: '2025-01-01T00:00:03.000Z' });
+    first.topology.emit({
+      type: 'probe.progress',
+      gpuUuid: job.gpuUuid,
+      job: { ...job, progress: 0.66666 },
+      at: '2025-01-01T00:00:03.000Z',
+    });
     const address = first.res.url.replace(/\/v1\/events$/, '');
     const again = await fetch(`${address}/v1/events`, { headers: { 'last-event-id': lastId } });
     const reader = again.body!.getReader();

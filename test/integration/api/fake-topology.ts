@@ -4,7 +4,14 @@
  */
 import type { JobPage, JobPosition, JobQuery, ProbeJob } from '../../../server/model/job.js';
 import type { GpuSummary, MigDeviceSummary } from '../../../server/model/gpu.js';
-import type { ProbeRequestOptions, ProbeRequestOutcome, ReanalyseOutcome, TopodEvent, TopologyApi, TopologyLookup } from '../../../server/model/topology-api.js';
+import type {
+  ProbeRequestOptions,
+  ProbeRequestOutcome,
+  ReanalyseOutcome,
+  TopodEvent,
+  TopologyApi,
+  TopologyLookup,
+} from '../../../server/model/topology-api.js';
 
 export function makeGpu(overrides: Partial<GpuSummary> = {}): GpuSummary {
   const index = overrides.index ?? 0;
@@ -86,7 +93,13 @@ export class FakeTopology implements TopologyApi {
     const gpu = this.getGpu(id);
     if (this.probeOutcome) return this.probeOutcome(gpu, options);
     if (gpu === null) return { kind: 'unknown' };
-    const job = makeJob({ gpuUuid: gpu.uuid, only: options.only, force: options.force, evenIfBusy: options.evenIfBusy ?? false, requestedBy: options.requestedBy });
+    const job = makeJob({
+      gpuUuid: gpu.uuid,
+      only: options.only,
+      force: options.force,
+      evenIfBusy: options.evenIfBusy ?? false,
+      requestedBy: options.requestedBy,
+    });
     this.jobs.push(job);
     return { kind: 'queued', job };
   }
@@ -99,7 +112,9 @@ export class FakeTopology implements TopologyApi {
     this.reanalyseRequests.push(id);
     const gpu = this.getGpu(id);
     if (gpu === null) return { kind: 'unknown' };
-    return this.reanalyseOutcome ? this.reanalyseOutcome(gpu) : { kind: 'no-result', reason: 'this GPU has no stored result to re-analyse' };
+    return this.reanalyseOutcome
+      ? this.reanalyseOutcome(gpu)
+      : { kind: 'no-result', reason: 'this GPU has no stored result to re-analyse' };
   }
 
   getJob(jobId: string): ProbeJob | null {
@@ -119,7 +134,9 @@ export class FakeTopology implements TopologyApi {
     this.jobQueries.push(query);
     this.jobPageStarts.push(after);
     const gpu = query.gpu === undefined ? null : this.getGpu(query.gpu);
-    const matching = this.jobs.filter((job) => (gpu === null || job.gpuUuid === gpu.uuid) && (query.state === undefined || job.state === query.state));
+    const matching = this.jobs.filter(
+      (job) => (gpu === null || job.gpuUuid === gpu.uuid) && (query.state === undefined || job.state === query.state),
+    );
     const start = after ? matching.findIndex((job) => job.id === after.id) + 1 : 0;
     const limit = query.limit ?? 100;
     const jobs = matching.slice(start, start + limit);

@@ -54,7 +54,11 @@ describe('fit advice', () => {
     const bare = mergedGpu(recordedH100Result(), null);
     const advice = fitAdvice(bare.merged, 1024);
     expect(advice.profiles).toHaveLength(1);
-    expect(advice.profiles[0]).toMatchObject({ name: 'whole GPU', l2ShareBytes: bare.merged.elements.l2!.size!.value, fitsInL2Share: true });
+    expect(advice.profiles[0]).toMatchObject({
+      name: 'whole GPU',
+      l2ShareBytes: bare.merged.elements.l2!.size!.value,
+      fitsInL2Share: true,
+    });
   });
 
   describe('route', () => {
@@ -92,7 +96,9 @@ describe('fit advice', () => {
   });
 
   describe('traffic of a described access (route)', () => {
-    const sweep = JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/h100/traffic-sweep.json.gz', import.meta.url))).toString('utf8')) as { raw: RawSeries[] };
+    const sweep = JSON.parse(
+      gunzipSync(readFileSync(new URL('../../fixtures/h100/traffic-sweep.json.gz', import.meta.url))).toString('utf8'),
+    ) as { raw: RawSeries[] };
     const measured = mergedGpu({ ...recordedH100Result(), traffic: buildTraffic(sweep.raw).traffic! }, null);
     let t: TestApp | undefined;
     afterEach(async () => t?.app.close());
@@ -107,8 +113,20 @@ describe('fit advice', () => {
       expect(rmw.json().traffic).toMatchObject({ measured: true, method: 'counters', access: { ...access, footprintBytes: 1073741824 } });
       expect(rmw.json().traffic.dramBytesPerUsefulByte).toBeGreaterThan(1);
       // Only a pattern: contiguous elements of 4 B. Only an element size: contiguous elements of that size.
-      expect((await get('workingSetBytes=1048576&pattern=write')).json().traffic.access).toEqual({ pattern: 'write', target: 'written', strideBytes: 4, elementBytes: 4, footprintBytes: 1048576 });
-      expect((await get('workingSetBytes=1048576&elementBytes=16&target=fresh')).json().traffic.access).toEqual({ pattern: 'read', target: 'fresh', strideBytes: 16, elementBytes: 16, footprintBytes: 1048576 });
+      expect((await get('workingSetBytes=1048576&pattern=write')).json().traffic.access).toEqual({
+        pattern: 'write',
+        target: 'written',
+        strideBytes: 4,
+        elementBytes: 4,
+        footprintBytes: 1048576,
+      });
+      expect((await get('workingSetBytes=1048576&elementBytes=16&target=fresh')).json().traffic.access).toEqual({
+        pattern: 'read',
+        target: 'fresh',
+        strideBytes: 16,
+        elementBytes: 16,
+        footprintBytes: 1048576,
+      });
       const plain = await get('workingSetBytes=1048576');
       expect(plain.json()).not.toHaveProperty('traffic');
       expect(plain.json()).toEqual(JSON.parse(JSON.stringify(fitAdvice(measured.merged, 1048576))));

@@ -6,7 +6,10 @@ describe('GET /v1/gpus', () => {
   let t: TestApp;
   beforeEach(async () => {
     t = await buildTestApp();
-    t.topology.gpus = [makeGpu({ index: 0, migDeviceUuids: ['MIG-11111111-2222-3333-4444-555555555555'] }), makeGpu({ index: 1, present: false })];
+    t.topology.gpus = [
+      makeGpu({ index: 0, migDeviceUuids: ['MIG-11111111-2222-3333-4444-555555555555'] }),
+      makeGpu({ index: 1, present: false }),
+    ];
   });
   afterEach(() => t.app.close());
 

@@ -22,7 +22,9 @@ afterEach(async () => {
   app = undefined;
 });
 
-async function build(options: { limits?: Partial<ConnectionLimits>; adminToken?: string | null; logLevel?: string; logs?: string[] } = {}): Promise<FastifyInstance> {
+async function build(
+  options: { limits?: Partial<ConnectionLimits>; adminToken?: string | null; logLevel?: string; logs?: string[] } = {},
+): Promise<FastifyInstance> {
   const sink = new Writable({
     write(chunk: Buffer, _e, done) {
       options.logs?.push(...chunk.toString().split('\n').filter(Boolean));
@@ -55,17 +57,24 @@ function raw(address: string, bytes: string | Buffer): Promise<string> {
 function problemOf(answer: string): { status: number; type: string; body: Record<string, unknown> } {
   const [head, body] = answer.split('\r\n\r\n');
   expect(head).toMatch(/content-type: application\/problem\+json/i);
-  return { status: Number(head?.split(' ')[1]), type: String(JSON.parse(body ?? '{}').type), body: JSON.parse(body ?? '{}') as Record<string, unknown> };
+  return {
+    status: Number(head?.split(' ')[1]),
+    type: String(JSON.parse(body ?? '{}').type),
+    body: JSON.parse(body ?? '{}') as Record<string, unknown>,
+  };
 }
 
 describe('strict validation', () => {
-  it.each([[{ force: 'true' }], [{ force: 1 }], [{ only: 'l1' }], [{ only: ['l1'], force: 'false' }]])('refuses the coerced body %j with a 400 problem', async (body) => {
-    const a = await build();
-    const res = await a.inject({ method: 'POST', url: '/v1/gpus/0/probe', payload: body });
-    expect(res.statusCode).toBe(400);
-    expect(res.headers['content-type']).toMatch(PROBLEM_TYPE);
-    expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_VALIDATION', errors: [expect.objectContaining({ in: 'body' })] });
-  });
+  it.each([[{ force: 'true' }], [{ force: 1 }], [{ only: 'l1' }], [{ only: ['l1'], force: 'false' }]])(
+    'refuses the coerced body %j with a 400 problem',
+    async (body) => {
+      const a = await build();
+      const res = await a.inject({ method: 'POST', url: '/v1/gpus/0/probe', payload: body });
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toMatch(PROBLEM_TYPE);
+      expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_VALIDATION', errors: [expect.objectContaining({ in: 'body' })] });
+    },
+  );
 
   it('still accepts the documented body, and coerces path and query strings to their types', async () => {
     const a = await build();
@@ -73,12 +82,18 @@ describe('strict validation', () => {
     expect((await a.inject({ method: 'GET', url: '/v1/jobs?limit=5&state=failed' })).statusCode).toBe(200);
   });
 
-  it.each(['/v1/jobs?staet=failed', '/v1/gpus?verbose=1', '/v1/gpus/0/topology?x=', '/readyz?full=1'])('answers an undeclared query parameter with 400: %s', async (url) => {
-    const a = await build();
-    const res = await a.inject({ method: 'GET', url });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_VALIDATION', detail: expect.stringMatching(/must NOT have additional properties/) });
-  });
+  it.each(['/v1/jobs?staet=failed', '/v1/gpus?verbose=1', '/v1/gpus/0/topology?x=', '/readyz?full=1'])(
+    'answers an undeclared query parameter with 400: %s',
+    async (url) => {
+      const a = await build();
+      const res = await a.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({
+        code: 'TOPOD_ERR_VALIDATION',
+        detail: expect.stringMatching(/must NOT have additional properties/),
+      });
+    },
+  );
 
   it('a 414 does not echo the URI', async () => {
     const a = await build();
@@ -86,7 +101,11 @@ describe('strict validation', () => {
     const res = await a.inject({ method: 'GET', url: `/v1/gpus/${long}/topology` });
     expect(res.statusCode).toBe(414);
     expect(res.body).not.toContain('a'.repeat(200));
-    expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_URI_TOO_LONG', detail: expect.stringMatching(/longer than the router accepts/), instance: expect.stringMatching(/…$/) });
+    expect(res.json()).toMatchObject({
+      code: 'TOPOD_ERR_URI_TOO_LONG',
+      detail: expect.stringMatching(/longer than the router accepts/),
+      instance: expect.stringMatching(/…$/),
+    });
   });
 });
 
@@ -103,14 +122,23 @@ describe('tokenless mutations come from local tools, not browsers', () => {
     expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_FORBIDDEN', detail });
   });
 
-  it.each([[{}], [{ host: 'localhost:8080' }], [{ host: '127.0.0.1:9', origin: 'http://127.0.0.1:9' }], [{ host: '[::1]:8080', origin: 'http://localhost:3000' }]])('accepts %j', async (headers) => {
+  it.each([
+    [{}],
+    [{ host: 'localhost:8080' }],
+    [{ host: '127.0.0.1:9', origin: 'http://127.0.0.1:9' }],
+    [{ host: '[::1]:8080', origin: 'http://localhost:3000' }],
+  ])('accepts %j', async (headers) => {
     const a = await build();
     expect((await a.inject({ method: 'POST', url: '/v1/gpus/0/probe', headers })).statusCode).toBe(202);
   });
 
   it('with a token, Origin and Host do not matter (the token is the proof)', async () => {
     const a = await build({ adminToken: 'a-token-of-some-length' });
-    const res = await a.inject({ method: 'POST', url: '/v1/gpus/0/probe', headers: { origin: 'https://dashboard.example', host: 'topod.example', authorization: 'Bearer a-token-of-some-length' } });
+    const res = await a.inject({
+      method: 'POST',
+      url: '/v1/gpus/0/probe',
+      headers: { origin: 'https://dashboard.example', host: 'topod.example', authorization: 'Bearer a-token-of-some-length' },
+    });
     expect(res.statusCode).toBe(202);
   });
 });
@@ -119,7 +147,8 @@ describe('limits', () => {
   it('rate-limits mutating requests per address with a 429 problem and Retry-After; reads are never limited', async () => {
     const a = await build({ limits: { rateLimitPerMinute: 3 } });
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await a.inject({ method: 'POST', url: '/v1/gpus/0/probe', payload: { force: true } })).statusCode);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await a.inject({ method: 'POST', url: '/v1/gpus/0/probe', payload: { force: true } })).statusCode);
     expect(statuses).toEqual([202, 202, 202, 429]);
     const limited = await a.inject({ method: 'POST', url: '/v1/gpus/0/probe' });
     expect(limited.headers['content-type']).toMatch(PROBLEM_TYPE);
@@ -163,8 +192,18 @@ describe('parser-level errors are problem+json', () => {
     ['an unknown method', 'FOO / HTTP/1.1\r\nHost: localhost\r\n\r\n', 400, 'urn:topod:problem:malformed-request'],
     ['a garbage request line', '\x16\x03\x01garbage\r\n\r\n', 400, 'urn:topod:problem:malformed-request'],
     ['NUL in a header', 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-A: a\x00b\r\n\r\n', 400, 'urn:topod:problem:malformed-request'],
-    ['Content-Length beside Transfer-Encoding', 'POST /v1/gpus/0/probe HTTP/1.1\r\nHost: localhost\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'urn:topod:problem:malformed-request'],
-    ['headers over 16 KiB', `GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 431, 'urn:topod:problem:headers-too-large'],
+    [
+      'Content-Length beside Transfer-Encoding',
+      'POST /v1/gpus/0/probe HTTP/1.1\r\nHost: localhost\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+      'urn:topod:problem:malformed-request',
+    ],
+    [
+      'headers over 16 KiB',
+      `GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'urn:topod:problem:headers-too-large',
+    ],
     ['a 20 KiB URI', `GET /v1/gpus/${'u'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 431, 'urn:topod:problem:headers-too-large'],
   ])('%s', async (_name, bytes, status, type) => {
     const a = await build();
@@ -181,7 +220,11 @@ describe('request logs', () => {
   it('reads log one line at debug and nothing at info; mutations and errors keep their info lines with only the headers that matter', async () => {
     const logs: string[] = [];
     const a = await build({ logs, logLevel: 'info' });
-    await a.inject({ method: 'GET', url: '/v1/gpus', headers: { 'user-agent': 'poller/1', 'accept-language': 'de', 'x-noise': 'n'.repeat(300) } });
+    await a.inject({
+      method: 'GET',
+      url: '/v1/gpus',
+      headers: { 'user-agent': 'poller/1', 'accept-language': 'de', 'x-noise': 'n'.repeat(300) },
+    });
     expect(logs).toEqual([]);
     await a.inject({ method: 'POST', url: '/v1/gpus/0/probe', headers: { 'user-agent': 'cli/1', 'x-noise': 'n' } });
     const incoming = logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'incoming request');

@@ -28,13 +28,22 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logs.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+      logs.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
       done();
     },
   });
   const app = await buildApp({
     // lstopo's environment as config would read it now (the hwloc tests set PATH and HWLOC_XMLFILE first).
-    config: { adminToken: options.adminToken ?? null, bodyLimitBytes: options.bodyLimitBytes ?? 16 * 1024, hwlocEnv: hwlocEnvironment(process.env) },
+    config: {
+      adminToken: options.adminToken ?? null,
+      bodyLimitBytes: options.bodyLimitBytes ?? 16 * 1024,
+      hwlocEnv: hwlocEnvironment(process.env),
+    },
     topology,
     logger: options.captureLogs ? pino({ level: 'trace' }, sink) : false,
     version: '0.0.0-test',

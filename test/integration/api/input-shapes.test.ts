@@ -17,7 +17,10 @@ describe('integers are decimal and finite', () => {
     const res = await t.app.inject({ method: 'GET', url: `/v1/jobs?limit=${encodeURIComponent(shape)}` });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(PROBLEM_TYPE);
-    expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_VALIDATION', errors: [{ in: 'querystring', pointer: '/limit', message: expect.stringMatching(/decimal digits/) }] });
+    expect(res.json()).toMatchObject({
+      code: 'TOPOD_ERR_VALIDATION',
+      errors: [{ in: 'querystring', pointer: '/limit', message: expect.stringMatching(/decimal digits/) }],
+    });
   });
 
   it('workingSetBytes=1e400 on a served document is a 400, and a decimal one still answers', async () => {
@@ -32,12 +35,20 @@ describe('integers are decimal and finite', () => {
 describe('bodies and messages', () => {
   it('names a refused __proto__ key instead of calling the body invalid JSON', async () => {
     t = await buildTestApp();
-    for (const [payload, key] of [['{"__proto__": {"admin": true}}', '__proto__'], ['{"only": ["l1"], "x": {"constructor": {"prototype": {}}}}', 'constructor.prototype']] as const) {
+    for (const [payload, key] of [
+      ['{"__proto__": {"admin": true}}', '__proto__'],
+      ['{"only": ["l1"], "x": {"constructor": {"prototype": {}}}}', 'constructor.prototype'],
+    ] as const) {
       const res = await t.app.inject({ method: 'POST', url: '/v1/gpus/0/probe', payload, headers: { 'content-type': 'application/json' } });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_MALFORMED_BODY', detail: expect.stringContaining(`"${key}" key`) });
     }
-    const broken = await t.app.inject({ method: 'POST', url: '/v1/gpus/0/probe', payload: '{"only": [', headers: { 'content-type': 'application/json' } });
+    const broken = await t.app.inject({
+      method: 'POST',
+      url: '/v1/gpus/0/probe',
+      payload: '{"only": [',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.json()).toMatchObject({ code: 'TOPOD_ERR_MALFORMED_BODY', detail: 'The request body is not valid JSON.' });
   });
 
@@ -52,7 +63,11 @@ describe('bodies and messages', () => {
   it('re-analysis refuses unknown body fields as the probe does, and takes none or {}', async () => {
     t = await buildTestApp();
     const post = (payload?: string) =>
-      t!.app.inject({ method: 'POST', url: '/v1/gpus/0/reanalyse', ...(payload === undefined ? {} : { payload, headers: { 'content-type': 'application/json' } }) });
+      t!.app.inject({
+        method: 'POST',
+        url: '/v1/gpus/0/reanalyse',
+        ...(payload === undefined ? {} : { payload, headers: { 'content-type': 'application/json' } }),
+      });
     const refused = await post('{"forse": true}');
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({ code: 'TOPOD_ERR_VALIDATION', detail: expect.stringContaining('"forse"') });
@@ -62,7 +77,11 @@ describe('bodies and messages', () => {
 });
 
 describe('a trailing slash', () => {
-  it.each([['/v1/gpus/', 'gpus'], ['/v1/jobs/', 'jobs'], ['/v1/gpus/0/', 'uuid']])('%s answers as without it', async (url, key) => {
+  it.each([
+    ['/v1/gpus/', 'gpus'],
+    ['/v1/jobs/', 'jobs'],
+    ['/v1/gpus/0/', 'uuid'],
+  ])('%s answers as without it', async (url, key) => {
     t = await buildTestApp();
     const res = await t.app.inject({ method: 'GET', url });
     expect(res.statusCode).toBe(200);

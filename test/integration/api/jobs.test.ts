@@ -21,7 +21,12 @@ describe('jobs', () => {
     t.topology.jobs = [
       makeJob({ id: 'a', gpuUuid: makeGpu({ index: 0 }).uuid, state: 'succeeded' }),
       makeJob({ id: 'b', gpuUuid: makeGpu({ index: 1 }).uuid, state: 'running' }),
-      makeJob({ id: 'c', gpuUuid: makeGpu({ index: 1 }).uuid, state: 'failed', error: { code: 'TOPOD_ERR_PROBE_TIMEOUT', message: 'timed out' } }),
+      makeJob({
+        id: 'c',
+        gpuUuid: makeGpu({ index: 1 }).uuid,
+        state: 'failed',
+        error: { code: 'TOPOD_ERR_PROBE_TIMEOUT', message: 'timed out' },
+      }),
     ];
   });
   afterEach(() => t.app.close());
@@ -96,12 +101,15 @@ describe('jobs', () => {
     const res = await t.app.inject({ method: 'GET', url: `/v1/jobs?${query}` });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(PROBLEM_TYPE);
-    expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_VALIDATION', errors: [expect.objectContaining({ in: 'querystring', pointer: '/cursor' })] });
+    expect(res.json()).toMatchObject({
+      code: 'TOPOD_ERR_VALIDATION',
+      errors: [expect.objectContaining({ in: 'querystring', pointer: '/cursor' })],
+    });
     expect(t.topology.jobPageStarts).toEqual([]);
   });
 });
 
-describe('jobs, paged past 500 on the daemon\'s own service and store', () => {
+describe("jobs, paged past 500 on the daemon's own service and store", () => {
   let app: FastifyInstance | undefined;
   afterEach(() => app?.close());
 
@@ -113,14 +121,30 @@ describe('jobs, paged past 500 on the daemon\'s own service and store', () => {
     db.transaction(() => {
       for (let i = 0; i < 1234; i++) {
         // Two jobs per second: created_at alone does not order them.
-        const job = jobs.create({ gpuUuid: gpu.uuid, reason: 'requested', requestedBy: 't', only: null, force: false }, new Date(Date.UTC(2025, 0, 1, 0, 0, Math.floor(i / 2))).toISOString());
+        const job = jobs.create(
+          { gpuUuid: gpu.uuid, reason: 'requested', requestedBy: 't', only: null, force: false },
+          new Date(Date.UTC(2025, 0, 1, 0, 0, Math.floor(i / 2))).toISOString(),
+        );
         jobs.finish(job.id, { state: 'failed', error: { code: 'C', message: 'c' } });
       }
     })();
     const policy = new ProbePolicy({ results: new ResultStore(db), probeVersion: null, isOutdated: null });
-    const service = new TopologyService({ jobs, scheduler: null, policy, lifecycle: null, store: { check: () => ({ ok: true, detail: 'fake' }) }, noBackendReason: 'none', logger: silentLogger });
+    const service = new TopologyService({
+      jobs,
+      scheduler: null,
+      policy,
+      lifecycle: null,
+      store: { check: () => ({ ok: true, detail: 'fake' }) },
+      noBackendReason: 'none',
+      logger: silentLogger,
+    });
     service.syncGpus([gpu], 'boot');
-    app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024 }, topology: service, logger: false, version: '0.0.0-test' });
+    app = await buildApp({
+      config: { adminToken: null, bodyLimitBytes: 16 * 1024 },
+      topology: service,
+      logger: false,
+      version: '0.0.0-test',
+    });
 
     const seen: Array<{ id: string; createdAt: string }> = [];
     let url: string | null = '/v1/jobs?gpu=0&limit=500';

@@ -19,7 +19,8 @@ import { WHOLE_DISCOVERY_TIMEOUT_MS } from '../../helpers/simulated-discovery.js
 const DCGM_EXPORTER_SERIES =
   'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-00000000-0000-0000-0000-000000000000",pci_bus_id="00000000:8D:00.0",device="nvidia0",modelName="NVIDIA H100 80GB HBM3",Hostname="node-1",DCGM_FI_DRIVER_VERSION="580.95.05"} 0';
 
-const labelNames = (line: string): string[] => [...line.slice(line.indexOf('{') + 1, line.lastIndexOf('}')).matchAll(/([A-Za-z_][A-Za-z0-9_]*)="(?:[^"\\]|\\.)*"/g)].map((m) => m[1]!);
+const labelNames = (line: string): string[] =>
+  [...line.slice(line.indexOf('{') + 1, line.lastIndexOf('}')).matchAll(/([A-Za-z_][A-Za-z0-9_]*)="(?:[^"\\]|\\.)*"/g)].map((m) => m[1]!);
 import { makeJob } from './fake-topology.js';
 import { buildTestApp, type TestApp } from './harness.js';
 
@@ -58,12 +59,22 @@ describe('GET /metrics', () => {
     const gpu = mergedGpu(recordedH100Result(), 'h100-80gb-mig-mixed.json');
     t = await buildTestApp({ topology: new DocumentTopology([gpu]) });
     const text = await scrape();
-    const labels = { gpu: '0', UUID: gpu.summary.uuid, modelName: gpu.summary.name, device: 'nvidia0', Hostname: hostname(), DCGM_FI_DRIVER_VERSION: gpu.summary.driverVersion };
+    const labels = {
+      gpu: '0',
+      UUID: gpu.summary.uuid,
+      modelName: gpu.summary.name,
+      device: 'nvidia0',
+      Hostname: hostname(),
+      DCGM_FI_DRIVER_VERSION: gpu.summary.driverVersion,
+    };
     let checked = 0;
     for (const [element, topology] of elementEntries(gpu.merged)) {
       for (const [attribute, value] of measuredAttributes(topology)) {
         const unit = UNIT_SUFFIX[value.unit]!;
-        expect(sample(text, `topod_element_${unit.suffix}`, { ...labels, element, attribute }), `${element}.${attribute}`).toBeCloseTo(value.value * unit.scale, 6);
+        expect(sample(text, `topod_element_${unit.suffix}`, { ...labels, element, attribute }), `${element}.${attribute}`).toBeCloseTo(
+          value.value * unit.scale,
+          6,
+        );
         checked++;
       }
       for (const [attribute, latency] of latencyAttributes(topology)) {
@@ -147,7 +158,9 @@ describe('GET /metrics', () => {
     const text = await scrape();
     const dcgmLabels = labelNames(DCGM_EXPORTER_SERIES);
     expect(GPU_LABELS).toEqual(dcgmLabels);
-    const l2Size = text.split('\n').find((line) => line.startsWith('topod_element_bytes{') && line.includes('element="l2"') && line.includes('attribute="size"'))!;
+    const l2Size = text
+      .split('\n')
+      .find((line) => line.startsWith('topod_element_bytes{') && line.includes('element="l2"') && line.includes('attribute="size"'))!;
     expect(labelNames(l2Size).slice(0, dcgmLabels.length)).toEqual(dcgmLabels);
     expect(l2Size).toContain(`Hostname="${hostname()}"`);
     expect(l2Size).toContain(`DCGM_FI_DRIVER_VERSION="${gpu.summary.driverVersion}"`);
@@ -156,32 +169,39 @@ describe('GET /metrics', () => {
     expect(labelNames(share)).toEqual([...dcgmLabels, 'GPU_I_ID', 'GPU_I_PROFILE']);
   });
 
-  it('names each family with its unit, writes no family without samples, and keeps a bound apart from values', async () => {
-    const gpu = mergedGpu(await simulatedH100Result(), 'h100-80gb-mig-mixed.json');
-    t = await buildTestApp({ topology: new DocumentTopology([gpu]) });
-    const text = await scrape();
-    const lines = text.split('\n');
-    // Element families follow the units the documents carry (the conditions' and MIG families stay, empty, where there is none).
-    for (const type of lines.filter((line) => line.startsWith('# TYPE topod_element_'))) {
-      const name = type.split(' ')[2]!;
-      expect(lines.some((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `)), `${name} has samples`).toBe(true);
-    }
-    expect(text).not.toMatch(/^# (HELP|TYPE) topod_element_amount /m);
-    expect(text).not.toMatch(/nanoseconds/);
-    // How many of an element there are: per SM or per GPU.
-    const l1 = gpu.merged.elements.l1!.amount!;
-    expect(sample(text, 'topod_element_instances', { element: 'l1', attribute: 'amount', per: l1.per })).toBe(l1.value);
-    // The constant L1.5 is known as "at least 64 KiB": a bound series, never a size with confidence 1.
-    const l15 = gpu.merged.elements.constantL15!.size!;
-    expect(l15.bound).toBe('lower');
-    expect(sample(text, 'topod_element_bound_bytes', { element: 'constantL15', attribute: 'size', bound: 'lower' })).toBe(l15.value);
-    expect(sample(text, 'topod_element_bytes', { element: 'constantL15', attribute: 'size' })).toBeUndefined();
-    expect(sample(text, 'topod_element_confidence_ratio', { element: 'constantL15', attribute: 'size' })).toBeUndefined();
-    // A family leaves with its last series: no bound is left once the GPU is served without one.
-    const { constantL15: _bound, ...rest } = gpu.merged.elements;
-    (t.topology as DocumentTopology).add({ ...gpu, merged: { ...gpu.merged, elements: rest } });
-    expect(await scrape()).not.toMatch(/topod_element_bound_bytes/);
-  }, WHOLE_DISCOVERY_TIMEOUT_MS);
+  it(
+    'names each family with its unit, writes no family without samples, and keeps a bound apart from values',
+    async () => {
+      const gpu = mergedGpu(await simulatedH100Result(), 'h100-80gb-mig-mixed.json');
+      t = await buildTestApp({ topology: new DocumentTopology([gpu]) });
+      const text = await scrape();
+      const lines = text.split('\n');
+      // Element families follow the units the documents carry (the conditions' and MIG families stay, empty, where there is none).
+      for (const type of lines.filter((line) => line.startsWith('# TYPE topod_element_'))) {
+        const name = type.split(' ')[2]!;
+        expect(
+          lines.some((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `)),
+          `${name} has samples`,
+        ).toBe(true);
+      }
+      expect(text).not.toMatch(/^# (HELP|TYPE) topod_element_amount /m);
+      expect(text).not.toMatch(/nanoseconds/);
+      // How many of an element there are: per SM or per GPU.
+      const l1 = gpu.merged.elements.l1!.amount!;
+      expect(sample(text, 'topod_element_instances', { element: 'l1', attribute: 'amount', per: l1.per })).toBe(l1.value);
+      // The constant L1.5 is known as "at least 64 KiB": a bound series, never a size with confidence 1.
+      const l15 = gpu.merged.elements.constantL15!.size!;
+      expect(l15.bound).toBe('lower');
+      expect(sample(text, 'topod_element_bound_bytes', { element: 'constantL15', attribute: 'size', bound: 'lower' })).toBe(l15.value);
+      expect(sample(text, 'topod_element_bytes', { element: 'constantL15', attribute: 'size' })).toBeUndefined();
+      expect(sample(text, 'topod_element_confidence_ratio', { element: 'constantL15', attribute: 'size' })).toBeUndefined();
+      // A family leaves with its last series: no bound is left once the GPU is served without one.
+      const { constantL15: _bound, ...rest } = gpu.merged.elements;
+      (t.topology as DocumentTopology).add({ ...gpu, merged: { ...gpu.merged, elements: rest } });
+      expect(await scrape()).not.toMatch(/topod_element_bound_bytes/);
+    },
+    WHOLE_DISCOVERY_TIMEOUT_MS,
+  );
 
   it.skipIf(!PROMTOOL)('passes `promtool check metrics` (Debian package prometheus)', async () => {
     t = await buildTestApp({ topology: new DocumentTopology([mergedGpu(recordedH100Result(), 'h100-80gb-mig-mixed.json')]) });

@@ -34,7 +34,15 @@ async function serve(): Promise<{ app: FastifyInstance; gpuUuid: string }> {
   const db = openDatabase(':memory:');
   const jobs = new JobStore(db);
   const policy = new ProbePolicy({ results: new ResultStore(db), probeVersion: null, isOutdated: null });
-  const service = new TopologyService({ jobs, scheduler: null, policy, lifecycle: null, store: { check: () => ({ ok: true, detail: 'fake' }) }, noBackendReason: 'no GPU here', logger: silentLogger });
+  const service = new TopologyService({
+    jobs,
+    scheduler: null,
+    policy,
+    lifecycle: null,
+    store: { check: () => ({ ok: true, detail: 'fake' }) },
+    noBackendReason: 'no GPU here',
+    logger: silentLogger,
+  });
   const device = deviceState(firstDevice(SCENARIO));
   const gi = device.mig.instances.find((i) => i.migDeviceUuid === GI_3G)!;
   gi.computeInstances = [
@@ -45,7 +53,12 @@ async function serve(): Promise<{ app: FastifyInstance; gpuUuid: string }> {
   new GpuStore(db).seen(identity);
   service.applySnapshot(snapshotOf([device]));
   service.syncGpus([identity], 'boot');
-  const app = await buildApp({ config: { adminToken: null, bodyLimitBytes: 16 * 1024 }, topology: service, logger: false, version: '0.0.0-test' });
+  const app = await buildApp({
+    config: { adminToken: null, bodyLimitBytes: 16 * 1024 },
+    topology: service,
+    logger: false,
+    version: '0.0.0-test',
+  });
   await app.ready();
   return { app, gpuUuid: device.uuid };
 }
@@ -82,8 +95,17 @@ describe('GET /v1/gpus/{MIG device UUID}', () => {
   it('tells compute instances of one GPU instance apart, and reads UUIDs in any case', async () => {
     app = (await serve()).app;
     const second = (await app.inject({ method: 'GET', url: `/v1/gpus/${CI_SECOND.toLowerCase()}` })).json() as MigDeviceSummary;
-    expect(second).toMatchObject({ kind: 'mig-device', uuid: CI_SECOND, gpuInstanceId: 2, computeInstanceId: 1, multiprocessorCount: 30, placement: { start: 0, size: 4 } });
-    const small = (await app.inject({ method: 'GET', url: '/v1/gpus/MIG-7fa03b4c-5d6e-5f70-a182-a3c4d5e6f708' })).json() as MigDeviceSummary;
+    expect(second).toMatchObject({
+      kind: 'mig-device',
+      uuid: CI_SECOND,
+      gpuInstanceId: 2,
+      computeInstanceId: 1,
+      multiprocessorCount: 30,
+      placement: { start: 0, size: 4 },
+    });
+    const small = (
+      await app.inject({ method: 'GET', url: '/v1/gpus/MIG-7fa03b4c-5d6e-5f70-a182-a3c4d5e6f708' })
+    ).json() as MigDeviceSummary;
     expect(small).toMatchObject({ gpuInstanceId: 9, profileId: 19, multiprocessorCount: 16, l2: { memorySlices: 1, source: 'nvml' } });
   });
 
@@ -105,7 +127,10 @@ describe('GET /v1/gpus/{MIG device UUID}', () => {
     const schema = spec.paths['/v1/gpus/{id}'].get.responses['200'].content['application/json'].schema;
     expect(JSON.stringify(schema)).toContain('MigDeviceSummary');
     expect(JSON.stringify(schema)).toContain('GpuSummary');
-    expect(spec.components.schemas.MigDeviceSummary).toMatchObject({ additionalProperties: false, properties: { kind: { enum: ['mig-device'] } } });
+    expect(spec.components.schemas.MigDeviceSummary).toMatchObject({
+      additionalProperties: false,
+      properties: { kind: { enum: ['mig-device'] } },
+    });
   });
 });
 

@@ -12,7 +12,10 @@ import { MT4G_EXTENSION_KEY, mt4gJson, mt4gRunRecord, sortKeys } from '../../../
 import { DocumentTopology, mergedGpu, recordedH100Result } from '../../helpers/face-documents.js';
 import { buildTestApp, PROBLEM_TYPE, type TestApp } from './harness.js';
 
-const SAMPLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/third-party/mt4g-samples/NVIDIA_H100_80GB_HBM3.json');
+const SAMPLE = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../../shared/third-party/mt4g-samples/NVIDIA_H100_80GB_HBM3.json',
+);
 
 describe('MT4G export', () => {
   let t: TestApp | undefined;
@@ -40,13 +43,17 @@ describe('MT4G export', () => {
 
   // MT4G's own H100 result lives outside the repository (never committed): compared where it is present.
   it.skipIf(!existsSync(SAMPLE))(
-    existsSync(SAMPLE) ? 'has the shapes of MT4G’s own H100 result (measured size, latency, device values, general section)' : `skipped: MT4G's H100 sample is not at ${SAMPLE}`,
+    existsSync(SAMPLE)
+      ? 'has the shapes of MT4G’s own H100 result (measured size, latency, device values, general section)'
+      : `skipped: MT4G's H100 sample is not at ${SAMPLE}`,
     () => {
       const exported = JSON.parse(mt4gJson(gpu.merged)) as Record<string, any>;
       const sample = JSON.parse(readFileSync(SAMPLE, 'utf8')) as Record<string, any>;
       expect(Object.keys(exported['memory'].l1.size).sort()).toEqual(Object.keys(sample['memory'].l1.size).sort());
       // No bandwidth measured: the L2 latency is held back (sys-sage reads them together), in MT4G's shape.
-      expect(Object.keys(exported[MT4G_EXTENSION_KEY].withheld['memory.l2.latency']).sort()).toEqual(Object.keys(sample['memory'].l2.latency).sort());
+      expect(Object.keys(exported[MT4G_EXTENSION_KEY].withheld['memory.l2.latency']).sort()).toEqual(
+        Object.keys(sample['memory'].l2.latency).sort(),
+      );
       expect(Object.keys(exported['memory'].l2.size).sort()).toEqual(Object.keys(sample['memory'].l2.size).sort());
       expect(Object.keys(exported['general']).sort()).toEqual(Object.keys(sample['general']).sort());
       expect(Object.keys(exported['meta']).sort()).toEqual(Object.keys(sample['meta']).sort());
@@ -77,7 +84,11 @@ describe('MT4G export', () => {
     const json = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology?format=json' });
     expect(json.headers['content-type']).toMatch(/^application\/json/);
     expect(json.headers.etag).not.toBe(byQuery.headers.etag);
-    const cached = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology?format=mt4g', headers: { 'if-none-match': String(byQuery.headers.etag) } });
+    const cached = await t.app.inject({
+      method: 'GET',
+      url: '/v1/gpus/0/topology?format=mt4g',
+      headers: { 'if-none-match': String(byQuery.headers.etag) },
+    });
     expect(cached.statusCode).toBe(304);
 
     const instance = gpu.merged.mig!.instances[0]!;

@@ -32,7 +32,9 @@ describe('OpenAPI document', () => {
 
   it('gives every operation tags, an operationId and each error status it can answer', async () => {
     const spec = JSON.parse(await readCommitted()) as { paths: Record<string, Record<string, Operation>> };
-    const operations = Object.entries(spec.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+    const operations = Object.entries(spec.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+    );
     expect(operations.length).toBeGreaterThanOrEqual(9);
     for (const { op } of operations) {
       expect(op.tags?.length).toBeGreaterThan(0);
@@ -43,7 +45,10 @@ describe('OpenAPI document', () => {
   });
 
   it('declares every tag an operation uses, with a description', async () => {
-    const spec = JSON.parse(await readCommitted()) as { tags: Array<{ name: string; description?: string }>; paths: Record<string, Record<string, Operation>> };
+    const spec = JSON.parse(await readCommitted()) as {
+      tags: Array<{ name: string; description?: string }>;
+      paths: Record<string, Record<string, Operation>>;
+    };
     const used = new Set(Object.values(spec.paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags ?? [])));
     const declared = new Map(spec.tags.map((tag) => [tag.name, tag.description]));
     for (const tag of used) expect(declared.get(tag), `tag "${tag}"`).toEqual(expect.stringMatching(/\S/));

@@ -102,7 +102,11 @@ describe('topology picture', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
     expect(res.body).toBe(topologySvg(gpu.merged));
-    const again = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology.svg', headers: { 'if-none-match': String(res.headers.etag) } });
+    const again = await t.app.inject({
+      method: 'GET',
+      url: '/v1/gpus/0/topology.svg',
+      headers: { 'if-none-match': String(res.headers.etag) },
+    });
     expect(again.statusCode).toBe(304);
     const viaMig = await t.app.inject({ method: 'GET', url: `/v1/gpus/${gpu.migUuids[0]}/topology.svg` });
     expect(viaMig.body).toBe(res.body);

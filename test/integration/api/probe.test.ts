@@ -23,7 +23,10 @@ describe('POST /v1/gpus/{id}/probe', () => {
       const job = res.json();
       expect(res.headers.location).toBe(`/v1/jobs/${job.id}`);
       expect(job).toEqual(topology.jobs[0]);
-      expect(topology.probeRequests[0]).toEqual({ id: '0', options: { only: null, force: false, evenIfBusy: false, requestedBy: `api:${REMOTE}` } });
+      expect(topology.probeRequests[0]).toEqual({
+        id: '0',
+        options: { only: null, force: false, evenIfBusy: false, requestedBy: `api:${REMOTE}` },
+      });
     });
 
     it.each([
@@ -44,7 +47,13 @@ describe('POST /v1/gpus/{id}/probe', () => {
 
   it('checks credentials before reading the body', async () => {
     const { app } = await start({ adminToken: TEST_TOKEN });
-    const res = await app.inject({ method: 'POST', url: URL, remoteAddress: REMOTE, headers: { 'content-type': 'application/json' }, payload: '{"only": ["l9"]' });
+    const res = await app.inject({
+      method: 'POST',
+      url: URL,
+      remoteAddress: REMOTE,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"only": ["l9"]',
+    });
     expect(res.statusCode).toBe(401);
   });
 
@@ -55,15 +64,18 @@ describe('POST /v1/gpus/{id}/probe', () => {
       expect(res.statusCode).toBe(202);
     });
 
-    it.each([REMOTE, '::ffff:10.0.0.1', 'fe80::1'])('refuses remote client %s with 403 saying how to configure a token', async (remoteAddress) => {
-      const { app, topology } = await start();
-      const res = await app.inject({ method: 'POST', url: URL, remoteAddress });
-      expect(res.statusCode).toBe(403);
-      expect(res.headers['content-type']).toMatch(PROBLEM_TYPE);
-      expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_FORBIDDEN', type: 'urn:topod:problem:forbidden' });
-      expect(res.json().detail).toContain('TOPOD_ADMIN_TOKEN');
-      expect(topology.probeRequests).toHaveLength(0);
-    });
+    it.each([REMOTE, '::ffff:10.0.0.1', 'fe80::1'])(
+      'refuses remote client %s with 403 saying how to configure a token',
+      async (remoteAddress) => {
+        const { app, topology } = await start();
+        const res = await app.inject({ method: 'POST', url: URL, remoteAddress });
+        expect(res.statusCode).toBe(403);
+        expect(res.headers['content-type']).toMatch(PROBLEM_TYPE);
+        expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_FORBIDDEN', type: 'urn:topod:problem:forbidden' });
+        expect(res.json().detail).toContain('TOPOD_ADMIN_TOKEN');
+        expect(topology.probeRequests).toHaveLength(0);
+      },
+    );
   });
 
   describe('body', () => {

@@ -9,7 +9,13 @@ describe('POST /v1/gpus/{id}/reanalyse', () => {
     t = await buildTestApp();
     const { app, topology } = t;
     const gpu = topology.gpus[0];
-    topology.reanalyseOutcome = (g) => ({ kind: 'reanalysed', gpuUuid: g.uuid, resultId: 8, analysisVersion: 'cpd-ks-4', reanalysedFrom: { resultId: 5, analysisVersion: 'cpd-ks-3' } });
+    topology.reanalyseOutcome = (g) => ({
+      kind: 'reanalysed',
+      gpuUuid: g.uuid,
+      resultId: 8,
+      analysisVersion: 'cpd-ks-4',
+      reanalysedFrom: { resultId: 5, analysisVersion: 'cpd-ks-3' },
+    });
     const res = await app.inject({ method: 'POST', url: '/v1/gpus/0/reanalyse', remoteAddress: '127.0.0.1' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
@@ -39,7 +45,12 @@ describe('POST /v1/gpus/{id}/reanalyse', () => {
     const denied = await t.app.inject({ method: 'POST', url: '/v1/gpus/0/reanalyse', remoteAddress: '127.0.0.1' });
     expect(denied.statusCode).toBe(401);
     expect(t.topology.reanalyseRequests).toHaveLength(0);
-    const res = await t.app.inject({ method: 'POST', url: '/v1/gpus/0/reanalyse', remoteAddress: '127.0.0.1', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/gpus/0/reanalyse',
+      remoteAddress: '127.0.0.1',
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
     expect(res.statusCode).toBe(503);
     expect(res.json().detail).toContain('no GPU here');
   });

@@ -39,7 +39,10 @@ describe('daemon topology responses against its /openapi.json', () => {
     const a100 = fixture('a100-40gb-mig-mixed.json');
     const h100 = fixture('h100-80gb-mig-mixed.json');
     const scenarioPath = path.join(dir, 'scenario.json');
-    writeFileSync(scenarioPath, JSON.stringify({ ...a100, devices: [a100.devices[0], { ...h100.devices[0], pciBusId: '00000000:08:00.0' }] }));
+    writeFileSync(
+      scenarioPath,
+      JSON.stringify({ ...a100, devices: [a100.devices[0], { ...h100.devices[0], pciBusId: '00000000:08:00.0' }] }),
+    );
 
     const daemon = await startDaemon({
       TOPOD_BACKEND: 'sim',
@@ -50,7 +53,9 @@ describe('daemon topology responses against its /openapi.json', () => {
     });
     running.push(daemon);
     const base = daemon.baseUrl;
-    const published = publishedDocumentErrors((await getJson(`${base}/openapi.json`)).body as { components: { schemas: Record<string, unknown> } });
+    const published = publishedDocumentErrors(
+      (await getJson(`${base}/openapi.json`)).body as { components: { schemas: Record<string, unknown> } },
+    );
 
     let instancesChecked = 0;
     for (const gpu of [a100.devices[0], h100.devices[0]]) {
@@ -59,12 +64,19 @@ describe('daemon topology responses against its /openapi.json', () => {
       expect(documentErrors('GpuTopologyDocument', document)).toEqual([]);
       expect(published('GpuTopologyDocument', document)).toEqual([]);
 
-      const migUuids = (document.mig.instances as Array<{ migDeviceUuid: string | null }>).flatMap((i) => (i.migDeviceUuid ? [i.migDeviceUuid] : []));
+      const migUuids = (document.mig.instances as Array<{ migDeviceUuid: string | null }>).flatMap((i) =>
+        i.migDeviceUuid ? [i.migDeviceUuid] : [],
+      );
       expect(migUuids.length).toBeGreaterThan(0);
       for (const uuid of migUuids) {
         const { status, body } = await getJson(`${base}/v1/gpus/${uuid}/topology`);
         expect(status).toBe(200);
-        expect(body).toMatchObject({ schemaVersion: DOCUMENT_SCHEMA_VERSION, kind: 'mig-instance', migDeviceUuid: uuid, parent: { uuid: gpu.uuid } });
+        expect(body).toMatchObject({
+          schemaVersion: DOCUMENT_SCHEMA_VERSION,
+          kind: 'mig-instance',
+          migDeviceUuid: uuid,
+          parent: { uuid: gpu.uuid },
+        });
         expect(documentErrors('MigInstanceTopologyDocument', body)).toEqual([]);
         expect(published('MigInstanceTopologyDocument', body)).toEqual([]);
         instancesChecked++;

@@ -41,19 +41,36 @@ describe('topology responses against the document schemas', () => {
     await backend.close();
     const result = buildResultDocument(
       outcome,
-      { gpu: gpu!, simulated: true, probeVersion: backend.probeVersion, analysisVersion: ANALYSIS_VERSION, jobId: 'job-1', only: null, startedAt, finishedAt: new Date() },
+      {
+        gpu: gpu!,
+        simulated: true,
+        probeVersion: backend.probeVersion,
+        analysisVersion: ANALYSIS_VERSION,
+        jobId: 'job-1',
+        only: null,
+        startedAt,
+        finishedAt: new Date(),
+      },
       null,
     );
 
     const device = { ...deviceState(firstDevice('h100-80gb-mig-mixed.json')), uuid: gpu!.uuid };
     for (const instance of device.mig.instances) if (instance.migDeviceUuid) migUuids.push(instance.migDeviceUuid);
     const summary = makeGpu({ uuid: gpu!.uuid, name: gpu!.name, migDeviceUuids: migUuids });
-    const merged = mergeTopology(result, { summary, jobUrl: '/v1/jobs/job-2' }, { available: true, reason: null, driverVersion: gpu!.driverVersion, device });
+    const merged = mergeTopology(
+      result,
+      { summary, jobUrl: '/v1/jobs/job-2' },
+      { available: true, reason: null, driverVersion: gpu!.driverVersion, device },
+    );
 
     const topology = new ServedTopology();
     topology.gpus = [summary];
     topology.documents.set('0', { kind: 'ready', document: prepareDocument(merged) });
-    for (const uuid of migUuids) topology.documents.set(uuid, { kind: 'ready', document: prepareDocument(mergeMigInstance(merged, uuid) as NonNullable<ReturnType<typeof mergeMigInstance>>) });
+    for (const uuid of migUuids)
+      topology.documents.set(uuid, {
+        kind: 'ready',
+        document: prepareDocument(mergeMigInstance(merged, uuid) as NonNullable<ReturnType<typeof mergeMigInstance>>),
+      });
     t = await buildTestApp({ topology });
     published = publishedDocumentErrors((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json());
   }, 60_000);
@@ -67,7 +84,12 @@ describe('topology responses against the document schemas', () => {
 
   it('a whole GPU: the merged document with its MIG view', async () => {
     const body = await get('0');
-    expect(body).toMatchObject({ schemaVersion: DOCUMENT_SCHEMA_VERSION, simulated: true, status: { activeJob: '/v1/jobs/job-2' }, dynamic: { available: true } });
+    expect(body).toMatchObject({
+      schemaVersion: DOCUMENT_SCHEMA_VERSION,
+      simulated: true,
+      status: { activeJob: '/v1/jobs/job-2' },
+      dynamic: { available: true },
+    });
     expect(body.mig.instances.length).toBe(migUuids.length);
     expect(Object.keys(body.elements)).toEqual(expect.arrayContaining(['l1', 'l2', 'deviceMemory']));
     expect(documentErrors('GpuTopologyDocument', body)).toEqual([]);
@@ -87,12 +109,29 @@ describe('topology responses against the document schemas', () => {
   });
 
   it('publishes every part of the documents once, by name, and closes every object in them', async () => {
-    const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { components: { schemas: Record<string, unknown> } };
+    const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      components: { schemas: Record<string, unknown> };
+    };
     const parts = reachableSchemas(spec.components.schemas, ['GpuTopologyDocument', 'MigInstanceTopologyDocument']);
-    expect([...parts.keys()]).toEqual(expect.arrayContaining(['MeasuredValue', 'LatencyValue', 'ElementTopology', 'TopologyElements', 'ProbeRun', 'DeviceProperties', 'TopologyStatus', 'DynamicState', 'MigView', 'MigInstance', 'MigL2Share']));
+    expect([...parts.keys()]).toEqual(
+      expect.arrayContaining([
+        'MeasuredValue',
+        'LatencyValue',
+        'ElementTopology',
+        'TopologyElements',
+        'ProbeRun',
+        'DeviceProperties',
+        'TopologyStatus',
+        'DynamicState',
+        'MigView',
+        'MigInstance',
+        'MigL2Share',
+      ]),
+    );
     expect(Object.keys(spec.components.schemas).filter((name) => name.includes('-'))).toEqual([]);
     const open: string[] = [];
-    for (const [name, schema] of parts) walk(schema, (node, at) => node.type === 'object' && node.additionalProperties !== false && open.push(`${name}${at}`));
+    for (const [name, schema] of parts)
+      walk(schema, (node, at) => node.type === 'object' && node.additionalProperties !== false && open.push(`${name}${at}`));
     expect(open).toEqual([]);
   });
 });

@@ -17,7 +17,10 @@ describe('GET /v1/gpus/{id}/topology', () => {
 
   describe('when ready', () => {
     beforeEach(() => {
-      t.topology.topologies.set(uuid, { kind: 'ready', document: { value: JSON.parse(BODY) as PreparedDocument['value'], body: BODY, etag: ETAG } });
+      t.topology.topologies.set(uuid, {
+        kind: 'ready',
+        document: { value: JSON.parse(BODY) as PreparedDocument['value'], body: BODY, etag: ETAG },
+      });
     });
 
     it('sends the prepared body byte for byte with ETag and Cache-Control: no-cache', async () => {
@@ -56,7 +59,10 @@ describe('GET /v1/gpus/{id}/topology', () => {
     });
 
     it('quotes a bare tag from the service', async () => {
-      t.topology.topologies.set(uuid, { kind: 'ready', document: { value: JSON.parse(BODY) as PreparedDocument['value'], body: BODY, etag: 'bare' } });
+      t.topology.topologies.set(uuid, {
+        kind: 'ready',
+        document: { value: JSON.parse(BODY) as PreparedDocument['value'], body: BODY, etag: 'bare' },
+      });
       const res = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/topology' });
       expect(res.headers.etag).toBe('"bare"');
     });
@@ -71,7 +77,12 @@ describe('GET /v1/gpus/{id}/topology', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(res.headers.link).toBe('</v1/jobs/job-pending>; rel="monitor"');
     expect(res.headers.etag).toBeUndefined();
-    expect(res.json()).toMatchObject({ code: 'TOPOD_ERR_TOPOLOGY_PENDING', status: 503, jobUrl: '/v1/jobs/job-pending', job: { id: 'job-pending' } });
+    expect(res.json()).toMatchObject({
+      code: 'TOPOD_ERR_TOPOLOGY_PENDING',
+      status: 503,
+      jobUrl: '/v1/jobs/job-pending',
+      job: { id: 'job-pending' },
+    });
   });
 
   it('answers 503 with the reason when the topology cannot be had', async () => {

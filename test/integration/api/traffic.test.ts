@@ -21,7 +21,9 @@ let traffic: TrafficTopology;
 
 beforeAll(async () => {
   const model = GPU_MODELS['h100-sxm5-80gb']!;
-  const channel = new SimulatedChannel(new SimulatedProbe(new SimulatedDevice(model, new Prng(11)), { index: 0, uuid: 'GPU-sim-traffic', name: model.name, pciBusId: null }));
+  const channel = new SimulatedChannel(
+    new SimulatedProbe(new SimulatedDevice(model, new Prng(11)), { index: 0, uuid: 'GPU-sim-traffic', name: model.name, pciBusId: null }),
+  );
   const outcome = await discover(channel, { only: ['traffic'] });
   traffic = outcome.traffic!;
 });
@@ -64,8 +66,13 @@ describe('traffic prediction', () => {
       t = await buildTestApp({ topology: new DocumentTopology([gpu]) });
       const ok = await t.app.inject({ method: 'GET', url: '/v1/gpus/0/traffic?strideBytes=512&footprintBytes=1073741824&pattern=rmw' });
       expect(ok.statusCode).toBe(200);
-      expect(ok.json()).toEqual(JSON.parse(JSON.stringify(trafficPrediction(gpu.merged, { strideBytes: 512, footprintBytes: 1073741824, pattern: 'rmw' }))));
-      const viaMig = await t.app.inject({ method: 'GET', url: `/v1/gpus/${gpu.migUuids[0]}/traffic?strideBytes=512&footprintBytes=1048576` });
+      expect(ok.json()).toEqual(
+        JSON.parse(JSON.stringify(trafficPrediction(gpu.merged, { strideBytes: 512, footprintBytes: 1073741824, pattern: 'rmw' }))),
+      );
+      const viaMig = await t.app.inject({
+        method: 'GET',
+        url: `/v1/gpus/${gpu.migUuids[0]}/traffic?strideBytes=512&footprintBytes=1048576`,
+      });
       expect(viaMig.json().gpuUuid).toBe(gpu.summary.uuid);
       for (const query of [
         '',

@@ -40,8 +40,17 @@ describe('the CLI on a GPU another process uses', () => {
   beforeAll(async () => {
     assertNativeBuilt();
     scenario = new ScenarioFile('h100-80gb-tenant.json');
-    const config = loadConfig({ TOPOD_BACKEND: 'sim', TOPOD_DB: path.join(dir, 'topod.sqlite'), TOPOD_PORT: '0', TOPOD_NVML_LIB: FAKE_LIBRARY, TOPOD_LOCK_DIR: dir });
-    daemon = await createDaemon(config, { logger: pino({ level: 'silent' }), gpuWatch: { firstRetryMs: 60_000, maxRetryMs: 60_000, watchIntervalMs: 50, windowMs: 0 } });
+    const config = loadConfig({
+      TOPOD_BACKEND: 'sim',
+      TOPOD_DB: path.join(dir, 'topod.sqlite'),
+      TOPOD_PORT: '0',
+      TOPOD_NVML_LIB: FAKE_LIBRARY,
+      TOPOD_LOCK_DIR: dir,
+    });
+    daemon = await createDaemon(config, {
+      logger: pino({ level: 'silent' }),
+      gpuWatch: { firstRetryMs: 60_000, maxRetryMs: 60_000, watchIntervalMs: 50, windowMs: 0 },
+    });
     url = await daemon.app.listen({ host: '127.0.0.1', port: 0 });
     await daemon.start();
   }, 120_000);
@@ -57,7 +66,13 @@ describe('the CLI on a GPU another process uses', () => {
     const waiting = await cli(['jobs', '--state', 'waiting', '-o', 'json', '--url', url]);
     expect(waiting.code, waiting.stderr).toBe(0);
     const { jobs } = JSON.parse(waiting.stdout) as { jobs: ProbeJob[] };
-    expect(jobs).toEqual([expect.objectContaining({ state: 'waiting', phase: expect.stringMatching(/^gpu-busy: 1 compute process \(2\.3 GiB\)/), waitingSince: expect.any(String) })]);
+    expect(jobs).toEqual([
+      expect.objectContaining({
+        state: 'waiting',
+        phase: expect.stringMatching(/^gpu-busy: 1 compute process \(2\.3 GiB\)/),
+        waitingSince: expect.any(String),
+      }),
+    ]);
     const gpus = JSON.parse((await cli(['gpus', '--url', url])).stdout) as { gpus: GpuSummary[] };
     expect(gpus.gpus[0]?.probe.status).toBe('waiting');
     const unknown = await cli(['jobs', '--state', 'sleeping', '--url', url]);
@@ -73,6 +88,8 @@ describe('the CLI on a GPU another process uses', () => {
     expect(jobs.jobs[0]).toMatchObject({ state: 'succeeded', evenIfBusy: true });
     const table = await cli(['topology', '0', '-o', 'table', '--url', url]);
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout.trimEnd().split('\n').at(-1)).toMatch(/^warning: measured on a busy GPU: 1 other process \(2\.25 GiB\) · SM \d+(–\d+)? MHz · 61 °C · clocks held back: sw-power-cap$/);
+    expect(table.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /^warning: measured on a busy GPU: 1 other process \(2\.25 GiB\) · SM \d+(–\d+)? MHz · 61 °C · clocks held back: sw-power-cap$/,
+    );
   }, 120_000);
 });

@@ -40,7 +40,13 @@ describe('the CLI against a daemon in this process (simulated H100)', () => {
   let url: string;
 
   beforeAll(async () => {
-    const config = loadConfig({ TOPOD_BACKEND: 'sim', TOPOD_DB: path.join(dir, 'topod.sqlite'), TOPOD_PORT: '0', TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1', TOPOD_LOCK_DIR: dir });
+    const config = loadConfig({
+      TOPOD_BACKEND: 'sim',
+      TOPOD_DB: path.join(dir, 'topod.sqlite'),
+      TOPOD_PORT: '0',
+      TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1',
+      TOPOD_LOCK_DIR: dir,
+    });
     daemon = await createDaemon(config, { logger: pino({ level: 'silent' }) });
     url = await daemon.app.listen({ host: '127.0.0.1', port: 0 });
     await daemon.start();
@@ -58,7 +64,8 @@ describe('the CLI against a daemon in this process (simulated H100)', () => {
     expect(gpus.stdout).toContain('NVIDIA H100 80GB HBM3');
     const table = await cli(['topology', '0', '-o', 'table'], { TOPOD_URL: url });
     expect(table.code).toBe(0);
-    for (const element of ['l1', 'texture', 'readOnly', 'constantL1', 'constantL15', 'shared', 'l2', 'deviceMemory']) expect(table.stdout).toContain(elementLabel(element));
+    for (const element of ['l1', 'texture', 'readOnly', 'constantL1', 'constantL15', 'shared', 'l2', 'deviceMemory'])
+      expect(table.stdout).toContain(elementLabel(element));
     const json = JSON.parse((await cli(['topology', '0', '-o', 'json', '--url', url])).stdout) as { gpu: { name: string } };
     expect(json.gpu.name).toBe('NVIDIA H100 80GB HBM3');
     const yaml = parse((await cli(['topology', '0', '-o', 'yaml', '--url', url])).stdout) as { gpu: { name: string }; elements: unknown };

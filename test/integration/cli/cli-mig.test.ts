@@ -37,7 +37,13 @@ describe('topod gpus with MIG devices', () => {
   beforeAll(async () => {
     assertNativeBuilt();
     scenario = new ScenarioFile('h100-80gb-mig-mixed.json');
-    const config = loadConfig({ TOPOD_BACKEND: 'sim', TOPOD_DB: path.join(dir, 'topod.sqlite'), TOPOD_PORT: '0', TOPOD_NVML_LIB: FAKE_LIBRARY, TOPOD_LOCK_DIR: dir });
+    const config = loadConfig({
+      TOPOD_BACKEND: 'sim',
+      TOPOD_DB: path.join(dir, 'topod.sqlite'),
+      TOPOD_PORT: '0',
+      TOPOD_NVML_LIB: FAKE_LIBRARY,
+      TOPOD_LOCK_DIR: dir,
+    });
     daemon = await createDaemon(config, { logger: pino({ level: 'silent' }) });
     url = await daemon.app.listen({ host: '127.0.0.1', port: 0 });
     await daemon.start();
@@ -65,6 +71,11 @@ describe('topod gpus with MIG devices', () => {
     }
     // Rows only: the second column is every UUID, GPU then its MIG devices (what a script hands to CUDA_VISIBLE_DEVICES).
     const rows = await cli(['gpus', '-o', 'wide', '--no-headers', '--url', url]);
-    expect(rows.stdout.trimEnd().split('\n').map((line) => line.split(/ +/)[1])).toEqual([gpu.uuid, ...gpu.migDeviceUuids]);
+    expect(
+      rows.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split(/ +/)[1]),
+    ).toEqual([gpu.uuid, ...gpu.migDeviceUuids]);
   }, 60_000);
 });

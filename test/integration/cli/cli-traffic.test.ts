@@ -30,7 +30,13 @@ describe('topod traffic against a daemon in this process (simulated H100)', () =
   let url: string;
 
   beforeAll(async () => {
-    const config = loadConfig({ TOPOD_BACKEND: 'sim', TOPOD_DB: path.join(dir, 'topod.sqlite'), TOPOD_PORT: '0', TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1', TOPOD_LOCK_DIR: dir });
+    const config = loadConfig({
+      TOPOD_BACKEND: 'sim',
+      TOPOD_DB: path.join(dir, 'topod.sqlite'),
+      TOPOD_PORT: '0',
+      TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1',
+      TOPOD_LOCK_DIR: dir,
+    });
     daemon = await createDaemon(config, { logger: pino({ level: 'silent' }) });
     url = await daemon.app.listen({ host: '127.0.0.1', port: 0 });
     await daemon.start();
@@ -57,7 +63,10 @@ describe('topod traffic against a daemon in this process (simulated H100)', () =
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('rmw (written)');
     expect(text.stdout).toMatch(/read fill [\d.]+ B/);
-    const json = JSON.parse((await cli(['traffic', '0', '--stride', '4KiB', '--footprint', '800MB', '--url', url])).stdout) as { bytesPerUsefulByte: number; used: { readFillBytes: { value: number; method: string } } };
+    const json = JSON.parse((await cli(['traffic', '0', '--stride', '4KiB', '--footprint', '800MB', '--url', url])).stdout) as {
+      bytesPerUsefulByte: number;
+      used: { readFillBytes: { value: number; method: string } };
+    };
     expect(Math.abs(json.bytesPerUsefulByte / (json.used.readFillBytes.value / 4) - 1)).toBeLessThan(0.02);
     expect(json.used.readFillBytes.method).toBe('counters');
     const bad = await cli(['traffic', '0', '--stride', 'lots', '--footprint', '800MB', '--url', url]);
@@ -66,7 +75,10 @@ describe('topod traffic against a daemon in this process (simulated H100)', () =
 
     const full = await cli(['probe', '0', '--force', '--watch', '--url', url]);
     expect(full.code, full.stderr).toBe(0);
-    const after = JSON.parse((await cli(['topology', '0', '-o', 'json', '--url', url])).stdout) as { traffic?: { method: string }; probe: { only: unknown } };
+    const after = JSON.parse((await cli(['topology', '0', '-o', 'json', '--url', url])).stdout) as {
+      traffic?: { method: string };
+      probe: { only: unknown };
+    };
     expect(after.probe.only).toBeNull();
     expect(after.traffic?.method).toBe('counters');
   }, 240_000);

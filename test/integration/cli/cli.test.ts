@@ -55,7 +55,11 @@ function topodOnTty(args: string[]): Promise<Run> {
   const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
   const command = [process.execPath, '--import', 'tsx', path.join(ROOT, 'bin/topod'), ...args].map(quote).join(' ');
   return new Promise((resolve) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', COLUMNS: '120' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', COLUMNS: '120' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -73,7 +77,14 @@ describe('topod CLI against a simulated daemon', () => {
   beforeAll(async () => {
     daemon = await startDaemon({ TOPOD_BACKEND: 'sim', TOPOD_DB: path.join(tempDir(), 'topod.sqlite') });
     url = daemon.baseUrl;
-    document = (await eventually(() => getJson(`${url}/v1/gpus/0/topology`), (r) => r.status === 200, 120_000, 250)).body;
+    document = (
+      await eventually(
+        () => getJson(`${url}/v1/gpus/0/topology`),
+        (r) => r.status === 200,
+        120_000,
+        250,
+      )
+    ).body;
   }, 150_000);
   afterAll(async () => daemon?.stop('SIGKILL'));
 
@@ -138,16 +149,20 @@ describe('topod CLI against a simulated daemon', () => {
     expect(badOnly.stderr).toMatch(/400 .*not an element a probe can measure/);
   });
 
-  it.skipIf(!SCRIPT)('on a terminal: a table by default, and probe --watch draws a progress bar to 100 %', async () => {
-    const table = await topodOnTty(['--url', url, 'topology', '0']);
-    expect(table.code, table.stdout).toBe(0);
-    expect(table.stdout).toMatch(/element\s+size\s+latency/);
-    const run = await topodOnTty(['--url', url, 'probe', '0', '--force', '--watch']);
-    expect(run.code, run.stdout).toBe(0);
-    expect(run.stdout).toMatch(/probe [█░]+ \d+% \| /);
-    expect(run.stdout).toMatch(/probe █{30} 100% \| done/);
-    expect(run.stdout).toMatch(/job \S+ succeeded/);
-  }, 150_000);
+  it.skipIf(!SCRIPT)(
+    'on a terminal: a table by default, and probe --watch draws a progress bar to 100 %',
+    async () => {
+      const table = await topodOnTty(['--url', url, 'topology', '0']);
+      expect(table.code, table.stdout).toBe(0);
+      expect(table.stdout).toMatch(/element\s+size\s+latency/);
+      const run = await topodOnTty(['--url', url, 'probe', '0', '--force', '--watch']);
+      expect(run.code, run.stdout).toBe(0);
+      expect(run.stdout).toMatch(/probe [█░]+ \d+% \| /);
+      expect(run.stdout).toMatch(/probe █{30} 100% \| done/);
+      expect(run.stdout).toMatch(/job \S+ succeeded/);
+    },
+    150_000,
+  );
 
   it.skipIf(SCRIPT)('terminal tests skipped — util-linux `script` is not installed', () => {
     expect(SCRIPT).toBe(false);
@@ -161,12 +176,32 @@ describe('topod serve', () => {
     const port = await closedPort();
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'bin/topod'), 'serve', '--backend', 'sim', '--port', String(port), '--db', ':memory:', '--lock-dir', tempDir(), '--log-level', 'warn'],
+      [
+        '--import',
+        'tsx',
+        path.join(ROOT, 'bin/topod'),
+        'serve',
+        '--backend',
+        'sim',
+        '--port',
+        String(port),
+        '--db',
+        ':memory:',
+        '--lock-dir',
+        tempDir(),
+        '--log-level',
+        'warn',
+      ],
       { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: 'ignore' },
     );
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      const gpus = await eventually(() => getJson(`http://127.0.0.1:${port}/v1/gpus`).catch(() => ({ status: 0, body: {} as Record<string, any> })), (r) => r.status === 200, 60_000, 250);
+      const gpus = await eventually(
+        () => getJson(`http://127.0.0.1:${port}/v1/gpus`).catch(() => ({ status: 0, body: {} as Record<string, any> })),
+        (r) => r.status === 200,
+        60_000,
+        250,
+      );
       expect(gpus.body.gpus[0]).toMatchObject({ simulated: true });
     } finally {
       child.kill('SIGTERM');

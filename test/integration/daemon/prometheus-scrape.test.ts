@@ -54,7 +54,12 @@ describe('Prometheus scrapes topod', () => {
 
       const { body: list } = await getJson(`${daemon.baseUrl}/v1/gpus`);
       const gpu = list.gpus[0];
-      const { body: document } = await eventually(() => getJson(`${daemon.baseUrl}/v1/gpus/0/topology`), (r) => r.status === 200, DAEMON_PROBE_WAIT_MS, 250);
+      const { body: document } = await eventually(
+        () => getJson(`${daemon.baseUrl}/v1/gpus/0/topology`),
+        (r) => r.status === 200,
+        DAEMON_PROBE_WAIT_MS,
+        250,
+      );
       const instance = document.mig.instances.find((i: { l2: { bytes: number | null } }) => i.l2.bytes !== null);
       expect(instance).toBeDefined();
 
@@ -66,7 +71,11 @@ describe('Prometheus scrapes topod', () => {
       );
       const prometheus: ChildProcess = spawn(
         'prometheus',
-        [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`],
+        [
+          `--config.file=${path.join(dir, 'prometheus.yml')}`,
+          `--storage.tsdb.path=${path.join(dir, 'tsdb')}`,
+          `--web.listen-address=127.0.0.1:${port}`,
+        ],
         { stdio: ['ignore', 'ignore', 'pipe'] },
       );
       const stderr: string[] = [];
@@ -78,7 +87,10 @@ describe('Prometheus scrapes topod', () => {
       const query = async () => {
         try {
           const response = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(selector)}`);
-          return (await response.json()) as { status: string; data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+          return (await response.json()) as {
+            status: string;
+            data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+          };
         } catch {
           return null;
         }
@@ -93,7 +105,9 @@ describe('Prometheus scrapes topod', () => {
       expect(series!.metric).toMatchObject({ job: 'topod', modelName: gpu.name, gpu: String(gpu.index) });
 
       // The scrape itself was healthy.
-      const up = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent('up{job="topod"}')}`).then((r) => r.json() as Promise<any>);
+      const up = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent('up{job="topod"}')}`).then(
+        (r) => r.json() as Promise<any>,
+      );
       expect(up.data.result[0].value[1]).toBe('1');
     },
     DAEMON_PROBE_WAIT_MS + 120_000,

@@ -46,8 +46,18 @@ let transpiledDist = '';
 afterAll(() => rmSync(path.dirname(transpiledDist), { recursive: true, force: true }));
 beforeAll(async () => {
   transpiledDist = path.join(mkdtempSync(path.join(tmpdir(), 'topod-image-dist-')), 'dist');
-  const entryPoints = (readdirSync(path.join(repo, 'server'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(repo, 'server', f));
-  await build({ entryPoints, outdir: path.join(transpiledDist, 'server'), outbase: path.join(repo, 'server'), format: 'esm', platform: 'node', target: 'node22', logLevel: 'silent' });
+  const entryPoints = (readdirSync(path.join(repo, 'server'), { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(repo, 'server', f));
+  await build({
+    entryPoints,
+    outdir: path.join(transpiledDist, 'server'),
+    outbase: path.join(repo, 'server'),
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    logLevel: 'silent',
+  });
 }, 60_000);
 
 interface Assembled {
@@ -65,7 +75,8 @@ function buildStageSource(buildStage: Stage, imagePath: string): string | null {
   for (const copy of buildStage.copies.filter((c) => c.from === null)) {
     for (const source of copy.sources) {
       const target = copy.intoFolder ? path.posix.join(copy.destination, path.posix.basename(source)) : copy.destination;
-      if (imagePath === target || imagePath.startsWith(`${target}/`)) return path.join(repo, source, path.posix.relative(target, imagePath));
+      if (imagePath === target || imagePath.startsWith(`${target}/`))
+        return path.join(repo, source, path.posix.relative(target, imagePath));
     }
   }
   return null;
@@ -103,7 +114,11 @@ function assembleRuntime(dockerfileText: string, root: string): Assembled & { st
 function readmeDockerRun(): string[] {
   const section = dockerSection();
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  const line = block.replace(/\\\n\s*/g, ' ').split('\n').find((l) => l.trim().startsWith('docker run')) ?? '';
+  const line =
+    block
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .find((l) => l.trim().startsWith('docker run')) ?? '';
   return [...line.replace(/\s+#.*$/, '').matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
 }
 
@@ -150,12 +165,22 @@ async function startImage(assembled: Assembled & { stage: Stage }, run: RunOptio
     else mkdirSync(target, { recursive: true });
   }
   for (const volume of stage.volumes) mkdirSync(inRoot(root, volume), { recursive: true });
-  const mapped = (value: string): string => (mountPoints.some((m) => value === m || value.startsWith(`${m}/`)) ? inRoot(root, value) : value);
+  const mapped = (value: string): string =>
+    mountPoints.some((m) => value === m || value.startsWith(`${m}/`)) ? inRoot(root, value) : value;
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
   for (const [name, value] of Object.entries({ ...stage.env, ...run.env })) env[name] = mapped(value);
-  Object.assign(env, { TOPOD_PORT: '0', TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1', CUDA_VISIBLE_DEVICES: '', TOPOD_LOCK_DIR: inRoot(root, '/run/topod') });
+  Object.assign(env, {
+    TOPOD_PORT: '0',
+    TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1',
+    CUDA_VISIBLE_DEVICES: '',
+    TOPOD_LOCK_DIR: inRoot(root, '/run/topod'),
+  });
   const [command, ...args] = stage.cmd;
-  const child = spawn(command === 'node' ? process.execPath : command!, args, { cwd: inRoot(root, stage.workdir), env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command === 'node' ? process.execPath : command!, args, {
+    cwd: inRoot(root, stage.workdir),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stderr: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (l) => stderr.push(l));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -186,9 +211,13 @@ describe('the container image (Dockerfile runtime stage)', () => {
   it('holds every file the daemon needs: it starts with the documented docker run and answers', async () => {
     const assembled = assembleRuntime(DOCKERFILE, tempDir());
     expect(assembled.missing, 'runtime COPY sources the build stage has not got').toEqual([]);
-    if (assembled.leftOut.length > 0) console.info(`[image test] left out (built only with a GPU toolchain): ${assembled.leftOut.join(', ')}`);
+    if (assembled.leftOut.length > 0)
+      console.info(`[image test] left out (built only with a GPU toolchain): ${assembled.leftOut.join(', ')}`);
     const run = runOptions(readmeDockerRun());
-    expect(run.mounts.map((m) => m.destination), "the documented docker run keeps the database in the image's volume").toEqual(expect.arrayContaining(assembled.stage.volumes));
+    expect(
+      run.mounts.map((m) => m.destination),
+      "the documented docker run keeps the database in the image's volume",
+    ).toEqual(expect.arrayContaining(assembled.stage.volumes));
     const started = await startImage(assembled, run, token);
     try {
       await answers(`http://127.0.0.1:${started.port}`, started.port, assembled.stage);
@@ -206,7 +235,9 @@ describe('the container image (Dockerfile runtime stage)', () => {
     expect(await (await fetch(`${base}/v1/gpus`)).json()).toMatchObject({ gpus: expect.any(Array) });
     // The token the documented docker run mounts is the one the daemon checks.
     expect((await fetch(`${base}/v1/gpus/0/probe`, { method: 'POST' })).status).toBe(401);
-    expect((await fetch(`${base}/v1/gpus/0/probe`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status).not.toBe(401);
+    expect((await fetch(`${base}/v1/gpus/0/probe`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status).not.toBe(
+      401,
+    );
 
     // The image's HEALTHCHECK, as Docker runs it (sh -c), says healthy.
     const healthcheck = spawnSync('/bin/sh', ['-c', stage.healthcheck ?? 'exit 9'], {
@@ -217,7 +248,9 @@ describe('the container image (Dockerfile runtime stage)', () => {
   }
 
   it('fails when a file the daemon needs is left out of the runtime stage (ui/, as before issue 22)', async () => {
-    const withoutUi = DOCKERFILE.split('\n').filter((line) => !/^COPY\b.*\bui\b/.test(line)).join('\n');
+    const withoutUi = DOCKERFILE.split('\n')
+      .filter((line) => !/^COPY\b.*\bui\b/.test(line))
+      .join('\n');
     expect(withoutUi).not.toBe(DOCKERFILE);
     const assembled = assembleRuntime(withoutUi, tempDir());
     await expect(startImage(assembled, runOptions(readmeDockerRun()), token)).rejects.toThrow(/ui\/index\.html not found/);

@@ -30,17 +30,24 @@ function kubectlKustomize(folder: string): Manifest[] {
     .filter((m): m is Manifest => m !== null);
 }
 
-const byIdentity = (manifests: Manifest[]) => Object.fromEntries(manifests.map((m) => [`${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`, m]));
+const byIdentity = (manifests: Manifest[]) =>
+  Object.fromEntries(manifests.map((m) => [`${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`, m]));
 
 const overlays = readdirSync(path.join(DEPLOY, 'overlays')).map((name) => path.join(DEPLOY, 'overlays', name));
 
 describe.skipIf(!KUBECTL)('the kustomize renderer against kubectl kustomize', () => {
-  it.each([DEPLOY, path.join(DEPLOY, 'base'), ...overlays].map((folder) => [path.relative(ROOT, folder), folder]))('%s: the same objects', (_name, folder) => {
-    expect(byIdentity(renderKustomization(folder))).toEqual(byIdentity(kubectlKustomize(folder)));
-  });
+  it.each([DEPLOY, path.join(DEPLOY, 'base'), ...overlays].map((folder) => [path.relative(ROOT, folder), folder]))(
+    '%s: the same objects',
+    (_name, folder) => {
+      expect(byIdentity(renderKustomization(folder))).toEqual(byIdentity(kubectlKustomize(folder)));
+    },
+  );
 
   it('renders from the files git keeps alone (none it ignores, such as a token file)', () => {
-    const tracked = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'deploy/kubernetes'], { cwd: ROOT, encoding: 'utf8' })
+    const tracked = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'deploy/kubernetes'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
       .stdout.split('\n')
       .filter(Boolean);
     expect(tracked).toContain('deploy/kubernetes/kustomization.yaml');
@@ -49,7 +56,8 @@ describe.skipIf(!KUBECTL)('the kustomize renderer against kubectl kustomize', ()
       mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
       cpSync(path.join(ROOT, file), path.join(copy, file));
     }
-    for (const folder of ['deploy/kubernetes', ...overlays.map((o) => path.relative(ROOT, o))]) expect(kubectlKustomize(path.join(copy, folder)).length).toBeGreaterThan(0);
+    for (const folder of ['deploy/kubernetes', ...overlays.map((o) => path.relative(ROOT, o))])
+      expect(kubectlKustomize(path.join(copy, folder)).length).toBeGreaterThan(0);
   });
 
   it('a secretGenerator folds a long value’s base64 as the renderer says (so validation sees what kubectl sends)', () => {
@@ -58,7 +66,19 @@ describe.skipIf(!KUBECTL)('the kustomize renderer against kubectl kustomize', ()
     writeFileSync(path.join(folder, 'token'), `${'0123456789abcdef'.repeat(4)}\n`);
     writeFileSync(
       path.join(folder, 'kustomization.yaml'),
-      ['apiVersion: kustomize.config.k8s.io/v1beta1', 'kind: Kustomization', 'secretGenerator:', '  - name: t', '    files:', '      - token', '    literals:', '      - short=abc', 'generatorOptions:', '  disableNameSuffixHash: true', ''].join('\n'),
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        'secretGenerator:',
+        '  - name: t',
+        '    files:',
+        '      - token',
+        '    literals:',
+        '      - short=abc',
+        'generatorOptions:',
+        '  disableNameSuffixHash: true',
+        '',
+      ].join('\n'),
     );
     const [secret] = kubectlKustomize(folder) as Array<Manifest & { data: Record<string, string> }>;
     expect(secret?.data['token']).toContain('\n');

@@ -33,7 +33,11 @@ const scenarioFixture = () => JSON.parse(readFileSync('test/fixtures/nvml/h100-8
 
 async function launch(): Promise<Browser> {
   const puppeteer = await import('puppeteer-core');
-  return puppeteer.default.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  return puppeteer.default.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
 }
 
 /** Every console error, uncaught exception and failed request (4xx/5xx included) a page meets. */
@@ -54,7 +58,15 @@ function recordErrors(page: Page): string[] {
 }
 
 /** What makes a layout fit a window: no sideways scrolling, the header whole and in view, the picture at its own size. */
-async function layoutAt(page: Page, width: number): Promise<{ scrollWidth: number; header: { left: number; right: number; top: number; height: number }; pill: { right: number; visible: boolean }; pictureScale: number | null }> {
+async function layoutAt(
+  page: Page,
+  width: number,
+): Promise<{
+  scrollWidth: number;
+  header: { left: number; right: number; top: number; height: number };
+  pill: { right: number; visible: boolean };
+  pictureScale: number | null;
+}> {
   await page.setViewport({ width, height: 1000 });
   return page.evaluate(() => {
     const box = (selector: string) => document.querySelector(selector)!.getBoundingClientRect();
@@ -94,7 +106,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
     scenarioPath = path.join(dir, 'scenario.json');
     writeScenario(scenarioPath, scenarioFixture());
     daemon = await startFakeNvmlDaemon(dir, scenarioPath, 200);
-    await eventually(() => getJson(`${daemon.baseUrl}/v1/gpus/0/topology`), (r) => r.status === 200, 120_000, 250);
+    await eventually(
+      () => getJson(`${daemon.baseUrl}/v1/gpus/0/topology`),
+      (r) => r.status === 200,
+      120_000,
+      250,
+    );
     browser = await launch();
     page = await browser.newPage();
     errors = recordErrors(page);
@@ -110,21 +127,33 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
   it('lists the GPU and draws its topology picture', async () => {
     const { body } = await getJson(`${daemon.baseUrl}/v1/gpus`);
     await page.goto(`${daemon.baseUrl}/`, { waitUntil: 'domcontentloaded' });
-    await page.waitForFunction((name: string) => document.querySelector('#gpus')?.textContent?.includes(name), { timeout: 20_000 }, body.gpus[0].name);
-    await page.waitForFunction(() => {
-      const img = document.querySelector<HTMLImageElement>('#picture');
-      return img !== null && img.complete && img.naturalWidth > 0;
-    }, { timeout: 20_000 });
+    await page.waitForFunction(
+      (name: string) => document.querySelector('#gpus')?.textContent?.includes(name),
+      { timeout: 20_000 },
+      body.gpus[0].name,
+    );
+    await page.waitForFunction(
+      () => {
+        const img = document.querySelector<HTMLImageElement>('#picture');
+        return img !== null && img.complete && img.naturalWidth > 0;
+      },
+      { timeout: 20_000 },
+    );
     expect(await page.$eval('#picture', (img) => (img as HTMLImageElement).naturalWidth)).toBe(960);
     await page.waitForFunction(() => document.querySelector('#connection')?.textContent === 'live', { timeout: 20_000 });
     // NVML does not say which SMs a GPU instance holds: the picture's colouring is marked as illustrative.
-    expect(await page.$eval('#picture-note', (el) => (el as HTMLElement).hidden ? '' : el.textContent)).toMatch(/^SM colours are illustrative/);
+    expect(await page.$eval('#picture-note', (el) => ((el as HTMLElement).hidden ? '' : el.textContent))).toMatch(
+      /^SM colours are illustrative/,
+    );
     const svg = await (await fetch(`${daemon.baseUrl}/v1/gpus/0/topology.svg`)).text();
     expect(svg).toContain('instance colours illustrative');
   });
 
   it('shows the recent events on load: the first probe, which ran before the page opened', async () => {
-    await page.waitForFunction(() => [...document.querySelectorAll('#events li')].some((li) => li.textContent?.includes('probe.succeeded')), { timeout: 10_000 });
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('#events li')].some((li) => li.textContent?.includes('probe.succeeded')),
+      { timeout: 10_000 },
+    );
     const types = await page.$$eval('#events li', (items) => items.map((li) => li.getAttribute('data-type')));
     expect(types).toContain('probe.started');
   });
@@ -132,7 +161,11 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
   it('shows the MIG instances with their L2 shares, and follows a MIG change', async () => {
     const { body: document_ } = await getJson(`${daemon.baseUrl}/v1/gpus/0/topology`);
     const instances = document_.mig.instances as Array<{ gpuInstanceId: number; profileName: string }>;
-    await page.waitForFunction((n: number) => document.querySelectorAll('#mig tbody tr').length === n, { timeout: 20_000 }, instances.length);
+    await page.waitForFunction(
+      (n: number) => document.querySelectorAll('#mig tbody tr').length === n,
+      { timeout: 20_000 },
+      instances.length,
+    );
     const rows = await page.$$eval('#mig tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
     expect(rows.map((r) => r[0])).toEqual(instances.map((i) => String(i.gpuInstanceId)));
     expect(rows.map((r) => r[1])).toEqual(instances.map((i) => i.profileName));
@@ -141,24 +174,37 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
     const sliceCount = document_.mig.memorySliceCount as number;
     expect(rows.map((r) => r[6])).toEqual(
       (document_.mig.instances as Array<{ l2: { memorySlices: number; source: string } }>).map(
-        (i) => `derived: L2 × ${i.l2.memorySlices}/${sliceCount} slices, ${i.l2.source === 'nvml' ? 'from NVML placement' : 'estimated from memory size'}`,
+        (i) =>
+          `derived: L2 × ${i.l2.memorySlices}/${sliceCount} slices, ${i.l2.source === 'nvml' ? 'from NVML placement' : 'estimated from memory size'}`,
       ),
     );
-    expect(rows.map((r) => r[4])).toEqual((document_.mig.instances as Array<{ l2: { bytes: number } }>).map((i) => formatBytes(i.l2.bytes)));
+    expect(rows.map((r) => r[4])).toEqual(
+      (document_.mig.instances as Array<{ l2: { bytes: number } }>).map((i) => formatBytes(i.l2.bytes)),
+    );
 
     // Destroy the last GPU instance in the fake NVML scenario: the page drops its row on mig.changed.
     const scenario = scenarioFixture();
     const removed = scenario['devices'][0].gpuInstances.pop();
     writeScenario(scenarioPath, scenario);
-    await page.waitForFunction((n: number) => document.querySelectorAll('#mig tbody tr').length === n, { timeout: 20_000 }, instances.length - 1);
+    await page.waitForFunction(
+      (n: number) => document.querySelectorAll('#mig tbody tr').length === n,
+      { timeout: 20_000 },
+      instances.length - 1,
+    );
     const ids = await page.$$eval('#mig tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-gpu-instance-id')));
     expect(ids).not.toContain(String(removed.id));
-    await page.waitForFunction(() => [...document.querySelectorAll('#events li')].some((li) => li.textContent?.includes('mig.changed')), { timeout: 10_000 });
+    await page.waitForFunction(() => [...document.querySelectorAll('#events li')].some((li) => li.textContent?.includes('mig.changed')), {
+      timeout: 10_000,
+    });
   });
 
   it('lists each MIG device under its GPU and opens one: its SMs, memory and L2 share', async () => {
     const { body: gpu } = await getJson(`${daemon.baseUrl}/v1/gpus/0`);
-    await page.waitForFunction((n: number) => document.querySelectorAll('#gpus li.mig').length === n, { timeout: 20_000 }, gpu.migDeviceUuids.length);
+    await page.waitForFunction(
+      (n: number) => document.querySelectorAll('#gpus li.mig').length === n,
+      { timeout: 20_000 },
+      gpu.migDeviceUuids.length,
+    );
     const uuid = gpu.migDeviceUuids[0] as string;
     const { body: mig } = await getJson(`${daemon.baseUrl}/v1/gpus/${uuid}`);
     await page.click(`#gpus li.mig[data-uuid="${uuid}"] a`);
@@ -167,14 +213,19 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
     expect(await page.$eval(`#gpus li.mig[data-uuid="${uuid}"]`, (el) => el.classList.contains('selected'))).toBe(true);
     const facts = await page.$$eval('#mig-device-facts dt, #mig-device-facts dd', (items) => items.map((el) => el.textContent));
     const fact = (term: string) => facts[facts.indexOf(term) + 1];
-    expect(fact('L2 share')).toBe(`${formatBytes(mig.l2.bytes)} (derived: L2 slices, ${mig.l2.source === 'nvml' ? 'from NVML placement' : 'estimated from memory size'})`);
+    expect(fact('L2 share')).toBe(
+      `${formatBytes(mig.l2.bytes)} (derived: L2 slices, ${mig.l2.source === 'nvml' ? 'from NVML placement' : 'estimated from memory size'})`,
+    );
     expect(fact('SMs')).toBe(String(mig.multiprocessorCount));
     expect(await page.$eval('#mig-card', (el) => (el as HTMLElement).hidden)).toBe(true);
     expect(await page.$$eval('#elements tbody tr', (rows) => rows.length)).toBeGreaterThan(0);
     expect(await page.$eval('#picture-note', (el) => el.textContent)).toContain(`this device is GI ${mig.gpuInstanceId}`);
     // Back to the whole GPU, as the rest of this file expects.
     await page.click(`#gpus li.gpu a`);
-    await page.waitForFunction(() => document.querySelector<HTMLElement>('#mig-device')!.hidden && !document.querySelector<HTMLElement>('#mig-card')!.hidden, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => document.querySelector<HTMLElement>('#mig-device')!.hidden && !document.querySelector<HTMLElement>('#mig-card')!.hidden,
+      { timeout: 20_000 },
+    );
   });
 
   it('fits a 1400 px and an 800 px wide window: no sideways scrolling, the header whole, the picture at its own size', async () => {
@@ -197,7 +248,10 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
     await page.screenshot({ path: path.join(OUT, 'dashboard-node-800.png'), fullPage: true });
     await page.setViewport({ width: 1400, height: 1100 });
     await page.goto(`${daemon.baseUrl}/`, { waitUntil: 'domcontentloaded' });
-    await page.waitForFunction(() => document.querySelector('#connection')?.textContent === 'live' && document.querySelectorAll('#mig tbody tr').length > 0, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => document.querySelector('#connection')?.textContent === 'live' && document.querySelectorAll('#mig tbody tr').length > 0,
+      { timeout: 20_000 },
+    );
   });
 
   it('shows a stale result’s note, the analysis warnings and every measurement condition', async () => {
@@ -220,11 +274,14 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
       });
       await other.goto(`${daemon.baseUrl}/#/gpu/${document_.gpu.uuid}`, { waitUntil: 'domcontentloaded' });
       await other.waitForFunction(() => !document.querySelector<HTMLElement>('#stale')!.hidden, { timeout: 20_000 });
-      expect(await other.$eval('#stale', (el) => el.textContent)).toBe(`⚠ stale: ${stale.status.staleReason} — a re-probe is queued; this result is served meanwhile`);
+      expect(await other.$eval('#stale', (el) => el.textContent)).toBe(
+        `⚠ stale: ${stale.status.staleReason} — a re-probe is queued; this result is served meanwhile`,
+      );
       expect(await other.$$eval('#warnings li', (items) => items.map((li) => li.textContent))).toEqual(stale.warnings);
       expect(await other.$eval('#warnings-card', (el) => (el as HTMLElement).hidden)).toBe(false);
       const terms = await other.$$eval('#conditions-facts dt', (items) => items.map((dt) => dt.textContent));
-      if (document_.conditions?.source === 'nvml') expect(terms).toEqual(expect.arrayContaining(['other processes', 'SM clock', 'temperature', 'power', 'ECC']));
+      if (document_.conditions?.source === 'nvml')
+        expect(terms).toEqual(expect.arrayContaining(['other processes', 'SM clock', 'temperature', 'power', 'ECC']));
       expect(otherErrors).toEqual([]);
     } finally {
       await other.close();
@@ -235,12 +292,18 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
   });
 
   it('shows a running probe’s progress and phase; writes a screenshot', async () => {
-    const response = await fetch(`${daemon.baseUrl}/v1/gpus/0/probe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ force: true }) });
+    const response = await fetch(`${daemon.baseUrl}/v1/gpus/0/probe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ force: true }),
+    });
     expect(response.status).toBe(202);
     await page.waitForFunction(
       () => {
         const progress = document.querySelector<HTMLProgressElement>('#probe-progress');
-        return progress !== null && !progress.hidden && progress.value > 0 && (document.querySelector('#probe-phase')?.textContent ?? '') !== '';
+        return (
+          progress !== null && !progress.hidden && progress.value > 0 && (document.querySelector('#probe-phase')?.textContent ?? '') !== ''
+        );
       },
       { timeout: 60_000, polling: 50 },
     );
@@ -252,21 +315,32 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
   }, 120_000);
 
   it('shows a probe waiting for a busy GPU with its reason, and a result measured anyway with a visible note', async () => {
-    const probe = (body: object) => fetch(`${daemon.baseUrl}/v1/gpus/0/probe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const probe = (body: object) =>
+      fetch(`${daemon.baseUrl}/v1/gpus/0/probe`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const scenario = JSON.parse(readFileSync(scenarioPath, 'utf8')) as Record<string, any>;
     scenario['devices'][0].processes = [{ pid: 48213, usedMemoryBytes: 2415919104, type: 'compute' }];
     writeScenario(scenarioPath, scenario);
     try {
       expect((await probe({ force: true, only: ['shared'] })).status).toBe(202);
       await page.waitForFunction(
-        () => document.querySelector('#probe-state')?.textContent === 'probe waiting for the GPU' && /^gpu-busy: 1 compute process/.test(document.querySelector('#probe-phase')?.textContent ?? ''),
+        () =>
+          document.querySelector('#probe-state')?.textContent === 'probe waiting for the GPU' &&
+          /^gpu-busy: 1 compute process/.test(document.querySelector('#probe-phase')?.textContent ?? ''),
         { timeout: 30_000 },
       );
       expect(await page.$eval('#probe', (el) => el.classList.contains('waiting'))).toBe(true);
       await page.waitForFunction(() => document.querySelector('#gpus li')?.textContent?.endsWith('— waiting'), { timeout: 10_000 });
 
       expect((await probe({ force: true, evenIfBusy: true, only: ['shared'] })).status).toBe(202);
-      await page.waitForFunction(() => document.querySelector('#conditions.busy:not([hidden])')?.textContent?.startsWith('⚠ measured on a busy GPU: 1 other process'), { timeout: 90_000 });
+      await page.waitForFunction(
+        () =>
+          document.querySelector('#conditions.busy:not([hidden])')?.textContent?.startsWith('⚠ measured on a busy GPU: 1 other process'),
+        { timeout: 90_000 },
+      );
       expect(await page.$eval('#probe-state', (el) => el.textContent)).toBe('probe succeeded 100%');
       mkdirSync(OUT, { recursive: true });
       await page.screenshot({ path: path.join(OUT, 'dashboard-busy.png') });
@@ -296,7 +370,16 @@ describe.skipIf(!HAVE_CHROMIUM)('node view in headless Chromium: two GPUs on two
     writeScenario(scenarioPath, JSON.parse(readFileSync('test/fixtures/nvml/two-gpu-h100.json', 'utf8')));
     await useFakeNvmlProbedDatabase(dir, 'two-gpu-h100.json');
     daemon = await startFakeNvmlDaemon(dir, scenarioPath, 200);
-    await eventually(() => getJson(`${daemon.baseUrl}/v1/node`), (r) => r.status === 200 && r.body.gpus.length === 2 && r.body.gpus.every((g: { measured: boolean }) => g.measured) && r.body.links.length === 1, 120_000, 250);
+    await eventually(
+      () => getJson(`${daemon.baseUrl}/v1/node`),
+      (r) =>
+        r.status === 200 &&
+        r.body.gpus.length === 2 &&
+        r.body.gpus.every((g: { measured: boolean }) => g.measured) &&
+        r.body.links.length === 1,
+      120_000,
+      250,
+    );
     browser = await launch();
   }, 300_000);
 
@@ -312,7 +395,10 @@ describe.skipIf(!HAVE_CHROMIUM)('node view in headless Chromium: two GPUs on two
     const errors = recordErrors(page);
     await page.setViewport({ width: 1400, height: 1000 });
     await page.goto(`${daemon.baseUrl}/#/node`, { waitUntil: 'domcontentloaded' });
-    await page.waitForFunction(() => document.querySelectorAll('#topo-matrix tbody tr').length === 2 && document.querySelectorAll('#machine .gpu .mig').length > 0, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => document.querySelectorAll('#topo-matrix tbody tr').length === 2 && document.querySelectorAll('#machine .gpu .mig').length > 0,
+      { timeout: 20_000 },
+    );
     const matrix = await page.$$eval('#topo-matrix tr', (rows) => rows.map((tr) => [...tr.children].map((cell) => cell.textContent)));
     const [a, b] = node.gpus as Array<{ uuid: string; numaNode: number; pciBusId: string }>;
     expect(matrix).toEqual([
@@ -322,14 +408,23 @@ describe.skipIf(!HAVE_CHROMIUM)('node view in headless Chromium: two GPUs on two
     ]);
     expect(node.links[0].topo).toBe('NV4');
     // Each NUMA node's box holds the GPU attached to it; the MIG device sits inside its GPU.
-    const boxes = await page.$$eval('#machine .numa', (items) => items.map((box) => ({ numa: box.getAttribute('data-numa'), gpus: [...box.querySelectorAll('.gpu')].map((g) => g.getAttribute('data-uuid')) })));
+    const boxes = await page.$$eval('#machine .numa', (items) =>
+      items.map((box) => ({
+        numa: box.getAttribute('data-numa'),
+        gpus: [...box.querySelectorAll('.gpu')].map((g) => g.getAttribute('data-uuid')),
+      })),
+    );
     expect(boxes).toEqual([
       { numa: String(a!.numaNode), gpus: [a!.uuid] },
       { numa: String(b!.numaNode), gpus: [b!.uuid] },
     ]);
     expect(await page.$eval(`#machine .gpu[data-uuid="${b!.uuid}"] .mig a`, (link) => link.getAttribute('href'))).toMatch(/^#\/gpu\/MIG-/);
     const verdict = await page.$eval('#agreement', (el) => el.textContent);
-    expect(verdict).toBe(node.agreement.agree ? 'Same-model GPUs measured alike, within the tolerances.' : '⚠ Same-model GPUs measured differently: see the differences below.');
+    expect(verdict).toBe(
+      node.agreement.agree
+        ? 'Same-model GPUs measured alike, within the tolerances.'
+        : '⚠ Same-model GPUs measured differently: see the differences below.',
+    );
     expect(await page.$eval('#models', (el) => el.textContent)).toContain('2 of 2 measured');
     expect(await page.$eval('#nvlinks', (el) => el.textContent)).toBe('NVLink: GPU0 ↔ GPU1 NV4 (through NVSwitch)');
     mkdirSync(OUT, { recursive: true });
@@ -337,7 +432,10 @@ describe.skipIf(!HAVE_CHROMIUM)('node view in headless Chromium: two GPUs on two
     expectFits(await layoutAt(page, 800), 800);
     // A GPU in the matrix opens its own view.
     await page.click('#topo-matrix tbody tr[data-gpu="1"] th a');
-    await page.waitForFunction(() => !document.querySelector<HTMLElement>('#detail')!.hidden && document.querySelectorAll('#mig tbody tr').length === 1, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => !document.querySelector<HTMLElement>('#detail')!.hidden && document.querySelectorAll('#mig tbody tr').length === 1,
+      { timeout: 20_000 },
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

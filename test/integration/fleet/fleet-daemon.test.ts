@@ -49,11 +49,15 @@ describe('fleet: two GPUs on one node', () => {
     const features = path.join(dir, 'features.d');
     daemon = await startFakeNvmlDaemon(dir, scenarioPath, 100, { TOPOD_PROBE_CONCURRENCY: '2', TOPOD_NFD_FEATURES_DIR: features });
     const base = daemon.baseUrl;
-    const scenario = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { devices: Array<{ uuid: string; migMode: { current: number; pending: number } }> };
+    const scenario = JSON.parse(readFileSync(FIXTURE, 'utf8')) as {
+      devices: Array<{ uuid: string; migMode: { current: number; pending: number } }>;
+    };
     const uuids = scenario.devices.map((d) => d.uuid);
 
     // Parallel: both probes start before either finishes.
-    const started = await Promise.all(uuids.map((uuid) => daemon!.waitForLog((l) => l.msg === 'probe job started' && l.gpu === uuid, 60_000)));
+    const started = await Promise.all(
+      uuids.map((uuid) => daemon!.waitForLog((l) => l.msg === 'probe job started' && l.gpu === uuid, 60_000)),
+    );
     expect(started).toHaveLength(2);
     const firstDone = daemon.logs.findIndex((l) => l.msg === 'probe job succeeded');
     const lastStart = Math.max(...started.map((line) => daemon!.logs.indexOf(line)));
@@ -104,10 +108,14 @@ describe('fleet: two GPUs on one node', () => {
     const changed = JSON.parse(readFileSync(FIXTURE, 'utf8')) as typeof scenario;
     changed.devices[0]!.migMode = { current: 1, pending: 1 };
     writeScenario(scenarioPath, changed);
-    const second = await until('the NFD file after the MIG change', async () => {
-      const labels = readLabels(file);
-      return labels?.['topod.io/mig.mode'] === 'enabled' ? labels : null;
-    }, 20_000);
+    const second = await until(
+      'the NFD file after the MIG change',
+      async () => {
+        const labels = readLabels(file);
+        return labels?.['topod.io/mig.mode'] === 'enabled' ? labels : null;
+      },
+      20_000,
+    );
     expect(Object.keys(second).filter((key) => second[key] !== first[key])).toEqual(['topod.io/mig.mode']);
     expect(daemon.logs.filter((l) => l.msg === 'NFD feature file written').length).toBeGreaterThanOrEqual(2);
   }, 180_000);

@@ -49,7 +49,14 @@ async function boot(env: Record<string, string> = {}, edit?: (s: ScenarioJson) =
   if (edit) scenario.edit(edit);
   const dir = mkdtempSync(path.join(tmpdir(), 'topod-busy-'));
   dirs.push(dir);
-  const config = loadConfig({ TOPOD_BACKEND: 'sim', TOPOD_DB: path.join(dir, 'topod.sqlite'), TOPOD_PORT: '0', TOPOD_NVML_LIB: FAKE_LIBRARY, TOPOD_LOCK_DIR: dir, ...env });
+  const config = loadConfig({
+    TOPOD_BACKEND: 'sim',
+    TOPOD_DB: path.join(dir, 'topod.sqlite'),
+    TOPOD_PORT: '0',
+    TOPOD_NVML_LIB: FAKE_LIBRARY,
+    TOPOD_LOCK_DIR: dir,
+    ...env,
+  });
   const discover = controlledDiscover();
   daemon = await createDaemon(config, {
     logger: pino({ level: 'silent' }),
@@ -72,7 +79,11 @@ describe('probing a GPU other processes use', () => {
   it('waits while another process uses the GPU, shows why, and probes once it is idle', async () => {
     const { daemon: d, discover } = await boot();
     await until(() => jobOf(d)?.state === 'waiting', WAIT_MS);
-    expect(jobOf(d)).toMatchObject({ state: 'waiting', phase: expect.stringMatching(/^gpu-busy: 1 compute process \(2\.3 GiB\), 100 % utilization/), waitingSince: expect.any(String) });
+    expect(jobOf(d)).toMatchObject({
+      state: 'waiting',
+      phase: expect.stringMatching(/^gpu-busy: 1 compute process \(2\.3 GiB\), 100 % utilization/),
+      waitingSince: expect.any(String),
+    });
     expect(d.topology.getGpu(H100)?.probe.status).toBe('waiting');
     expect(d.topology.getTopology(H100)).toMatchObject({ kind: 'pending' });
     expect(discover.calls).toHaveLength(0);
@@ -82,7 +93,13 @@ describe('probing a GPU other processes use', () => {
     discover.calls[0]?.resolve(outcome(4096));
     await until(() => jobOf(d)?.state === 'succeeded', WAIT_MS);
     const document = served(d);
-    expect(document?.conditions).toMatchObject({ source: 'nvml', busyAtStart: false, probedWhileBusy: false, otherProcesses: [], persistenceMode: expect.any(Boolean) });
+    expect(document?.conditions).toMatchObject({
+      source: 'nvml',
+      busyAtStart: false,
+      probedWhileBusy: false,
+      otherProcesses: [],
+      persistenceMode: expect.any(Boolean),
+    });
     expect(document?.elements.l1?.size).toMatchObject({ value: 4096, confidence: 0.9 });
   }, 60_000);
 
@@ -106,9 +123,14 @@ describe('probing a GPU other processes use', () => {
   it('drops a probe whose measurements themselves showed another tenant, and measures again', async () => {
     const { daemon: d, discover } = await boot({}, idle);
     await until(() => discover.calls.length === 1, WAIT_MS);
-    discover.calls[0]?.resolve({ ...outcome(4096), interference: 'l1: 3 of 9000 timed loads took over 50000 cycles, and 2 of 9000 when measured again' });
+    discover.calls[0]?.resolve({
+      ...outcome(4096),
+      interference: 'l1: 3 of 9000 timed loads took over 50000 cycles, and 2 of 9000 when measured again',
+    });
     await until(() => jobOf(d)?.state === 'waiting', WAIT_MS);
-    expect(jobOf(d)?.phase).toBe('interfered: seen in the measurements: l1: 3 of 9000 timed loads took over 50000 cycles, and 2 of 9000 when measured again');
+    expect(jobOf(d)?.phase).toBe(
+      'interfered: seen in the measurements: l1: 3 of 9000 timed loads took over 50000 cycles, and 2 of 9000 when measured again',
+    );
     expect(served(d)).toBeNull();
 
     await until(() => discover.calls.length === 2, WAIT_MS);

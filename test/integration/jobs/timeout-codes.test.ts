@@ -39,7 +39,13 @@ async function runOneJob(backend: MeasurementBackend, discover: Discover, gpu: G
   new GpuStore(db).seen(gpu);
   const jobs = new JobStore(db);
   const scheduler = new ProbeScheduler({
-    jobs, backend, discover, lifecycle: fakeLifecycle({ db, results: new ResultStore(db), jobs }), concurrency: 1, logger: silentLogger, jobTimeoutMs,
+    jobs,
+    backend,
+    discover,
+    lifecycle: fakeLifecycle({ db, results: new ResultStore(db), jobs }),
+    concurrency: 1,
+    logger: silentLogger,
+    jobTimeoutMs,
   });
   cleanups.push(async () => {
     await scheduler.close();

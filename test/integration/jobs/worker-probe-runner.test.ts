@@ -14,10 +14,16 @@ import { gpuIdentity } from '../../helpers/fakes.js';
 const logger = pino({ level: 'silent' });
 
 describe('WorkerProbeRunner', () => {
-  const runner = new WorkerProbeRunner({ recipe: { kind: 'sim', models: ['h100-sxm5-80gb'], carveoutPercent: 0 }, concurrency: 2, logLevel: 'silent' });
+  const runner = new WorkerProbeRunner({
+    recipe: { kind: 'sim', models: ['h100-sxm5-80gb'], carveoutPercent: 0 },
+    concurrency: 2,
+    logLevel: 'silent',
+  });
   afterAll(() => runner.close());
 
-  async function request(overrides: Partial<ProbeRunRequest> = {}): Promise<{ request: ProbeRunRequest; phases: string[]; opened: unknown[] }> {
+  async function request(
+    overrides: Partial<ProbeRunRequest> = {},
+  ): Promise<{ request: ProbeRunRequest; phases: string[]; opened: unknown[] }> {
     const [gpu] = await new SimulatedBackend({ models: ['h100-sxm5-80gb'] }).listDevices();
     const phases: string[] = [];
     const opened: unknown[] = [];
@@ -32,7 +38,16 @@ describe('WorkerProbeRunner', () => {
       afterMeasuring: async () => ({
         storedRaw: null,
         previous: null,
-        meta: { gpu: gpu!, simulated: true, probeVersion: 'sim-1', analysisVersion: 'v', jobId: 'job-1', only: ['shared'], startedAt: new Date(0), finishedAt: new Date(1000) },
+        meta: {
+          gpu: gpu!,
+          simulated: true,
+          probeVersion: 'sim-1',
+          analysisVersion: 'v',
+          jobId: 'job-1',
+          only: ['shared'],
+          startedAt: new Date(0),
+          finishedAt: new Date(1000),
+        },
       }),
     };
     return { request: { ...base, ...overrides }, phases, opened };
@@ -50,12 +65,19 @@ describe('WorkerProbeRunner', () => {
 
   it('stops when the job is aborted, with the abort reason', async () => {
     const abort = new AbortController();
-    const { request: req } = await request({ only: null, signal: abort.signal, onProgress: (phase) => phase === 'calibrate' && abort.abort(new Error('cancelled by the test')) });
+    const { request: req } = await request({
+      only: null,
+      signal: abort.signal,
+      onProgress: (phase) => phase === 'calibrate' && abort.abort(new Error('cancelled by the test')),
+    });
     await expect(runner.run(req)).rejects.toThrow('cancelled by the test');
   }, 120_000);
 
-  it('keeps a failure\'s code across the thread', async () => {
+  it("keeps a failure's code across the thread", async () => {
     const { request: req } = await request({ gpu: gpuIdentity({ uuid: 'GPU-unknown', name: 'No Such GPU' }) });
-    await expect(runner.run(req)).rejects.toMatchObject({ code: 'unsupported', message: expect.stringMatching(/no simulated model matches GPU "No Such GPU"/) });
+    await expect(runner.run(req)).rejects.toMatchObject({
+      code: 'unsupported',
+      message: expect.stringMatching(/no simulated model matches GPU "No Such GPU"/),
+    });
   }, 120_000);
 });

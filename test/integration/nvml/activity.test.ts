@@ -107,7 +107,15 @@ describe('addon + fake NVML: activity', () => {
 
   it('marks every refused field and still answers the rest', async () => {
     const nvml = open('h100-80gb-mig-off.json', (s) => {
-      Object.assign(s.devices[0], { utilization: null, temperatureC: null, powerMilliwatts: null, clocks: null, clocksEventReasons: null, persistenceMode: null, eccMode: null });
+      Object.assign(s.devices[0], {
+        utilization: null,
+        temperatureC: null,
+        powerMilliwatts: null,
+        clocks: null,
+        clocksEventReasons: null,
+        persistenceMode: null,
+        eccMode: null,
+      });
       s.devices[0].processes = [{ pid: 777, usedMemoryBytes: null }];
       s.failures.calls = { nvmlDeviceGetGraphicsRunningProcesses_v3: 'NO_PERMISSION' };
     });
@@ -141,11 +149,16 @@ describe('addon + fake NVML: activity', () => {
 
   it('says so when no process list can be read', async () => {
     const nvml = open('h100-80gb-mig-off.json', (s) => {
-      s.failures.calls = { nvmlDeviceGetComputeRunningProcesses_v3: 'NO_PERMISSION', nvmlDeviceGetGraphicsRunningProcesses_v3: 'NO_PERMISSION' };
+      s.failures.calls = {
+        nvmlDeviceGetComputeRunningProcesses_v3: 'NO_PERMISSION',
+        nvmlDeviceGetGraphicsRunningProcesses_v3: 'NO_PERMISSION',
+      };
     });
     const activity = await activityOf(nvml, H100);
     expect(activity.processListsRead).toEqual({ compute: false, graphics: false });
-    expect(busyVerdict(activity, tenantsOf(activity, { pids: [], probesOnGpu: 0 })).reason).toBe('idle: processes unreadable, 0 % utilization');
+    expect(busyVerdict(activity, tenantsOf(activity, { pids: [], probesOnGpu: 0 })).reason).toBe(
+      'idle: processes unreadable, 0 % utilization',
+    );
   });
 
   it('polls utilization over the window where the driver keeps no samples', async () => {

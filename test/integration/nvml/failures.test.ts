@@ -34,7 +34,10 @@ describe('addon + fake NVML: failures', () => {
   it('reports a machine without a driver (no scenario) as DRIVER_NOT_LOADED', async () => {
     delete process.env.TOPOD_FAKE_NVML_SCENARIO;
     const snapshot = await track(fakeSource()).read();
-    expect(snapshot).toMatchObject({ available: false, reason: 'NVML_ERROR_DRIVER_NOT_LOADED: nvmlInit failed: NVML_ERROR_DRIVER_NOT_LOADED' });
+    expect(snapshot).toMatchObject({
+      available: false,
+      reason: 'NVML_ERROR_DRIVER_NOT_LOADED: nvmlInit failed: NVML_ERROR_DRIVER_NOT_LOADED',
+    });
   });
 
   it('reports an init failure, then recovers once the driver answers', async () => {

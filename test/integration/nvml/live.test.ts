@@ -48,7 +48,13 @@ describe('addon + fake NVML: live changes', () => {
     scenario.edit((s) => {
       s.devices[0].migMode = { current: 1, pending: 1 };
       s.devices[0].gpuInstances = [
-        { id: 1, profileId: 0, placement: { start: 0, size: 8 }, computeInstances: [{ id: 0, multiprocessorCount: 132 }], migDeviceUuid: 'MIG-11111111-2222-5333-8444-555555555555' },
+        {
+          id: 1,
+          profileId: 0,
+          placement: { start: 0, size: 8 },
+          computeInstances: [{ id: 0, multiprocessorCount: 132 }],
+          migDeviceUuid: 'MIG-11111111-2222-5333-8444-555555555555',
+        },
       ];
     });
     const { snapshot, events } = await change;

@@ -32,7 +32,12 @@ describe('addon + fake NVML: scenarios', () => {
   it('reads an A100 with 3g.20gb + 2g.10gb + 1g.5gb instances', async () => {
     const { snapshot, expected } = await readScenario('a100-40gb-mig-mixed.json');
     const want = expected.devices[0];
-    expect(snapshot).toMatchObject({ available: true, reason: null, driverVersion: expected.driverVersion, cudaDriverVersion: expected.cudaDriverVersion });
+    expect(snapshot).toMatchObject({
+      available: true,
+      reason: null,
+      driverVersion: expected.driverVersion,
+      cudaDriverVersion: expected.cudaDriverVersion,
+    });
     const device = only(snapshot.devices);
     expect(device).toMatchObject({
       index: 0,
@@ -68,7 +73,12 @@ describe('addon + fake NVML: scenarios', () => {
     expect(device.architecture).toBe('hopper');
     expect(device.mig.instances.map((i) => i.computeInstances)).toEqual(
       expected.devices[0].gpuInstances.map((g: ScenarioJson) => [
-        { id: 0, profileId: expect.any(Number), multiprocessorCount: g.computeInstances[0].multiprocessorCount, migDeviceUuid: g.migDeviceUuid },
+        {
+          id: 0,
+          profileId: expect.any(Number),
+          multiprocessorCount: g.computeInstances[0].multiprocessorCount,
+          migDeviceUuid: g.migDeviceUuid,
+        },
       ]),
     );
     const view = buildMigView({ device, l2SizeBytes: 50 * MIB, l2SegmentBytes: null });
@@ -82,7 +92,14 @@ describe('addon + fake NVML: scenarios', () => {
   it('reads two GPUs with NVLinks, NUMA nodes and different MIG modes', async () => {
     const { snapshot, expected } = await readScenario('two-gpu-h100.json');
     expect(snapshot.devices.map((d) => [d.index, d.uuid, d.numaNode, d.cpuAffinity, d.mig.mode?.current, d.mig.instances.length])).toEqual(
-      expected.devices.map((d: ScenarioJson, index: number) => [index, d.uuid, d.numaNode, d.cpuAffinity, d.migMode.current, d.gpuInstances.length]),
+      expected.devices.map((d: ScenarioJson, index: number) => [
+        index,
+        d.uuid,
+        d.numaNode,
+        d.cpuAffinity,
+        d.migMode.current,
+        d.gpuInstances.length,
+      ]),
     );
     for (const [index, device] of snapshot.devices.entries()) {
       expect(device.nvlinks).toEqual(expected.devices[index].nvlinks);
@@ -127,7 +144,11 @@ describe('addon + fake NVML: scenarios', () => {
 
   it('degrades single fields the driver refuses and keeps the rest', async () => {
     const { snapshot } = await readScenario('a100-40gb-mig-mixed.json', (s) => {
-      s.failures.calls = { nvmlDeviceGetSerial: 'NVML_ERROR_NOT_SUPPORTED', nvmlDeviceGetNumaNodeId: 'NO_PERMISSION', nvmlDeviceGetMaxClockInfo: 17 };
+      s.failures.calls = {
+        nvmlDeviceGetSerial: 'NVML_ERROR_NOT_SUPPORTED',
+        nvmlDeviceGetNumaNodeId: 'NO_PERMISSION',
+        nvmlDeviceGetMaxClockInfo: 17,
+      };
       delete s.devices[0].bar1TotalBytes;
     });
     const device = only(snapshot.devices);

@@ -181,12 +181,23 @@ describe('addon static cache (call counts on the fake NVML)', () => {
     ['A100 mixed MIG', 'a100-40gb-mig-mixed.json', undefined],
     ['H100 MIG off', 'h100-80gb-mig-off.json', undefined],
     ['two H100s with NVLink', 'two-gpu-h100.json', undefined],
-    ['placements and GPU instances refused', 'a100-40gb-mig-mixed.json', (s) => void (s.devices[0].permissions = { placements: false, gpuInstances: false })],
+    [
+      'placements and GPU instances refused',
+      'a100-40gb-mig-mixed.json',
+      (s) => void (s.devices[0].permissions = { placements: false, gpuInstances: false }),
+    ],
     [
       'static and live fields refused',
       'a100-40gb-mig-mixed.json',
       (s) => {
-        s.failures = { ...s.failures, calls: { nvmlDeviceGetSerial: 'NOT_SUPPORTED', nvmlDeviceGetNumaNodeId: 'NO_PERMISSION', nvmlGpuInstanceGetComputeInstanceProfileInfoV: 'NO_PERMISSION' } };
+        s.failures = {
+          ...s.failures,
+          calls: {
+            nvmlDeviceGetSerial: 'NOT_SUPPORTED',
+            nvmlDeviceGetNumaNodeId: 'NO_PERMISSION',
+            nvmlGpuInstanceGetComputeInstanceProfileInfoV: 'NO_PERMISSION',
+          },
+        };
         delete s.devices[0].bar1TotalBytes;
       },
     ],

@@ -57,7 +57,17 @@ describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc
     'emit the exact load and clock instructions each memory space needs (PTX, sm_90)',
     async () => {
       const text = await ptxOfPchase();
-      for (const instruction of ['ld.global.ca.u32', 'ld.global.cg.u32', 'ld.global.nc.u32', 'ld.const.u32', 'ld.shared.u32', 'tex.1d', '%clock;', '%globaltimer', '%smid']) {
+      for (const instruction of [
+        'ld.global.ca.u32',
+        'ld.global.cg.u32',
+        'ld.global.nc.u32',
+        'ld.const.u32',
+        'ld.shared.u32',
+        'tex.1d',
+        '%clock;',
+        '%globaltimer',
+        '%smid',
+      ]) {
         expect(text, instruction).toContain(instruction);
       }
     },
@@ -73,7 +83,9 @@ describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc
     'make every timed load feed the stop clock, and the consumer self-test time each flavour without it too (PTX, sm_90)',
     async () => {
       const windows = timedWindows(await ptxOfPchase(), 'ptx');
-      expect(checkConsumers(windows, { dialect: 'ptx', ...PCHASE_KERNELS, expectedKinds: PTX_LOAD_KINDS }), report(windows, 'ptx')).toEqual([]);
+      expect(checkConsumers(windows, { dialect: 'ptx', ...PCHASE_KERNELS, expectedKinds: PTX_LOAD_KINDS }), report(windows, 'ptx')).toEqual(
+        [],
+      );
     },
     COMPILE_TIMEOUT_MS,
   );
@@ -91,8 +103,21 @@ describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc
   it(
     'emit the thread block cluster instructions for sm_90 only (cluster.cu, compute-smid.cu)',
     async () => {
-      const [cluster90, smid90, cluster80] = await Promise.all([ptxOf('cluster.cu', 'sm_90'), ptxOf('compute-smid.cu', 'sm_90'), ptxOf('cluster.cu', 'sm_80')]);
-      for (const instruction of ['barrier.cluster.arrive', 'barrier.cluster.wait', 'mapa.shared::cluster.u32', 'ld.shared::cluster.u32', 'ld.shared::cluster.u64', 'st.shared::cluster.u64', '%cluster_ctarank', 'ld.global.cg.u64']) {
+      const [cluster90, smid90, cluster80] = await Promise.all([
+        ptxOf('cluster.cu', 'sm_90'),
+        ptxOf('compute-smid.cu', 'sm_90'),
+        ptxOf('cluster.cu', 'sm_80'),
+      ]);
+      for (const instruction of [
+        'barrier.cluster.arrive',
+        'barrier.cluster.wait',
+        'mapa.shared::cluster.u32',
+        'ld.shared::cluster.u32',
+        'ld.shared::cluster.u64',
+        'st.shared::cluster.u64',
+        '%cluster_ctarank',
+        'ld.global.cg.u64',
+      ]) {
         expect(cluster90, instruction).toContain(instruction);
         expect(cluster80, `${instruction} on sm_80`).not.toContain(instruction);
       }
@@ -103,32 +128,49 @@ describe.skipIf(!NVCC)(`NVIDIA kernels with nvcc (${NVCC ? NVCC : 'skipped: nvcc
   );
 });
 
-describe.skipIf(!HIPCC)(`AMD kernels with hipcc for gfx90a (${HIPCC ? HIPCC : 'skipped: hipcc not found (apt-get install hipcc, or .ci/hip-check.sh)'})`, () => {
-  const env = { ...process.env, HIP_PLATFORM: 'amd' };
+describe.skipIf(!HIPCC)(
+  `AMD kernels with hipcc for gfx90a (${HIPCC ? HIPCC : 'skipped: hipcc not found (apt-get install hipcc, or .ci/hip-check.sh)'})`,
+  () => {
+    const env = { ...process.env, HIP_PLATFORM: 'amd' };
 
-  it(
-    'compile every source for gfx90a',
-    async () => {
-      await Promise.all(
-        [...KERNELS, ...HOST].map((f) =>
-          exec(HIPCC!, ['-std=c++17', '--offload-arch=gfx90a', '-x', 'hip', '-c', path.join(SRC, f), '-o', path.join(dir, `gfx90a-${f}.o`)], { env }),
-        ),
-      );
-      for (const f of [...KERNELS, ...HOST]) expect(existsSync(path.join(dir, `gfx90a-${f}.o`)), f).toBe(true);
-    },
-    COMPILE_TIMEOUT_MS,
-  );
+    it(
+      'compile every source for gfx90a',
+      async () => {
+        await Promise.all(
+          [...KERNELS, ...HOST].map((f) =>
+            exec(
+              HIPCC!,
+              ['-std=c++17', '--offload-arch=gfx90a', '-x', 'hip', '-c', path.join(SRC, f), '-o', path.join(dir, `gfx90a-${f}.o`)],
+              { env },
+            ),
+          ),
+        );
+        for (const f of [...KERNELS, ...HOST]) expect(existsSync(path.join(dir, `gfx90a-${f}.o`)), f).toBe(true);
+      },
+      COMPILE_TIMEOUT_MS,
+    );
 
-  it(
-    'emit the GCN clock and load instructions (device assembly)',
-    async () => {
-      const asm = path.join(dir, 'pchase-gfx90a.s');
-      await exec(HIPCC!, ['-std=c++17', '--offload-arch=gfx90a', '-x', 'hip', '--cuda-device-only', '-S', path.join(SRC, 'pchase.cu'), '-o', asm], { env });
-      const text = readFileSync(asm, 'utf8');
-      for (const pattern of [/s_memtime/, /s_memrealtime/, /s_getreg_b32/, /global_load_dword v\d+, v\[\d+:\d+\], off glc/, /ds_read_b32/]) {
-        expect(text).toMatch(pattern);
-      }
-    },
-    COMPILE_TIMEOUT_MS,
-  );
-});
+    it(
+      'emit the GCN clock and load instructions (device assembly)',
+      async () => {
+        const asm = path.join(dir, 'pchase-gfx90a.s');
+        await exec(
+          HIPCC!,
+          ['-std=c++17', '--offload-arch=gfx90a', '-x', 'hip', '--cuda-device-only', '-S', path.join(SRC, 'pchase.cu'), '-o', asm],
+          { env },
+        );
+        const text = readFileSync(asm, 'utf8');
+        for (const pattern of [
+          /s_memtime/,
+          /s_memrealtime/,
+          /s_getreg_b32/,
+          /global_load_dword v\d+, v\[\d+:\d+\], off glc/,
+          /ds_read_b32/,
+        ]) {
+          expect(text).toMatch(pattern);
+        }
+      },
+      COMPILE_TIMEOUT_MS,
+    );
+  },
+);

@@ -28,7 +28,10 @@ export type KernelArchitecture = (typeof KERNEL_ARCHITECTURES)[number];
 
 const computeOf = (arch: KernelArchitecture) => arch.replace('sm_', 'compute_');
 /** As CMake passes CMAKE_CUDA_ARCHITECTURES "80;90" to nvcc: SASS and PTX for each. */
-const FLAGS = ['-std=c++17', ...KERNEL_ARCHITECTURES.map((arch) => `--generate-code=arch=${computeOf(arch)},code=[${computeOf(arch)},${arch}]`)];
+const FLAGS = [
+  '-std=c++17',
+  ...KERNEL_ARCHITECTURES.map((arch) => `--generate-code=arch=${computeOf(arch)},code=[${computeOf(arch)},${arch}]`),
+];
 
 export interface KernelBuild {
   /** The kernel sources (native/probe/src/*.cu), by file name. */
@@ -54,16 +57,22 @@ async function buildKey(nvcc: string, files: string[]): Promise<string> {
   const hash = createHash('sha256');
   hash.update((await exec(nvcc, ['--version'])).stdout);
   hash.update(JSON.stringify(FLAGS));
-  for (const file of files) hash.update(`${file}\0`).update(readFileSync(path.join(PROBE_SOURCES, file))).update('\0');
+  for (const file of files)
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(path.join(PROBE_SOURCES, file)))
+      .update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 
 /** Runs `tasks` with at most `limit` at once (nvcc runs cicc, ptxas and the host compiler: one per core is plenty). */
 async function inBatches(tasks: Array<() => Promise<unknown>>, limit: number): Promise<void> {
   const queue = [...tasks];
-  await Promise.all(Array.from({ length: limit }, async () => {
-    for (let task = queue.shift(); task; task = queue.shift()) await task();
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      for (let task = queue.shift(); task; task = queue.shift()) await task();
+    }),
+  );
 }
 
 const builds = new Map<string, Promise<KernelBuild>>();
@@ -89,9 +98,14 @@ async function make(nvcc: string): Promise<KernelBuild> {
     const compile = (kernel: string) => async () => {
       const keepDir = path.dirname(target.object(kernel));
       mkdirSync(keepDir, { recursive: true });
-      await exec(nvcc, [...FLAGS, '-c', path.join(PROBE_SOURCES, kernel), '-o', target.object(kernel), '--keep', '--keep-dir', keepDir], { maxBuffer: 16 << 20 });
+      await exec(nvcc, [...FLAGS, '-c', path.join(PROBE_SOURCES, kernel), '-o', target.object(kernel), '--keep', '--keep-dir', keepDir], {
+        maxBuffer: 16 << 20,
+      });
       // The preprocessed sources are most of what --keep leaves (megabytes each): only what the tests read stays.
-      const kept = new Set([target.object(kernel), ...KERNEL_ARCHITECTURES.flatMap((arch) => [target.ptx(kernel, arch), target.cubin(kernel, arch)])]);
+      const kept = new Set([
+        target.object(kernel),
+        ...KERNEL_ARCHITECTURES.flatMap((arch) => [target.ptx(kernel, arch), target.cubin(kernel, arch)]),
+      ]);
       for (const file of readdirSync(keepDir)) if (!kept.has(path.join(keepDir, file))) rmSync(path.join(keepDir, file));
     };
     try {

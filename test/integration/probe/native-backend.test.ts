@@ -60,7 +60,14 @@ describe('NativeBackend over the stub probe', () => {
 
   it('refuses a GPU the pinned probe does not see', async () => {
     const backend = new NativeBackend({ probePath: STUB });
-    const ghost = { uuid: 'GPU-deadbeef-0000-0000-0000-000000000000', index: 5, name: 'ghost', vendor: 'nvidia' as const, pciBusId: null, driverVersion: 'x' };
+    const ghost = {
+      uuid: 'GPU-deadbeef-0000-0000-0000-000000000000',
+      index: 5,
+      name: 'ghost',
+      vendor: 'nvidia' as const,
+      pciBusId: null,
+      driverVersion: 'x',
+    };
     const error = await backend.open(ghost).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProbeError);
     expect((error as ProbeError).code).toBe('unsupported');

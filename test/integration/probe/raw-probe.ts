@@ -17,7 +17,12 @@ export interface RawExchange {
 }
 
 /** Writes raw lines (malformed ones included) to a fresh probe and collects every stdout response until it exits. */
-export function exchange(lines: string[], env: NodeJS.ProcessEnv = process.env, probePath = PROBE_PATH, args: string[] = []): Promise<RawExchange> {
+export function exchange(
+  lines: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  probePath = PROBE_PATH,
+  args: string[] = [],
+): Promise<RawExchange> {
   return new Promise((resolve, reject) => {
     const child = spawn(probePath, args, { env, cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

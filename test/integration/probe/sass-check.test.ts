@@ -22,21 +22,24 @@ const NVCC = findTool('nvcc');
 const CUOBJDUMP = findTool('cuobjdump');
 const NVDISASM = findTool('nvdisasm');
 const DISASM = CUOBJDUMP ? { tool: CUOBJDUMP, args: ['-sass'] } : NVDISASM ? { tool: NVDISASM, args: [] } : null;
-const skipReason = !NVCC ? 'nvcc not found' : !DISASM ? 'neither cuobjdump nor nvdisasm found on PATH or in /usr/local/cuda/bin (the full CUDA toolkit has them)' : null;
+const skipReason = !NVCC
+  ? 'nvcc not found'
+  : !DISASM
+    ? 'neither cuobjdump nor nvdisasm found on PATH or in /usr/local/cuda/bin (the full CUDA toolkit has them)'
+    : null;
 
 describe.skipIf(skipReason !== null)(`timed loads in SASS (${skipReason ? `skipped: ${skipReason}` : `${NVCC} + ${DISASM!.tool}`})`, () => {
   for (const arch of ['sm_90', 'sm_80'] as const) {
-    it(
-      `${arch}: every timed load's register is read before the stop clock; the self-test's unconsumed loads are not`,
-      async () => {
-        // ptxas's output for pchase.cu, from the one build of every kernel that compile.test.ts checks too.
-        const cubin = (await kernelBuild(NVCC!)).cubin('pchase.cu', arch);
-        const { stdout } = await exec(DISASM!.tool, [...DISASM!.args, cubin], { maxBuffer: 64 << 20 });
-        const windows = timedWindows(stdout, 'sass');
-        expect(checkConsumers(windows, { dialect: 'sass', ...PCHASE_KERNELS, expectedKinds: SASS_LOAD_CLASSES }), report(windows, 'sass')).toEqual([]);
-      },
-      300_000,
-    );
+    it(`${arch}: every timed load's register is read before the stop clock; the self-test's unconsumed loads are not`, async () => {
+      // ptxas's output for pchase.cu, from the one build of every kernel that compile.test.ts checks too.
+      const cubin = (await kernelBuild(NVCC!)).cubin('pchase.cu', arch);
+      const { stdout } = await exec(DISASM!.tool, [...DISASM!.args, cubin], { maxBuffer: 64 << 20 });
+      const windows = timedWindows(stdout, 'sass');
+      expect(
+        checkConsumers(windows, { dialect: 'sass', ...PCHASE_KERNELS, expectedKinds: SASS_LOAD_CLASSES }),
+        report(windows, 'sass'),
+      ).toEqual([]);
+    }, 300_000);
   }
 });
 
@@ -56,7 +59,10 @@ describe('timed loads in recorded H100 SASS (test/fixtures/h100/pchase-sm_90.sas
     const { gunzipSync } = await import('node:zlib');
     const text = gunzipSync(readFileSync(path.join(REPO_ROOT, 'test/fixtures/h100/pchase-sm_90.sass.gz'))).toString('utf8');
     const windows = timedWindows(text, 'sass');
-    expect(checkConsumers(windows, { dialect: 'sass', ...PCHASE_KERNELS, expectedKinds: SASS_LOAD_CLASSES }), report(windows, 'sass')).toEqual([]);
+    expect(
+      checkConsumers(windows, { dialect: 'sass', ...PCHASE_KERNELS, expectedKinds: SASS_LOAD_CLASSES }),
+      report(windows, 'sass'),
+    ).toEqual([]);
   });
 });
 
@@ -72,6 +78,8 @@ describe('the L2-structure check on recorded H100 SASS (test/fixtures/h100/l2-fa
     expect(checkAllConsumed(await sass('l2-farnear-sm_90.sass.gz'), 'sass', l2KernelsOf('l2-farnear'))).toEqual([]);
   });
   it('fails the kernel the GPU caught: no load between its clock reads', async () => {
-    expect(checkAllConsumed(await sass('l2-farnear-before-fix-sm_90.sass.gz'), 'sass', l2KernelsOf('l2-farnear'))).toEqual(['no timed load found in a kernel matching /farnear_kernel/']);
+    expect(checkAllConsumed(await sass('l2-farnear-before-fix-sm_90.sass.gz'), 'sass', l2KernelsOf('l2-farnear'))).toEqual([
+      'no timed load found in a kernel matching /farnear_kernel/',
+    ]);
   });
 });

@@ -55,7 +55,19 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       return;
   }
   if (req.op === 'hello') {
-    send({ id: req.id, ok: true, result: { probeVersion: '9.9.9-stub', protocolVersion: 1, vendor: 'nvidia', runtimeVersion: 13000, driverVersion: 13000, ops: STUB_OPS, devices } });
+    send({
+      id: req.id,
+      ok: true,
+      result: {
+        probeVersion: '9.9.9-stub',
+        protocolVersion: 1,
+        vendor: 'nvidia',
+        runtimeVersion: 13000,
+        driverVersion: 13000,
+        ops: STUB_OPS,
+        devices,
+      },
+    });
   } else if (req.op === 'echo' || req.op === 'pchase') {
     send({ id: req.id, ok: true, result: { pid: process.pid, args } });
   } else {

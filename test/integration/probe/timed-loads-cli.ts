@@ -8,7 +8,17 @@
  * consumed) instead of pchase's (which also has the self-test).
  */
 import { readFileSync } from 'node:fs';
-import { checkAllConsumed, checkConsumers, l2KernelsOf, PCHASE_KERNELS, PTX_LOAD_KINDS, report, SASS_LOAD_CLASSES, timedWindows, type Dialect } from './timed-loads.js';
+import {
+  checkAllConsumed,
+  checkConsumers,
+  l2KernelsOf,
+  PCHASE_KERNELS,
+  PTX_LOAD_KINDS,
+  report,
+  SASS_LOAD_CLASSES,
+  timedWindows,
+  type Dialect,
+} from './timed-loads.js';
 
 const [dialect, file, family] = process.argv.slice(2);
 if ((dialect !== 'ptx' && dialect !== 'sass') || !file) {
@@ -23,6 +33,9 @@ const problems =
     ? checkAllConsumed(windows, d, l2KernelsOf(file))
     : checkConsumers(windows, { dialect: d, ...PCHASE_KERNELS, expectedKinds: d === 'ptx' ? PTX_LOAD_KINDS : SASS_LOAD_CLASSES });
 for (const p of problems) console.log(`FAIL ${p}`);
-const fine = family === 'l2' ? 'every timed load feeds its stop clock' : "every timed load feeds its stop clock; the self-test's unconsumed loads do not";
+const fine =
+  family === 'l2'
+    ? 'every timed load feeds its stop clock'
+    : "every timed load feeds its stop clock; the self-test's unconsumed loads do not";
 console.log(problems.length ? `${file}: ${problems.length} problem(s)` : `${file}: ${fine}`);
 process.exit(problems.length ? 1 : 0);

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { checkAllConsumed, checkConsumers, isConsumed, l2KernelsOf, loadKind, PCHASE_KERNELS, PTX_LOAD_KINDS, SASS_LOAD_CLASSES, sassLoadClass, timedWindows, type ConsumerCheck } from './timed-loads.js';
+import {
+  checkAllConsumed,
+  checkConsumers,
+  isConsumed,
+  l2KernelsOf,
+  loadKind,
+  PCHASE_KERNELS,
+  PTX_LOAD_KINDS,
+  SASS_LOAD_CLASSES,
+  sassLoadClass,
+  timedWindows,
+  type ConsumerCheck,
+} from './timed-loads.js';
 
 // Synthetic compiler output shaped like nvcc 13's for native/probe/src/pchase.cu:
 // the checks must hold on it without nvcc or cuobjdump.
@@ -60,7 +72,10 @@ const kinds = Object.keys(PTX_LOADS);
 const goodPtx = (overrides: { chase?: (k: string) => string; selfTest?: (k: string) => string } = {}) =>
   [
     ptxKernel('12chase_kernel', kinds.map(overrides.chase ?? ((k) => ptxLoop(k, 'consumed'))).join('')),
-    ptxKernel('24consumer_selftest_kernel', kinds.map(overrides.selfTest ?? ((k) => ptxLoop(k, 'consumed') + ptxLoop(k, 'unconsumed'))).join('')),
+    ptxKernel(
+      '24consumer_selftest_kernel',
+      kinds.map(overrides.selfTest ?? ((k) => ptxLoop(k, 'consumed') + ptxLoop(k, 'unconsumed'))).join(''),
+    ),
     ptxKernel('11pair_kernel', kinds.map((k) => ptxLoop(k, 'consumed')).join('')),
   ].join('\n');
 
@@ -90,14 +105,23 @@ describe('timed loads in PTX', () => {
   });
 
   it('follows the value through a move, and forgets a register overwritten from elsewhere', () => {
-    const moved = ptxLoop('ld.shared', 'none').replace('\tmov.u32 %r188, %clock;', '\tmov.b32 %r300, %r233;\n\tst.volatile.shared.u32 [%r17], %r300;\n\tmov.u32 %r188, %clock;');
+    const moved = ptxLoop('ld.shared', 'none').replace(
+      '\tmov.u32 %r188, %clock;',
+      '\tmov.b32 %r300, %r233;\n\tst.volatile.shared.u32 [%r17], %r300;\n\tmov.u32 %r188, %clock;',
+    );
     expect(isConsumed(timedWindows(ptxKernel('12chase_kernel', moved), 'ptx')[0]!, 'ptx')).toBe(true);
-    const overwritten = ptxLoop('ld.shared', 'none').replace('\tmov.u32 %r188, %clock;', '\tmov.b32 %r233, %r5;\n\tst.volatile.shared.u32 [%r17], %r233;\n\tmov.u32 %r188, %clock;');
+    const overwritten = ptxLoop('ld.shared', 'none').replace(
+      '\tmov.u32 %r188, %clock;',
+      '\tmov.b32 %r233, %r5;\n\tst.volatile.shared.u32 [%r17], %r233;\n\tmov.u32 %r188, %clock;',
+    );
     expect(isConsumed(timedWindows(ptxKernel('12chase_kernel', overwritten), 'ptx')[0]!, 'ptx')).toBe(false);
   });
 
   it('counts only a volatile shared store as the PTX consumer', () => {
-    const added = ptxLoop('ld.global.cg', 'none').replace('\tmov.u32 %r188, %clock;', '\tadd.s32 %r301, %r233, 1;\n\tmov.u32 %r188, %clock;');
+    const added = ptxLoop('ld.global.cg', 'none').replace(
+      '\tmov.u32 %r188, %clock;',
+      '\tadd.s32 %r301, %r233, 1;\n\tmov.u32 %r188, %clock;',
+    );
     const [w] = timedWindows(ptxKernel('12chase_kernel', added), 'ptx');
     expect(w!.consumers).toHaveLength(1);
     expect(isConsumed(w!, 'ptx')).toBe(false);
@@ -117,13 +141,22 @@ describe('timed loads in PTX', () => {
 
   it('passes the pchase.cu shape and fails it when a consumer is dropped or the self-test loses its contrast', () => {
     expect(checkConsumers(timedWindows(goodPtx(), 'ptx'), PTX_CHECK)).toEqual([]);
-    const dropped = checkConsumers(timedWindows(goodPtx({ chase: (k) => ptxLoop(k, k === 'ld.const' ? 'none' : 'consumed') }), 'ptx'), PTX_CHECK);
+    const dropped = checkConsumers(
+      timedWindows(goodPtx({ chase: (k) => ptxLoop(k, k === 'ld.const' ? 'none' : 'consumed') }), 'ptx'),
+      PTX_CHECK,
+    );
     expect(dropped).toHaveLength(1);
     expect(dropped[0]).toMatch(/stop clock does not wait for ld\.const\.u32 .*chase_kernel/);
-    const noContrast = checkConsumers(timedWindows(goodPtx({ selfTest: (k) => ptxLoop(k, 'consumed') + ptxLoop(k, 'consumed') }), 'ptx'), PTX_CHECK);
+    const noContrast = checkConsumers(
+      timedWindows(goodPtx({ selfTest: (k) => ptxLoop(k, 'consumed') + ptxLoop(k, 'consumed') }), 'ptx'),
+      PTX_CHECK,
+    );
     expect(noContrast).toHaveLength(kinds.length);
     expect(noContrast[0]).toMatch(/self-test kernel: no unconsumed timed ld\.global\.ca load/);
-    const missing = checkConsumers(timedWindows(goodPtx({ chase: (k) => (k === 'tex.1d' ? '' : ptxLoop(k, 'consumed')) }), 'ptx'), PTX_CHECK);
+    const missing = checkConsumers(
+      timedWindows(goodPtx({ chase: (k) => (k === 'tex.1d' ? '' : ptxLoop(k, 'consumed')) }), 'ptx'),
+      PTX_CHECK,
+    );
     expect(missing).toEqual([expect.stringMatching(/no timed tex\.1d load in a kernel matching \/chase_kernel\//)]);
     expect(checkConsumers([], PTX_CHECK)).toEqual([
       'no timed load found in a kernel matching /chase_kernel/',
@@ -144,7 +177,8 @@ const SASS_LOADS: Record<string, string> = {
 
 let address = 0x100;
 const at = () => `/*${(address += 0x10).toString(16).padStart(4, '0')}*/`;
-const ins = (text: string) => `        ${at()}                   ${text} ;                       /* 0x000fe20000000800 */\n                                                                                 /* 0x000fe20000000800 */`;
+const ins = (text: string) =>
+  `        ${at()}                   ${text} ;                       /* 0x000fe20000000800 */\n                                                                                 /* 0x000fe20000000800 */`;
 
 /** walk_timed as ptxas might lay it out: clock, address, load, [consumer], clock, latency store, branch back. */
 function sassLoop(kind: string, stop: 'consumed' | 'unconsumed' | 'none', consumer = 'STS [R9], R5'): string {
@@ -194,9 +228,13 @@ describe('the L2-structure kernels’ check', () => {
     const patterns = l2KernelsOf('l2-farnear-sm_90.ptx');
     expect(patterns).toEqual([/farnear_kernel/]);
     expect(checkAllConsumed(timedWindows(farnear('consumed'), 'ptx'), 'ptx', patterns)).toEqual([]);
-    expect(checkAllConsumed(timedWindows(farnear('unconsumed'), 'ptx'), 'ptx', patterns)).toEqual([expect.stringMatching(/^stop clock does not wait for ld\.global\.cg/)]);
+    expect(checkAllConsumed(timedWindows(farnear('unconsumed'), 'ptx'), 'ptx', patterns)).toEqual([
+      expect.stringMatching(/^stop clock does not wait for ld\.global\.cg/),
+    ]);
     // no window at all: the load was hoisted above the start clock
-    expect(checkAllConsumed(timedWindows(ptxKernel('14farnear_kernel', ''), 'ptx'), 'ptx', patterns)).toEqual(['no timed load found in a kernel matching /farnear_kernel/']);
+    expect(checkAllConsumed(timedWindows(ptxKernel('14farnear_kernel', ''), 'ptx'), 'ptx', patterns)).toEqual([
+      'no timed load found in a kernel matching /farnear_kernel/',
+    ]);
     expect(l2KernelsOf('other.sass')).toHaveLength(3);
   });
 });
@@ -233,7 +271,10 @@ describe('timed loads in SASS', () => {
   });
 
   it('does not take a kernel-parameter reload (LDC from bank 0) for the timed load', () => {
-    const reload = sassLoop('LDG', 'unconsumed').replace(/^(.*CS2R\.32 R7, SR_CLOCKLO.*)$/m, (line) => `${ins('LDC.64 R12, c[0x0][0x218]')}\n${line}`);
+    const reload = sassLoop('LDG', 'unconsumed').replace(
+      /^(.*CS2R\.32 R7, SR_CLOCKLO.*)$/m,
+      (line) => `${ins('LDC.64 R12, c[0x0][0x218]')}\n${line}`,
+    );
     const [w] = timedWindows(sassKernel('24consumer_selftest_kernel', reload), 'sass');
     expect(w!.load.opcode).toBe('LDG.E.STRONG.SM');
     expect(isConsumed(w!, 'sass')).toBe(false);
@@ -245,7 +286,13 @@ describe('timed loads in SASS', () => {
 
   it('passes the pchase.cu shape and fails it when a consumer is dropped', () => {
     expect(checkConsumers(timedWindows(goodSass(), 'sass'), SASS_CHECK)).toEqual([]);
-    const dropped = checkConsumers(timedWindows(goodSass((k) => sassLoop(k, k === 'TEX' ? 'none' : 'consumed')), 'sass'), SASS_CHECK);
+    const dropped = checkConsumers(
+      timedWindows(
+        goodSass((k) => sassLoop(k, k === 'TEX' ? 'none' : 'consumed')),
+        'sass',
+      ),
+      SASS_CHECK,
+    );
     expect(dropped).toEqual([expect.stringMatching(/stop clock does not wait for TLD\.SCR\.LZ RZ, R5.*chase_kernel/)]);
   });
 

@@ -100,16 +100,19 @@ function sassRegisters(operand: string): string[] {
   return out;
 }
 
-const SASS_NO_DESTINATION = /^(ST|STG|STS|STL|STSM|RED|REDG|REDUX\.SUM\.S32\.NONE|BAR|BRA|BRX|JMP|JMX|CALL|RET|EXIT|MEMBAR|FENCE|CCTL|ERRBAR|NOP|BSYNC|BSSY|WARPSYNC|DEPBAR|YIELD|KILL|BPT)(\.|$)/;
+const SASS_NO_DESTINATION =
+  /^(ST|STG|STS|STL|STSM|RED|REDG|REDUX\.SUM\.S32\.NONE|BAR|BRA|BRX|JMP|JMX|CALL|RET|EXIT|MEMBAR|FENCE|CCTL|ERRBAR|NOP|BSYNC|BSSY|WARPSYNC|DEPBAR|YIELD|KILL|BPT)(\.|$)/;
 const SASS_TEXTURE = /^(TEX|TLD|TLD4|TXD|TMML)(\.|$)/;
 const SASS_BRANCH = /^(BRA|BRX|JMP|JMX|CALL|RET|EXIT|KILL|BPT|BREAK)(\.|$)/;
 
 function parseSass(text: string): Item[] {
   const items: Item[] = [];
   text.split('\n').forEach((raw, i) => {
-    const fn = /Function\s*:\s*(\S+)/.exec(raw) ?? /^\s*\.text\.([\w$.]+):\s*$/.exec(raw) ?? /^\s*\.type\s+([\w$.]+),\s*@function/.exec(raw);
+    const fn =
+      /Function\s*:\s*(\S+)/.exec(raw) ?? /^\s*\.text\.([\w$.]+):\s*$/.exec(raw) ?? /^\s*\.type\s+([\w$.]+),\s*@function/.exec(raw);
     if (fn) return void items.push({ kind: 'function', name: fn[1] });
-    if (/^\s*\.?L[\w$.]*:\s*(\/\/.*)?$/.test(raw) || /^\s*\.L_x_\d+:/.test(raw)) return void items.push({ kind: 'label', name: raw.trim() });
+    if (/^\s*\.?L[\w$.]*:\s*(\/\/.*)?$/.test(raw) || /^\s*\.L_x_\d+:/.test(raw))
+      return void items.push({ kind: 'label', name: raw.trim() });
     const m = /^\s*\/\*[0-9a-f]+\*\/\s+(.*?)\s*;/.exec(raw);
     if (!m) return;
     const body = m[1]!.replace(/^\{\s*|\s*\}$/g, '');
@@ -178,7 +181,8 @@ export function timedWindows(text: string, dialect: Dialect): TimedWindow[] {
       if (lastClock >= 0) {
         const between = block.slice(lastClock + 1);
         const loadAt = between.map((b) => rules.isLoad(b)).lastIndexOf(true);
-        if (loadAt >= 0) windows.push({ kernel, load: between[loadAt]!, consumers: consumersOf(between[loadAt]!, between.slice(loadAt + 1)) });
+        if (loadAt >= 0)
+          windows.push({ kernel, load: between[loadAt]!, consumers: consumersOf(between[loadAt]!, between.slice(loadAt + 1)) });
       }
       block.push(ins);
       lastClock = block.length - 1;
@@ -260,7 +264,8 @@ export function checkConsumers(windows: TimedWindow[], c: ConsumerCheck): string
   const unconsumed = kinds(self.filter((w) => !isConsumed(w, c.dialect)));
   for (const k of c.expectedKinds) {
     if (self.length && !consumed.has(k)) problems.push(`self-test kernel: no consumed timed ${k} load`);
-    if (self.length && !unconsumed.has(k)) problems.push(`self-test kernel: no unconsumed timed ${k} load (the check could not tell a dropped consumer)`);
+    if (self.length && !unconsumed.has(k))
+      problems.push(`self-test kernel: no unconsumed timed ${k} load (the check could not tell a dropped consumer)`);
   }
   return problems;
 }
@@ -279,12 +284,19 @@ export const SASS_LOAD_CLASSES = ['LDG', 'LDC', 'LDS', 'TEX'];
 /** One line per window: kernel, load, consumed or not, and the consumer. */
 export function report(windows: TimedWindow[], dialect: Dialect): string {
   return windows
-    .map((w) => `${isConsumed(w, dialect) ? 'consumed  ' : 'UNCONSUMED'}  ${w.kernel.slice(-60)}  ${w.load.text}${w.consumers[0] ? `  <- ${w.consumers[0].text}` : ''}`)
+    .map(
+      (w) =>
+        `${isConsumed(w, dialect) ? 'consumed  ' : 'UNCONSUMED'}  ${w.kernel.slice(-60)}  ${w.load.text}${w.consumers[0] ? `  <- ${w.consumers[0].text}` : ''}`,
+    )
     .join('\n');
 }
 
 /** The L2-structure kernels (l2-partition.cu, l2-farnear.cu, l2-persist.cu): each times .cg loads the pchase way. */
-export const L2_KERNELS: Readonly<Record<string, RegExp>> = { 'l2-partition': /partition_kernel/, 'l2-farnear': /farnear_kernel/, 'l2-persist': /persist_timed_kernel/ };
+export const L2_KERNELS: Readonly<Record<string, RegExp>> = {
+  'l2-partition': /partition_kernel/,
+  'l2-farnear': /farnear_kernel/,
+  'l2-persist': /persist_timed_kernel/,
+};
 
 /** The L2 kernels a compiled file holds, by its name (l2-farnear-sm_90.sass → the farnear kernel); all of them when the name says none. */
 export function l2KernelsOf(fileName: string): RegExp[] {

@@ -58,7 +58,10 @@ export function trafficAccesses(text: string, dialect: Dialect): KernelAccesses[
       continue;
     }
     if (!current) continue;
-    const body = dialect === 'ptx' ? raw.replace(/\/\/.*$/, '').trim() : (/^\s*\/\*[0-9a-f]+\*\/\s+(.*?)\s*;/.exec(raw)?.[1] ?? '').replace(/^\{\s*/, '');
+    const body =
+      dialect === 'ptx'
+        ? raw.replace(/\/\/.*$/, '').trim()
+        : (/^\s*\/\*[0-9a-f]+\*\/\s+(.*?)\s*;/.exec(raw)?.[1] ?? '').replace(/^\{\s*/, '');
     const access = body ? globalAccess(body, dialect) : null;
     if (access) (access.kind === 'load' ? current.loads : current.stores).push(access.bytes);
   }
@@ -87,7 +90,8 @@ export function checkTrafficAccesses(kernels: readonly KernelAccesses[]): string
       const stores = k.stores.filter((b) => b === width).length;
       if (loads < need.loads) problems.push(`${k.kernel}: ${loads} global load(s) of ${width} B, needs ${need.loads}`);
       if (stores < need.stores) problems.push(`${k.kernel}: ${stores} global store(s) of ${width} B, needs ${need.stores}`);
-      if (pattern === 'write' && k.loads.length > 0) problems.push(`${k.kernel}: a write kernel that loads from global memory (${k.loads.length})`);
+      if (pattern === 'write' && k.loads.length > 0)
+        problems.push(`${k.kernel}: a write kernel that loads from global memory (${k.loads.length})`);
     }
   }
   return problems;
@@ -95,5 +99,7 @@ export function checkTrafficAccesses(kernels: readonly KernelAccesses[]): string
 
 /** One line per kernel: its accesses by width. */
 export function accessReport(kernels: readonly KernelAccesses[]): string {
-  return kernels.map((k) => `${k.pattern} ${k.elementBytes} B: loads [${k.loads.join(' ')}] stores [${k.stores.join(' ')}]  ${k.kernel}`).join('\n');
+  return kernels
+    .map((k) => `${k.pattern} ${k.elementBytes} B: loads [${k.loads.join(' ')}] stores [${k.stores.join(' ')}]  ${k.kernel}`)
+    .join('\n');
 }

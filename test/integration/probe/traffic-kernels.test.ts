@@ -17,10 +17,18 @@ function findTool(name: string): string | null {
   return onPath || (existsSync(fallback) ? fallback : null);
 }
 const NVCC = findTool('nvcc');
-const DISASM = findTool('cuobjdump') ? { tool: findTool('cuobjdump')!, args: ['-sass'] } : findTool('nvdisasm') ? { tool: findTool('nvdisasm')!, args: [] } : null;
+const DISASM = findTool('cuobjdump')
+  ? { tool: findTool('cuobjdump')!, args: ['-sass'] }
+  : findTool('nvdisasm')
+    ? { tool: findTool('nvdisasm')!, args: [] }
+    : null;
 
 describe('the traffic access check', () => {
-  const sass = (kernel: string, body: string[]) => [`\t\tFunction : ${kernel}`, ...body.map((b, i) => `        /*${(i * 16).toString(16).padStart(4, '0')}*/                   ${b} ;`)].join('\n');
+  const sass = (kernel: string, body: string[]) =>
+    [
+      `\t\tFunction : ${kernel}`,
+      ...body.map((b, i) => `        /*${(i * 16).toString(16).padStart(4, '0')}*/                   ${b} ;`),
+    ].join('\n');
   const all = (drop: string | null) =>
     ['Ij', 'I5uint2', 'I5uint4']
       .flatMap((t, i) => {
@@ -29,7 +37,12 @@ describe('the traffic access check', () => {
         return [
           sass(k('read_kernel'), [`LDG.E${w} R4, desc[UR4][R2.64]`, 'STG.E desc[UR4][R6.64], R0']),
           sass(k('write_kernel'), [`STG.E${w} desc[UR4][R2.64], R4`]),
-          sass(k('rmw_kernel'), drop === 'rmw' && i === 2 ? [`STG.E${w} desc[UR4][R2.64], R4`] : [`LDG.E${w} R4, desc[UR4][R2.64]`, `STG.E${w} desc[UR4][R2.64], R4`]),
+          sass(
+            k('rmw_kernel'),
+            drop === 'rmw' && i === 2
+              ? [`STG.E${w} desc[UR4][R2.64], R4`]
+              : [`LDG.E${w} R4, desc[UR4][R2.64]`, `STG.E${w} desc[UR4][R2.64], R4`],
+          ),
           sass(k('vecmul_kernel'), [`LDG.E${w} R4, desc[UR4][R2.64]`, `LDG.E${w} R8, desc[UR4][R6.64]`, `STG.E${w} desc[UR4][R10.64], R4`]),
         ];
       })
@@ -43,7 +56,12 @@ describe('the traffic access check', () => {
   });
 
   it('reads PTX widths: v4.u32 is 16 bytes, v2.u32 8', () => {
-    const ptx = ['.visible .entry _Z12read_kernelI5uint4EvPKT_mm(', '\tld.global.v4.u32 \t{%r1, %r2, %r3, %r4}, [%rd5];', '.visible .entry _Z12write_kernelI5uint2EvPT_mm(', '\tst.global.v2.u32 \t[%rd2], {%r1, %r2};'].join('\n');
+    const ptx = [
+      '.visible .entry _Z12read_kernelI5uint4EvPKT_mm(',
+      '\tld.global.v4.u32 \t{%r1, %r2, %r3, %r4}, [%rd5];',
+      '.visible .entry _Z12write_kernelI5uint2EvPT_mm(',
+      '\tst.global.v2.u32 \t[%rd2], {%r1, %r2};',
+    ].join('\n');
     const kernels = trafficAccesses(ptx, 'ptx');
     expect(kernels.map((k) => [k.pattern, k.elementBytes, k.loads, k.stores])).toEqual([
       ['read', 16, [16], []],
@@ -61,14 +79,20 @@ describe.skipIf(NVCC === null)('the traffic kernels as compiled', () => {
     }
   }, 600_000);
 
-  it.skipIf(DISASM === null)('keep every load and store in the machine code (SASS, sm_90)', async () => {
-    const cubin = (await kernelBuild(NVCC!)).cubin('traffic.cu', 'sm_90');
-    const { stdout } = await exec(DISASM!.tool, [...DISASM!.args, cubin], { maxBuffer: 64 << 20 });
-    const kernels = trafficAccesses(stdout, 'sass');
-    expect(checkTrafficAccesses(kernels), accessReport(kernels)).toEqual([]);
-  }, 600_000);
+  it.skipIf(DISASM === null)(
+    'keep every load and store in the machine code (SASS, sm_90)',
+    async () => {
+      const cubin = (await kernelBuild(NVCC!)).cubin('traffic.cu', 'sm_90');
+      const { stdout } = await exec(DISASM!.tool, [...DISASM!.args, cubin], { maxBuffer: 64 << 20 });
+      const kernels = trafficAccesses(stdout, 'sass');
+      expect(checkTrafficAccesses(kernels), accessReport(kernels)).toEqual([]);
+    },
+    600_000,
+  );
 
   it('sass-check.sh runs the same check on the GPU host', () => {
-    expect(readFileSync(path.join(REPO_ROOT, 'scripts/device/sass-check.sh'), 'utf8')).toContain('test/integration/probe/traffic-accesses-cli.ts sass');
+    expect(readFileSync(path.join(REPO_ROOT, 'scripts/device/sass-check.sh'), 'utf8')).toContain(
+      'test/integration/probe/traffic-accesses-cli.ts sass',
+    );
   });
 });

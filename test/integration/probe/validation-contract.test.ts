@@ -19,7 +19,13 @@ const hasGpu = existsSync('/dev/nvidia0');
 
 type Limits = Pick<
   DeviceProperties,
-  'multiprocessorCount' | 'totalMemoryBytes' | 'totalConstMemBytes' | 'sharedMemPerBlockOptinBytes' | 'sharedMemPerBlockBytes' | 'maxThreadsPerBlock' | 'warpSize'
+  | 'multiprocessorCount'
+  | 'totalMemoryBytes'
+  | 'totalConstMemBytes'
+  | 'sharedMemPerBlockOptinBytes'
+  | 'sharedMemPerBlockBytes'
+  | 'maxThreadsPerBlock'
+  | 'warpSize'
 >;
 
 interface Row {
@@ -51,7 +57,11 @@ const sharedLimit = (d: Limits) => d.sharedMemPerBlockOptinBytes ?? d.sharedMemP
 function request(op: string, args: (d: Limits) => unknown): (d: Limits, id: number) => string {
   return (d, id) => JSON.stringify({ id, op, args: args(d) });
 }
-const bad = (name: string, op: string, args: (d: Limits) => unknown, code: ProbeErrorCode = 'bad_request'): Row => ({ name, line: request(op, args), code });
+const bad = (name: string, op: string, args: (d: Limits) => unknown, code: ProbeErrorCode = 'bad_request'): Row => ({
+  name,
+  line: request(op, args),
+  code,
+});
 const device = (name: string, op: string, args: (d: Limits) => unknown, code: ProbeErrorCode = 'bad_request'): Row => ({
   ...bad(name, op, args, code),
   needsDevice: true,
@@ -94,7 +104,12 @@ const ROWS: Row[] = [
   bad('batch with a negative size', 'pchase.batch', () => ({ ...chase, arrayBytes: undefined, arrayBytesList: [4096, -4] })),
   bad('batch size below the stride', 'pchase.batch', () => ({ ...chase, arrayBytes: undefined, arrayBytesList: [4096, 32] })),
   bad('pair without second', 'pchase.pair', () => ({ first: chaser, placement: 'same-sm', samples: 16 })),
-  bad('pair with stride 3', 'pchase.pair', () => ({ first: chaser, second: { ...chaser, strideBytes: 3 }, placement: 'same-sm', samples: 16 })),
+  bad('pair with stride 3', 'pchase.pair', () => ({
+    first: chaser,
+    second: { ...chaser, strideBytes: 3 },
+    placement: 'same-sm',
+    samples: 16,
+  })),
   bad('pair with unknown placement', 'pchase.pair', () => ({ first: chaser, second: chaser, placement: 'far', samples: 16 })),
   bad('pair with samples 0', 'pchase.pair', () => ({ first: chaser, second: chaser, placement: 'same-sm', samples: 0 })),
   bad('bandwidth with unknown mode', 'bandwidth', () => ({ ...bandwidth, mode: 'copy' })),
@@ -121,7 +136,13 @@ const ROWS: Row[] = [
   bad('batch flushL2 as a number', 'pchase.batch', () => ({ ...chase, arrayBytes: undefined, arrayBytesList: [4096], flushL2: 1 })),
   bad('carveoutPercent above 100', 'pchase', () => ({ ...chase, carveoutPercent: 101 })),
   bad('negative carveoutPercent', 'pchase.batch', () => ({ ...chase, arrayBytes: undefined, arrayBytesList: [4096], carveoutPercent: -1 })),
-  bad('fractional carveoutPercent on a pair', 'pchase.pair', () => ({ first: chaser, second: chaser, placement: 'same-sm', samples: 16, carveoutPercent: 50.5 })),
+  bad('fractional carveoutPercent on a pair', 'pchase.pair', () => ({
+    first: chaser,
+    second: chaser,
+    placement: 'same-sm',
+    samples: 16,
+    carveoutPercent: 50.5,
+  })),
   bad('self-test with an unknown space', 'selftest.consumer', () => ({ ...chase, space: 'global.cs' })),
   bad('self-test with samples 0', 'selftest.consumer', () => ({ ...chase, samples: 0 })),
   bad('self-test with flushL2 a string', 'selftest.consumer', () => ({ ...chase, flushL2: 'no' })),
@@ -145,17 +166,43 @@ const ROWS: Row[] = [
   bad('partition array not a multiple of 4', 'l2.partition', () => ({ mode: 'shared', arrayBytes: 4098 })),
   bad('partition stride beyond 1 MiB', 'l2.partition', () => ({ mode: 'shared', arrayBytes: 2 ** 22, strideBytes: 2 ** 20 + 4 })),
   bad('partition stride larger than the array', 'l2.partition', () => ({ mode: 'shared', arrayBytes: 1024, strideBytes: 2048 })),
-  bad('partition with more chunks than latencies buffered', 'l2.partition', () => ({ mode: 'shared', arrayBytes: (MAX_SAMPLES + 1) * 256, strideBytes: 256 })),
-  bad('pair on one chosen SM twice', 'pchase.pair', () => ({ first: chaser, second: chaser, placement: 'different-sm', smIds: [2, 2], samples: 16 })),
-  bad('pair on three chosen SMs', 'pchase.pair', () => ({ first: chaser, second: chaser, placement: 'different-sm', smIds: [0, 1, 2], samples: 16 })),
-  bad('same-sm pair on chosen SMs', 'pchase.pair', () => ({ first: chaser, second: { ...chaser, warp: 1 }, placement: 'same-sm', smIds: [0, 6], samples: 16 })),
+  bad('partition with more chunks than latencies buffered', 'l2.partition', () => ({
+    mode: 'shared',
+    arrayBytes: (MAX_SAMPLES + 1) * 256,
+    strideBytes: 256,
+  })),
+  bad('pair on one chosen SM twice', 'pchase.pair', () => ({
+    first: chaser,
+    second: chaser,
+    placement: 'different-sm',
+    smIds: [2, 2],
+    samples: 16,
+  })),
+  bad('pair on three chosen SMs', 'pchase.pair', () => ({
+    first: chaser,
+    second: chaser,
+    placement: 'different-sm',
+    smIds: [0, 1, 2],
+    samples: 16,
+  })),
+  bad('same-sm pair on chosen SMs', 'pchase.pair', () => ({
+    first: chaser,
+    second: { ...chaser, warp: 1 },
+    placement: 'same-sm',
+    smIds: [0, 6],
+    samples: 16,
+  })),
   bad('farnear without smIds', 'l2.farnear', () => ({ ...farnear, smIds: undefined })),
   bad('farnear with three SMs', 'l2.farnear', () => ({ ...farnear, smIds: [0, 1, 2] })),
   bad('farnear with one SM twice', 'l2.farnear', () => ({ ...farnear, smIds: [3, 3] })),
   bad('farnear with a negative SM id', 'l2.farnear', () => ({ ...farnear, smIds: [-1] })),
   bad('farnear array not whole 128 B lines', 'l2.farnear', () => ({ ...farnear, arrayBytes: 4096 + 64 })),
   bad('farnear stride not whole lines', 'l2.farnear', () => ({ ...farnear, strideBytes: 192 })),
-  bad('farnear with more chunks than latencies buffered', 'l2.farnear', () => ({ ...farnear, arrayBytes: (MAX_SAMPLES + 1) * 256, strideBytes: 256 })),
+  bad('farnear with more chunks than latencies buffered', 'l2.farnear', () => ({
+    ...farnear,
+    arrayBytes: (MAX_SAMPLES + 1) * 256,
+    strideBytes: 256,
+  })),
   bad('farnear with one pass', 'l2.farnear', () => ({ ...farnear, passes: 1 })),
   bad('farnear without shared', 'l2.farnear', () => ({ ...farnear, shared: undefined })),
   bad('persist without a window', 'l2.persist', () => ({ ...persist, windowBytes: undefined })),
@@ -192,36 +239,102 @@ const ROWS: Row[] = [
     arrayBytes: sharedLimit(d) - 1024,
     samples: MAX_SAMPLES,
   })),
-  device('pair lane out of range', 'pchase.pair', (d) => ({ first: { ...chaser, lane: d.warpSize }, second: chaser, placement: 'same-sm', samples: 16 })),
-  device('same-sm pair on one warp and lane', 'pchase.pair', () => ({ first: chaser, second: { ...chaser, warp: 0 }, placement: 'same-sm', samples: 16 })),
-  device('pair on an SM id the device lacks', 'pchase.pair', (d) => ({ first: chaser, second: chaser, placement: 'different-sm', smIds: [0, d.multiprocessorCount], samples: 16 })),
+  device('pair lane out of range', 'pchase.pair', (d) => ({
+    first: { ...chaser, lane: d.warpSize },
+    second: chaser,
+    placement: 'same-sm',
+    samples: 16,
+  })),
+  device('same-sm pair on one warp and lane', 'pchase.pair', () => ({
+    first: chaser,
+    second: { ...chaser, warp: 0 },
+    placement: 'same-sm',
+    samples: 16,
+  })),
+  device('pair on an SM id the device lacks', 'pchase.pair', (d) => ({
+    first: chaser,
+    second: chaser,
+    placement: 'different-sm',
+    smIds: [0, d.multiprocessorCount],
+    samples: 16,
+  })),
   device('farnear on an SM id the device lacks', 'l2.farnear', (d) => ({ ...farnear, smIds: [0, d.multiprocessorCount] })),
   device('bandwidth with too many threads', 'bandwidth', (d) => ({ ...bandwidth, threadsPerBlock: d.maxThreadsPerBlock + 1 })),
   device('placement with more blocks than SMs', 'compute.smid', (d) => ({ ...smid, clusterSize: 1, clusters: d.multiprocessorCount + 1 })),
   device('cluster sync with too many threads', 'cluster.sync', (d) => ({ ...clusterSync, threadsPerBlock: d.maxThreadsPerBlock + 1 })),
   device('DSMEM transfer beyond the shared limit', 'cluster.dsmem', (d) => ({ ...dsmem, transferBytes: down(sharedLimit(d), 8) })),
   // Memory and capability.
-  device('array larger than device memory', 'pchase', (d) => ({ ...chase, space: 'global.cg', arrayBytes: down(d.totalMemoryBytes * 2, 4) }), 'out_of_memory'),
-  device('batch arrays larger than device memory together', 'pchase.batch', (d) => ({
-    ...chase,
-    space: 'global.cg',
-    arrayBytesList: [down(d.totalMemoryBytes * 0.6, 4), down(d.totalMemoryBytes * 0.6, 4)],
-  }), 'out_of_memory'),
-  device('pair arrays larger than device memory together', 'pchase.pair', (d) => {
-    const half = { space: 'global.cg', arrayBytes: down(d.totalMemoryBytes * 0.6, 4), strideBytes: 4096 };
-    return { first: half, second: half, placement: 'same-sm', samples: 16 };
-  }, 'out_of_memory'),
-  device('private partition arrays larger than device memory together', 'l2.partition', (d) => ({
-    mode: 'private',
-    arrayBytes: down((d.totalMemoryBytes * 2) / d.multiprocessorCount, 1024 * 1024),
-    strideBytes: 1024 * 1024,
-  }), 'out_of_memory'),
-  device('persist array larger than device memory', 'l2.persist', (d) => ({ ...persist, arrayBytes: down(d.totalMemoryBytes * 2, 128) }), 'out_of_memory'),
-  device('traffic arrays larger than device memory together', 'traffic', (d) => ({ ...traffic, footprintBytes: down(d.totalMemoryBytes * 0.4, 16) }), 'out_of_memory'),
-  device('bandwidth array larger than device memory', 'bandwidth', (d) => ({ ...bandwidth, arrayBytes: down(d.totalMemoryBytes * 2, 16) }), 'out_of_memory'),
-  device('copy of more than half the device memory (source and target)', 'bandwidth.copy', (d) => ({ arrayBytes: down(d.totalMemoryBytes * 0.6, 16), repetitions: 1 }), 'out_of_memory'),
-  device('chain beyond 32-bit element indices', 'pchase', () => ({ ...chase, space: 'global.cg', arrayBytes: MAX_CHAIN_BYTES + 4, strideBytes: 4096 }), 'unsupported'),
-  device('texture beyond the linear texture limit', 'pchase', () => ({ ...chase, space: 'texture', arrayBytes: (MAX_TEXTURE_ELEMENTS + 1) * 4, strideBytes: 4096 }), 'unsupported'),
+  device(
+    'array larger than device memory',
+    'pchase',
+    (d) => ({ ...chase, space: 'global.cg', arrayBytes: down(d.totalMemoryBytes * 2, 4) }),
+    'out_of_memory',
+  ),
+  device(
+    'batch arrays larger than device memory together',
+    'pchase.batch',
+    (d) => ({
+      ...chase,
+      space: 'global.cg',
+      arrayBytesList: [down(d.totalMemoryBytes * 0.6, 4), down(d.totalMemoryBytes * 0.6, 4)],
+    }),
+    'out_of_memory',
+  ),
+  device(
+    'pair arrays larger than device memory together',
+    'pchase.pair',
+    (d) => {
+      const half = { space: 'global.cg', arrayBytes: down(d.totalMemoryBytes * 0.6, 4), strideBytes: 4096 };
+      return { first: half, second: half, placement: 'same-sm', samples: 16 };
+    },
+    'out_of_memory',
+  ),
+  device(
+    'private partition arrays larger than device memory together',
+    'l2.partition',
+    (d) => ({
+      mode: 'private',
+      arrayBytes: down((d.totalMemoryBytes * 2) / d.multiprocessorCount, 1024 * 1024),
+      strideBytes: 1024 * 1024,
+    }),
+    'out_of_memory',
+  ),
+  device(
+    'persist array larger than device memory',
+    'l2.persist',
+    (d) => ({ ...persist, arrayBytes: down(d.totalMemoryBytes * 2, 128) }),
+    'out_of_memory',
+  ),
+  device(
+    'traffic arrays larger than device memory together',
+    'traffic',
+    (d) => ({ ...traffic, footprintBytes: down(d.totalMemoryBytes * 0.4, 16) }),
+    'out_of_memory',
+  ),
+  device(
+    'bandwidth array larger than device memory',
+    'bandwidth',
+    (d) => ({ ...bandwidth, arrayBytes: down(d.totalMemoryBytes * 2, 16) }),
+    'out_of_memory',
+  ),
+  device(
+    'copy of more than half the device memory (source and target)',
+    'bandwidth.copy',
+    (d) => ({ arrayBytes: down(d.totalMemoryBytes * 0.6, 16), repetitions: 1 }),
+    'out_of_memory',
+  ),
+  device(
+    'chain beyond 32-bit element indices',
+    'pchase',
+    () => ({ ...chase, space: 'global.cg', arrayBytes: MAX_CHAIN_BYTES + 4, strideBytes: 4096 }),
+    'unsupported',
+  ),
+  device(
+    'texture beyond the linear texture limit',
+    'pchase',
+    () => ({ ...chase, space: 'texture', arrayBytes: (MAX_TEXTURE_ELEMENTS + 1) * 4, strideBytes: 4096 }),
+    'unsupported',
+  ),
 ];
 
 const GOOD_CHASE = (id: number) => JSON.stringify({ id, op: 'pchase', args: chase });
@@ -234,7 +347,11 @@ interface Answered {
 }
 
 /** Sends every row, each followed by a good request; returns each row's answer and checks each good request succeeded. */
-async function answerTable(limits: Limits, good: (id: number) => string, send: (lines: string[]) => ReturnType<typeof exchange>): Promise<Answered[]> {
+async function answerTable(
+  limits: Limits,
+  good: (id: number) => string,
+  send: (lines: string[]) => ReturnType<typeof exchange>,
+): Promise<Answered[]> {
   const lines = ROWS.flatMap((row, i) => [row.line(limits, 1000 + i), good(2000 + i)]);
   const { responses, exitCode, stderr } = await send(lines);
   expect(exitCode, stderr).toBe(0);
@@ -260,14 +377,23 @@ describe('hello ops contract: simulated GPU and native probe', () => {
     ((await send([GOOD_HELLO(1)])).responses[0]?.result as { ops?: string[] } | undefined)?.ops;
 
   it('the simulated GPU lists every protocol op', async () => {
-    expect([...((await helloOps((lines) => exchange(lines, process.env, process.execPath, SIM_ARGS))) ?? [])].sort()).toEqual([...PROBE_OPS].sort());
+    expect([...((await helloOps((lines) => exchange(lines, process.env, process.execPath, SIM_ARGS))) ?? [])].sort()).toEqual(
+      [...PROBE_OPS].sort(),
+    );
   }, 60_000);
 
-  it.skipIf(!probeBuilt)(`the native probe lists the same ops as the simulated GPU (${probeBuilt ? PROBE_PATH : 'skipped: probe not built'})`, async () => {
-    const [native, sim] = await Promise.all([helloOps((lines) => exchange(lines)), helloOps((lines) => exchange(lines, process.env, process.execPath, SIM_ARGS))]);
-    expect(native).toBeDefined();
-    expect([...native!].sort()).toEqual([...sim!].sort());
-  }, 60_000);
+  it.skipIf(!probeBuilt)(
+    `the native probe lists the same ops as the simulated GPU (${probeBuilt ? PROBE_PATH : 'skipped: probe not built'})`,
+    async () => {
+      const [native, sim] = await Promise.all([
+        helloOps((lines) => exchange(lines)),
+        helloOps((lines) => exchange(lines, process.env, process.execPath, SIM_ARGS)),
+      ]);
+      expect(native).toBeDefined();
+      expect([...native!].sort()).toEqual([...sim!].sort());
+    },
+    60_000,
+  );
 });
 
 describe('request validation contract: simulated GPU and native probe', () => {
@@ -275,12 +401,12 @@ describe('request validation contract: simulated GPU and native probe', () => {
     expect(await simAnswers()).toEqual(expected((row) => row.code));
   }, 60_000);
 
-  describe.skipIf(!probeBuilt)(`native probe (${probeBuilt ? PROBE_PATH : `skipped: ${PROBE_PATH} not built (npm run build:probe)`})`, () => {
-    it(
-      hasGpu
+  describe.skipIf(!probeBuilt)(
+    `native probe (${probeBuilt ? PROBE_PATH : `skipped: ${PROBE_PATH} not built (npm run build:probe)`})`,
+    () => {
+      it(hasGpu
         ? 'answers every row with the same code as the simulated GPU and keeps serving'
-        : 'without a GPU: same code as the simulated GPU for every device-free row, unsupported for rows needing device limits, and keeps serving',
-      async () => {
+        : 'without a GPU: same code as the simulated GPU for every device-free row, unsupported for rows needing device limits, and keeps serving', async () => {
         const hello = await exchange([GOOD_HELLO(1)]);
         const devices = (hello.responses[0]?.result as { devices?: DeviceProperties[] } | undefined)?.devices ?? [];
         const probeDevice = devices[0];
@@ -295,8 +421,7 @@ describe('request validation contract: simulated GPU and native probe', () => {
           const deviceFree = (answers: Answered[]) => answers.filter((_, i) => !ROWS[i]!.needsDevice);
           expect(deviceFree(probeAnswers)).toEqual(deviceFree(sim));
         }
-      },
-      120_000,
-    );
-  });
+      }, 120_000);
+    },
+  );
 });

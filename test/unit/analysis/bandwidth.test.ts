@@ -74,8 +74,12 @@ describe('bestBandwidthPoint and describeGeometry', () => {
   });
 
   it('names SMs, blocks per SM, threads and passes, blocks dealt one per SM first', () => {
-    expect(describeGeometry({ blocks: 200, threadsPerBlock: 1024, passes: 64 }, 100)).toBe('100 SMs × 2 blocks × 1024 threads, 64 passes per launch');
-    expect(describeGeometry({ blocks: 25, threadsPerBlock: 256, passes: 1 }, 100)).toBe('25 SMs × 1 block × 256 threads, 1 pass per launch');
+    expect(describeGeometry({ blocks: 200, threadsPerBlock: 1024, passes: 64 }, 100)).toBe(
+      '100 SMs × 2 blocks × 1024 threads, 64 passes per launch',
+    );
+    expect(describeGeometry({ blocks: 25, threadsPerBlock: 256, passes: 1 }, 100)).toBe(
+      '25 SMs × 1 block × 256 threads, 1 pass per launch',
+    );
   });
 });
 

@@ -7,7 +7,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detectSizeChangePoint, ksTest, mean, median, slowThreshold, stepFitIndex, type SweepPoint } from '../../../server/analysis/index.js';
+import {
+  detectSizeChangePoint,
+  ksTest,
+  mean,
+  median,
+  slowThreshold,
+  stepFitIndex,
+  type SweepPoint,
+} from '../../../server/analysis/index.js';
 import { Prng } from '../../../server/gpu/sim/prng.js';
 
 const MAX_POOL_SAMPLES = 16_384;
@@ -38,11 +46,24 @@ function reference(points: readonly SweepPoint[]) {
     index -= 1;
   }
   const medians = points.map((point) => median(point.samples));
-  return { index, slowShares, ks: ksTest(referencePooled(points, 0, index), referencePooled(points, index, points.length), 0.001), low: Math.min(...medians), high: Math.max(...medians) };
+  return {
+    index,
+    slowShares,
+    ks: ksTest(referencePooled(points, 0, index), referencePooled(points, index, points.length), 0.001),
+    low: Math.min(...medians),
+    high: Math.max(...medians),
+  };
 }
 
 /** A size sweep whose misses ramp up past a capacity, with rare disturbances. */
-function sweep(seed: number, pointCount: number, samplesPerPoint: number, capacityAt: number, rampPoints: number, missCycles: number): SweepPoint[] {
+function sweep(
+  seed: number,
+  pointCount: number,
+  samplesPerPoint: number,
+  capacityAt: number,
+  rampPoints: number,
+  missCycles: number,
+): SweepPoint[] {
   const rng = new Prng(seed);
   return Array.from({ length: pointCount }, (_, i) => {
     const missShare = i < capacityAt ? 0 : Math.min(1, (i - capacityAt + 1) / (rampPoints + 1));
@@ -60,19 +81,32 @@ function sweep(seed: number, pointCount: number, samplesPerPoint: number, capaci
 describe('detectSizeChangePoint against the reference walk', () => {
   it('finds the same change point and the same K-S test on ramped, noisy sweeps (pools thinned)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 12, max: 48 }), fc.constantFrom(256, 1024), fc.double({ min: 0.2, max: 0.8, noNaN: true }), fc.integer({ min: 0, max: 20 }), fc.integer({ min: 60, max: 600 }), (seed, pointCount, samplesPerPoint, capacityShare, rampPoints, missCycles) => {
-        const points = sweep(seed, pointCount, samplesPerPoint, Math.floor(pointCount * capacityShare), rampPoints, missCycles);
-        const expected = reference(points);
-        const result = detectSizeChangePoint(points);
-        expect(result.slowShares).toEqual(expected?.slowShares ?? result.slowShares);
-        if (!expected || !expected.ks.differs) {
-          expect(result.found).toBe(false);
-          return;
-        }
-        expect(result.found).toBe(true);
-        if (!result.found) return;
-        expect({ index: result.index, ks: result.ks, low: result.lowMedianCycles, high: result.highMedianCycles }).toEqual({ index: expected.index, ks: expected.ks, low: expected.low, high: expected.high });
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.integer({ min: 12, max: 48 }),
+        fc.constantFrom(256, 1024),
+        fc.double({ min: 0.2, max: 0.8, noNaN: true }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 60, max: 600 }),
+        (seed, pointCount, samplesPerPoint, capacityShare, rampPoints, missCycles) => {
+          const points = sweep(seed, pointCount, samplesPerPoint, Math.floor(pointCount * capacityShare), rampPoints, missCycles);
+          const expected = reference(points);
+          const result = detectSizeChangePoint(points);
+          expect(result.slowShares).toEqual(expected?.slowShares ?? result.slowShares);
+          if (!expected || !expected.ks.differs) {
+            expect(result.found).toBe(false);
+            return;
+          }
+          expect(result.found).toBe(true);
+          if (!result.found) return;
+          expect({ index: result.index, ks: result.ks, low: result.lowMedianCycles, high: result.highMedianCycles }).toEqual({
+            index: expected.index,
+            ks: expected.ks,
+            low: expected.low,
+            high: expected.high,
+          });
+        },
+      ),
       { numRuns: 40 },
     );
   });

@@ -31,7 +31,15 @@ function sweep(spec: SyntheticSweep, samples = 512): SweepPoint[] {
 
 const KIB = 1024;
 const sizes = Array.from({ length: 40 }, (_, i) => (i + 1) * KIB);
-const base: SyntheticSweep = { sizes, capacityBytes: 24.5 * KIB, rampBytes: 0, hitCycles: 40, missCycles: 210, outlierProbability: 0.005, seed: 1 };
+const base: SyntheticSweep = {
+  sizes,
+  capacityBytes: 24.5 * KIB,
+  rampBytes: 0,
+  hitCycles: 40,
+  missCycles: 210,
+  outlierProbability: 0.005,
+  seed: 1,
+};
 
 describe('detectSizeChangePoint', () => {
   it('finds a sharp step between the last fitting and the first missing size', () => {

@@ -7,7 +7,9 @@ const THRESHOLD = (HIT + MISS) / 2;
 
 /** A cold walk at `strideBytes` over units of `granularityBytes`: the first load into each unit misses. */
 function coldWalk(strideBytes: number, granularityBytes: number, loads = 256): StridePoint {
-  const samples = Array.from({ length: loads }, (_, i) => (Math.floor((i * strideBytes) / granularityBytes) !== Math.floor(((i - 1) * strideBytes) / granularityBytes) || i === 0 ? MISS : HIT));
+  const samples = Array.from({ length: loads }, (_, i) =>
+    Math.floor((i * strideBytes) / granularityBytes) !== Math.floor(((i - 1) * strideBytes) / granularityBytes) || i === 0 ? MISS : HIT,
+  );
   return { strideBytes, samples };
 }
 
@@ -15,7 +17,10 @@ const STRIDES = [4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256];
 
 describe('fitFetchGranularity', () => {
   it.each([32, 64, 128, 256])('recovers a %i B fetch granularity from cold walks', (granularity) => {
-    const result = fitFetchGranularity(STRIDES.map((stride) => coldWalk(stride, granularity)).concat([coldWalk(512, granularity)]), THRESHOLD);
+    const result = fitFetchGranularity(
+      STRIDES.map((stride) => coldWalk(stride, granularity)).concat([coldWalk(512, granularity)]),
+      THRESHOLD,
+    );
     expect(result).toMatchObject({ found: true, granularityBytes: granularity });
     if (result.found) expect(result.confidence).toBeGreaterThan(0.9);
   });
@@ -31,8 +36,16 @@ describe('fitFetchGranularity', () => {
     const warm = STRIDES.map((strideBytes) => ({ strideBytes, samples: Array(64).fill(HIT) }));
     expect(fitFetchGranularity(warm, THRESHOLD)).toMatchObject({ found: false, reason: expect.stringContaining('not cold') });
     const allMiss = STRIDES.map((strideBytes) => ({ strideBytes, samples: Array(64).fill(MISS) }));
-    expect(fitFetchGranularity(allMiss, THRESHOLD)).toMatchObject({ found: false, reason: expect.stringContaining('no stride shows hits') });
-    expect(fitFetchGranularity(STRIDES.slice(0, 2).map((s) => coldWalk(s, 32)), THRESHOLD).found).toBe(false);
+    expect(fitFetchGranularity(allMiss, THRESHOLD)).toMatchObject({
+      found: false,
+      reason: expect.stringContaining('no stride shows hits'),
+    });
+    expect(
+      fitFetchGranularity(
+        STRIDES.slice(0, 2).map((s) => coldWalk(s, 32)),
+        THRESHOLD,
+      ).found,
+    ).toBe(false);
   });
 
   it('models 1 - s/g below the granularity and no hits from it on', () => {

@@ -5,7 +5,10 @@ import { ksGapAt, ksStatistic, ksTest, ksTestOfSorted } from '../../../server/an
 const sorted = (values: readonly number[]) => Float64Array.from(values).sort();
 const atMost = (values: readonly number[], t: number) => values.filter((value) => value <= t).length;
 /** Latency-like samples: small integers with ties, now and then a far outlier. */
-const samples = fc.array(fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 20, max: 60 }) }, { weight: 1, arbitrary: fc.integer({ min: 61, max: 50_000 }) }), { minLength: 1, maxLength: 200 });
+const samples = fc.array(
+  fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 20, max: 60 }) }, { weight: 1, arbitrary: fc.integer({ min: 61, max: 50_000 }) }),
+  { minLength: 1, maxLength: 200 },
+);
 
 describe('ksGapAt: a lower bound on D at one value', () => {
   it('never exceeds the K-S statistic, and is the CDFs’ gap at t wherever both samples go on above t', () => {

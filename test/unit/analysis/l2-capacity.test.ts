@@ -63,7 +63,11 @@ interface Run {
   run: number;
   raw: RawSeries[];
 }
-const runs = (JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/h100/discovery-ii-3-runs.json.gz', import.meta.url))).toString()) as { runs: Run[] }).runs;
+const runs = (
+  JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/h100/discovery-ii-3-runs.json.gz', import.meta.url))).toString()) as {
+    runs: Run[];
+  }
+).runs;
 
 describe.each(runs.map((run) => [run.run, run] as const))('the recorded H100 sweep, run %i', (_, run) => {
   const device = (run.raw.find((series) => series.op === 'hello')!.result as HelloResult).devices[0]!;

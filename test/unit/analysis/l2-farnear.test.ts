@@ -3,7 +3,10 @@ import { analyseFarnear, analysePersist, analyseSharedCapacity, hitShare, latenc
 
 /** A deterministic series: chunk c gets `a` when its bit pattern says so, else `b`, with a few cycles of spread. */
 function series(smId: number, n: number, a: number, b: number, shareA = 0.5): { smId: number; latenciesCycles: number[] } {
-  return { smId, latenciesCycles: Array.from({ length: n }, (_, c) => (((c * 2654435761) >>> 0) / 2 ** 32 < shareA ? a : b) + (c % 5) - 2) };
+  return {
+    smId,
+    latenciesCycles: Array.from({ length: n }, (_, c) => (((c * 2654435761) >>> 0) / 2 ** 32 < shareA ? a : b) + (c % 5) - 2),
+  };
 }
 
 describe('l2.farnear analysis', () => {
@@ -53,7 +56,10 @@ describe('l2.farnear analysis', () => {
   });
 
   it('counts persisting-window hits without and with the window', () => {
-    expect(analysePersist({ withoutCycles: [600, 610, 750, 300], withCycles: [300, 310, 320, 760] }, 450)).toEqual({ hitRateWithout: 0.25, hitRateWith: 0.75 });
+    expect(analysePersist({ withoutCycles: [600, 610, 750, 300], withCycles: [300, 310, 320, 760] }, 450)).toEqual({
+      hitRateWithout: 0.25,
+      hitRateWith: 0.75,
+    });
     expect(hitShare([], 100)).toBe(0);
   });
 });

@@ -135,7 +135,10 @@ describe('analyseL2Partitions', () => {
   });
 
   it('refuses series too short to split', () => {
-    expect(analyseL2Partitions([[{ smId: 0, latenciesCycles: [280, 312] }]])).toEqual({ found: false, reason: 'no SM timed 16 or more chunks' });
+    expect(analyseL2Partitions([[{ smId: 0, latenciesCycles: [280, 312] }]])).toEqual({
+      found: false,
+      reason: 'no SM timed 16 or more chunks',
+    });
     expect(analyseL2Partitions([]).found).toBe(false);
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { classifyReRead, countCaches, decideSharing, referenceOf, type PlacementTest, type ReReadVerdict } from '../../../server/analysis/sharing.js';
+import {
+  classifyReRead,
+  countCaches,
+  decideSharing,
+  referenceOf,
+  type PlacementTest,
+  type ReReadVerdict,
+} from '../../../server/analysis/sharing.js';
 
 /** Synthetic re-read latencies: `misses` of `count` loads at the miss latency (spread over the walk), the rest at the hit latency, with a little jitter. */
 function reRead(count: number, misses: number, hitCycles = 42, missCycles = 270): number[] {
@@ -74,7 +81,12 @@ describe('countCaches', () => {
   const doubling = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
   it('counts one cache when every thread evicts thread 0', () => {
-    expect(countCaches(doubling.map((b) => test(0, b, true)))).toEqual({ found: true, count: 1, groups: [[0, ...doubling]], confidence: 0.9 });
+    expect(countCaches(doubling.map((b) => test(0, b, true)))).toEqual({
+      found: true,
+      count: 1,
+      groups: [[0, ...doubling]],
+      confidence: 0.9,
+    });
   });
 
   it('counts the groups of threads that keep each other’s lines (two halves of an SM)', () => {
@@ -82,7 +94,10 @@ describe('countCaches', () => {
     const tests = [...doubling.map((b) => test(0, b, b !== 32)), test(32, 96, true), test(0, 96, false)];
     const count = countCaches(tests);
     expect(count).toMatchObject({ found: true, count: 2 });
-    expect(count.found && count.groups).toEqual([[0, 1, 2, 4, 8, 16, 64, 128, 256, 512], [32, 96]]);
+    expect(count.found && count.groups).toEqual([
+      [0, 1, 2, 4, 8, 16, 64, 128, 256, 512],
+      [32, 96],
+    ]);
   });
 
   it('counts four caches only when the threads that kept thread 0’s lines were told apart', () => {

@@ -63,7 +63,11 @@ const name = (edge: Edge) => `${edge.from} -> ${edge.to}`;
 const moduleOf = (file: string) => file.replace(/\.ts$/, '');
 
 /** `import … from`, `export … from`, a bare `import './x.js'` and a dynamic `import('./x.js')`. */
-const IMPORTS = [/^(import type|import|export)[^'"]*?from ['"](\.[^'"]+)['"]/gm, /^(import) ['"](\.[^'"]+)['"]/gm, /\b(import)\(['"](\.[^'"]+)['"]\)/g];
+const IMPORTS = [
+  /^(import type|import|export)[^'"]*?from ['"](\.[^'"]+)['"]/gm,
+  /^(import) ['"](\.[^'"]+)['"]/gm,
+  /\b(import)\(['"](\.[^'"]+)['"]\)/g,
+];
 
 function edges(): Edge[] {
   const found: Edge[] = [];
@@ -135,7 +139,9 @@ describe('import boundaries', () => {
   });
 
   it('imports only from the same floor or below', () => {
-    const upward = all.filter((edge) => unit(edge.from) !== unit(edge.to) && (FLOORS[unit(edge.to)] ?? 0) > (FLOORS[unit(edge.from)] ?? 0)).map(name);
+    const upward = all
+      .filter((edge) => unit(edge.from) !== unit(edge.to) && (FLOORS[unit(edge.to)] ?? 0) > (FLOORS[unit(edge.from)] ?? 0))
+      .map(name);
     expect([...new Set(upward)].sort()).toEqual([]);
   });
 
@@ -162,6 +168,8 @@ describe('import boundaries', () => {
   });
 
   it('keeps routes away from SQLite, NVML and the probe (they read the topology service; shapes may be shared)', () => {
-    expect(all.filter((edge) => unit(edge.from) === 'api' && !edge.typeOnly && ['store', 'dynamic', 'gpu'].includes(unit(edge.to)))).toEqual([]);
+    expect(
+      all.filter((edge) => unit(edge.from) === 'api' && !edge.typeOnly && ['store', 'dynamic', 'gpu'].includes(unit(edge.to))),
+    ).toEqual([]);
   });
 });

@@ -24,7 +24,11 @@ function program(): Command {
 }
 
 /** What the CLI's program lists as its commands (the implicit `help` included). */
-const commandNames = (root: Command) => root.createHelp().visibleCommands(root).map((c) => c.name());
+const commandNames = (root: Command) =>
+  root
+    .createHelp()
+    .visibleCommands(root)
+    .map((c) => c.name());
 
 function scriptFile(shell: 'bash' | 'zsh', root = program()): string {
   const file = path.join(dir, `${shell}-${Math.random().toString(36).slice(2)}`);
@@ -35,7 +39,13 @@ function scriptFile(shell: 'bash' | 'zsh', root = program()): string {
 /** Bash's completion of `line` (the last word is the one completed): what COMPREPLY holds. */
 function bashComplete(script: string, line: string): string[] {
   const words = line.split(' ');
-  const body = [`source ${JSON.stringify(script)}`, `COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')})`, `COMP_CWORD=${words.length - 1}`, '_topod_completion', 'printf "%s\\n" "${COMPREPLY[@]}"'].join('\n');
+  const body = [
+    `source ${JSON.stringify(script)}`,
+    `COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')})`,
+    `COMP_CWORD=${words.length - 1}`,
+    '_topod_completion',
+    'printf "%s\\n" "${COMPREPLY[@]}"',
+  ].join('\n');
   const run = spawnSync('bash', ['--norc', '--noprofile', '-c', body], { encoding: 'utf8' });
   expect(run.status, run.stderr).toBe(0);
   return run.stdout.split('\n').filter(Boolean).sort();
@@ -106,15 +116,19 @@ describe('completion scripts', () => {
     expect(bashComplete(script, 'topod serve --probe-w')).toEqual(['--probe-when']);
   });
 
-  it.skipIf(!ZSH)('zsh: the same, through zsh’s own completion system', () => {
-    const script = scriptFile('zsh');
-    expect(spawnSync('zsh', ['-n', script]).status).toBe(0);
-    expect(zshComplete(script, 'topod ')).toEqual([...commandNames(program())].sort());
-    expect(zshComplete(script, 'topod gpus -o ')).toEqual([...OUTPUT_FORMATS].sort());
-    expect(zshComplete(script, 'topod --url http://node:8080 jobs --state ')).toEqual([...JOB_STATES].sort());
-    expect(zshComplete(script, 'topod completion ')).toEqual(['bash', 'zsh']);
-    expect(zshComplete(script, 'topod topology 0 -')).toEqual(expect.arrayContaining(['--output', '--no-headers', '--url', '-o']));
-  }, 120_000);
+  it.skipIf(!ZSH)(
+    'zsh: the same, through zsh’s own completion system',
+    () => {
+      const script = scriptFile('zsh');
+      expect(spawnSync('zsh', ['-n', script]).status).toBe(0);
+      expect(zshComplete(script, 'topod ')).toEqual([...commandNames(program())].sort());
+      expect(zshComplete(script, 'topod gpus -o ')).toEqual([...OUTPUT_FORMATS].sort());
+      expect(zshComplete(script, 'topod --url http://node:8080 jobs --state ')).toEqual([...JOB_STATES].sort());
+      expect(zshComplete(script, 'topod completion ')).toEqual(['bash', 'zsh']);
+      expect(zshComplete(script, 'topod topology 0 -')).toEqual(expect.arrayContaining(['--output', '--no-headers', '--url', '-o']));
+    },
+    120_000,
+  );
 
   it.skipIf(ZSH)('zsh completion test skipped — zsh is not installed', () => {
     expect(ZSH).toBe(false);

@@ -24,7 +24,9 @@ describe('parseSize', () => {
     ['1.5 GiB', 1.5 * 1024 ** 3],
   ])('reads %s', (text, bytes) => expect(parseSize(text)).toBe(bytes));
 
-  it.each(['lots', '12 parsecs', '-4', ''])('refuses %j, saying what it takes', (text) => expect(() => parseSize(text)).toThrow(/is not a size: write bytes or a number with KiB/));
+  it.each(['lots', '12 parsecs', '-4', ''])('refuses %j, saying what it takes', (text) =>
+    expect(() => parseSize(text)).toThrow(/is not a size: write bytes or a number with KiB/),
+  );
 });
 
 describe('fitText', () => {
@@ -63,7 +65,9 @@ describe('tables', () => {
     expect(partitions).toBeGreaterThan(1);
     const expected = `${partitions} partitions of ${formatBytes(l2.size!.value / partitions)}`;
     expect(sizeText(l2)).toBe(expected);
-    const row = topologyTable(withoutNvml.merged).split('\n').find((line) => line.startsWith('L2 '));
+    const row = topologyTable(withoutNvml.merged)
+      .split('\n')
+      .find((line) => line.startsWith('L2 '));
     expect(row).toContain(expected);
     expect(row).not.toContain('×');
   });
@@ -80,11 +84,16 @@ describe('tables', () => {
 
   it('without headers: only the rows (no title, heading, rule or footer); wide: more columns', () => {
     expect(table(['a', 'bb'], [['1', '2']], false)).toBe('1  2');
-    const rows = topologyTable({ ...withoutNvml.merged, conditions: busyConditions(withoutNvml.merged.gpu.uuid) }, { wide: false, headers: false }).split('\n');
+    const rows = topologyTable(
+      { ...withoutNvml.merged, conditions: busyConditions(withoutNvml.merged.gpu.uuid) },
+      { wide: false, headers: false },
+    ).split('\n');
     expect(rows).toHaveLength(Object.keys(withoutNvml.merged.elements).length);
     expect(rows[0]).toMatch(/^L1\s/);
     const wide = topologyTable(withoutNvml.merged, { wide: true, headers: true }).split('\n');
-    expect(wide[1]).toMatch(/^element\s+size\s+latency\s+p50\/p95\s+line\s+fetch\s+bandwidth\s+one SM reaches\s+miss penalty\s+confidence\s+sources$/);
+    expect(wide[1]).toMatch(
+      /^element\s+size\s+latency\s+p50\/p95\s+line\s+fetch\s+bandwidth\s+one SM reaches\s+miss penalty\s+confidence\s+sources$/,
+    );
     const l2 = withoutNvml.merged.elements.l2 as ElementTopology;
     expect(wide.find((line) => line.startsWith('L2 '))).toContain(formatBytes(l2.segmentSize!.value));
     const jobs = jobTable([makeJob({ id: 'job-x', only: ['l1'] })], { wide: true, headers: false });
@@ -134,12 +143,19 @@ describe('tables', () => {
   });
 
   it('a job waiting for a busy GPU: its state, why, and since when; a job that measures even if busy says so', () => {
-    const waiting = makeJob({ id: 'job-w', state: 'waiting', phase: 'gpu-busy: 1 compute process (2.3 GiB), 100 % utilization', waitingSince: '2026-01-01T10:00:00.000Z' });
+    const waiting = makeJob({
+      id: 'job-w',
+      state: 'waiting',
+      phase: 'gpu-busy: 1 compute process (2.3 GiB), 100 % utilization',
+      waitingSince: '2026-01-01T10:00:00.000Z',
+    });
     expect(jobPhaseText(waiting)).toBe('gpu-busy: 1 compute process (2.3 GiB), 100 % utilization (waiting since 2026-01-01T10:00:00.000Z)');
     expect(jobPhaseText(makeJob({ state: 'running', phase: 'l2' }))).toBe('l2');
     const text = jobTable([waiting, makeJob({ id: 'job-b', state: 'running', evenIfBusy: true })]);
     const row = text.split('\n').find((line) => line.startsWith('job-w'));
-    expect(row).toMatch(/ waiting +0% +gpu-busy: 1 compute process \(2\.3 GiB\), 100 % utilization \(waiting since 2026-01-01T10:00:00\.000Z\)/);
+    expect(row).toMatch(
+      / waiting +0% +gpu-busy: 1 compute process \(2\.3 GiB\), 100 % utilization \(waiting since 2026-01-01T10:00:00\.000Z\)/,
+    );
     expect(text.split('\n').find((line) => line.startsWith('job-b'))).toContain('running (even if busy)');
   });
 
@@ -148,7 +164,11 @@ describe('tables', () => {
     const busy = topologyTable({ ...withoutNvml.merged, conditions: busyConditions(uuid) }).split('\n');
     expect(busy.at(-1)).toBe(`warning: ${conditionsLine(busyConditions(uuid)).text}`);
     expect(busy[1]).toMatch(/^element\s+size/);
-    expect(topologyTable({ ...withoutNvml.merged, conditions: idleConditions(uuid) }).split('\n').at(-1)).toBe(conditionsLine(idleConditions(uuid)).text);
+    expect(
+      topologyTable({ ...withoutNvml.merged, conditions: idleConditions(uuid) })
+        .split('\n')
+        .at(-1),
+    ).toBe(conditionsLine(idleConditions(uuid)).text);
     expect(topologyTable(withoutNvml.merged).split('\n').at(-1)).not.toMatch(/GPU|conditions/);
   });
 });

@@ -29,7 +29,10 @@ describe('topod, without a daemon', () => {
   });
 
   it('serve --help lists every daemon setting with its variable and default, from config’s table', async () => {
-    for (const args of [['serve', '--help'], ['help', 'serve']]) {
+    for (const args of [
+      ['serve', '--help'],
+      ['help', 'serve'],
+    ]) {
       const run = await cli(args);
       expect(run.code).toBe(0);
       const text = run.stdout.replace(/\s+/g, ' ');
@@ -44,7 +47,11 @@ describe('topod, without a daemon', () => {
 
   it('serve hands the daemon exactly the flags given, switches without a value', () => {
     const root = new Command('topod').exitOverride();
-    const context: CliContext = { io: { stdout: new PassThrough(), stderr: new PassThrough(), env: {} }, client: () => undefined as never, exit: () => undefined };
+    const context: CliContext = {
+      io: { stdout: new PassThrough(), stderr: new PassThrough(), env: {} },
+      client: () => undefined as never,
+      exit: () => undefined,
+    };
     let handed: string[] = [];
     const serve = serveCommand(context).exitOverride();
     serve.action((_options: unknown, self: Command) => {

@@ -36,7 +36,14 @@ describe('watching a job that waits for its busy GPU', () => {
       { ...waiting },
       { ...waiting, phase: `interfered: ${BUSY}` },
       { ...waiting, state: 'running', phase: 'l1', progress: 0.5, startedAt: '2026-01-01T10:05:00.000Z' },
-      { ...waiting, state: 'succeeded', phase: null, progress: 1, startedAt: '2026-01-01T10:05:00.000Z', finishedAt: '2026-01-01T10:05:04.000Z' },
+      {
+        ...waiting,
+        state: 'succeeded',
+        phase: null,
+        progress: 1,
+        startedAt: '2026-01-01T10:05:00.000Z',
+        finishedAt: '2026-01-01T10:05:04.000Z',
+      },
     ]);
     expect(run.end).toMatchObject({ id: 'job-w', state: 'succeeded' });
     expect(jobDurationText(run.end)).toBe(' in 4.0 s');

@@ -51,7 +51,8 @@ const substitute = (expr: string): string => expr.replace(/\$[A-Za-z_]+/g, (name
 /** Every PromQL query of the dashboard: the panels' and the selectors of the variables' label_values(). */
 function queries(): Array<{ where: string; expr: string }> {
   const out: Array<{ where: string; expr: string }> = [];
-  for (const panel of dashboard.panels) for (const target of panel.targets ?? []) out.push({ where: `${panel.title} ${target.refId}`, expr: substitute(target.expr) });
+  for (const panel of dashboard.panels)
+    for (const target of panel.targets ?? []) out.push({ where: `${panel.title} ${target.refId}`, expr: substitute(target.expr) });
   for (const variable of dashboard.templating.list) {
     if (variable.type !== 'query') continue;
     const query = typeof variable.query === 'string' ? variable.query : variable.query.query;
@@ -83,7 +84,9 @@ describe('the Grafana dashboard', () => {
 
   beforeAll(async () => {
     const result = recordedH100Result();
-    t = await buildTestApp({ topology: new DocumentTopology([mergedGpu({ ...result, conditions: busyConditions(result.gpu.uuid) }, 'h100-80gb-mig-mixed.json')]) });
+    t = await buildTestApp({
+      topology: new DocumentTopology([mergedGpu({ ...result, conditions: busyConditions(result.gpu.uuid) }, 'h100-80gb-mig-mixed.json')]),
+    });
     await t.app.inject({ method: 'GET', url: '/v1/gpus' });
     const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     const series = new Set<string>();
@@ -114,7 +117,14 @@ describe('the Grafana dashboard', () => {
 
   it('shows the node’s GPUs, MIG L2 shares, result age, probe jobs and the dcgm-exporter join', () => {
     const names = queries().flatMap(({ expr }) => read(expr).series);
-    for (const series of ['topod_gpu_info', 'topod_mig_l2_share_bytes', 'topod_result_age_seconds', 'topod_probe_jobs', 'DCGM_FI_DEV_GPU_UTIL']) expect(names).toContain(series);
+    for (const series of [
+      'topod_gpu_info',
+      'topod_mig_l2_share_bytes',
+      'topod_result_age_seconds',
+      'topod_probe_jobs',
+      'DCGM_FI_DEV_GPU_UTIL',
+    ])
+      expect(names).toContain(series);
   });
 
   it('every query parses and names only series and labels topod exposes (dcgm-exporter’s only where joined on UUID and Hostname)', () => {
@@ -126,7 +136,10 @@ describe('the Grafana dashboard', () => {
       for (const name of series) {
         if (DCGM_EXPORTER_SERIES.has(name)) {
           expect(expr.replace(/\s+/g, ''), `${where} joins dcgm-exporter's ${name}`).toMatch(/on\(UUID,Hostname[,)]/);
-          expect(series.some((s) => exposed.series.has(s)), where).toBe(true);
+          expect(
+            series.some((s) => exposed.series.has(s)),
+            where,
+          ).toBe(true);
         } else expect(exposed.series.has(name), `${where}: ${name} is not a series topod exports`).toBe(true);
       }
       for (const label of labels) expect(exposed.labels.has(label), `${where}: label ${label}`).toBe(true);
@@ -138,7 +151,9 @@ describe('the Grafana dashboard', () => {
   it.skipIf(!PROMTOOL)('every query passes `promtool check rules` (Debian package prometheus)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'topod-grafana-'));
     try {
-      const rules = { groups: [{ name: 'topod-dashboard', rules: queries().map(({ expr }, i) => ({ record: `topod_dashboard:query_${i}`, expr })) }] };
+      const rules = {
+        groups: [{ name: 'topod-dashboard', rules: queries().map(({ expr }, i) => ({ record: `topod_dashboard:query_${i}`, expr })) }],
+      };
       const file = path.join(dir, 'rules.yml');
       writeFileSync(file, JSON.stringify(rules, null, 2));
       const run = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' });
@@ -148,7 +163,10 @@ describe('the Grafana dashboard', () => {
     }
   });
 
-  it.skipIf(PROMTOOL)('promtool check rules: skipped — promtool not installed (apt-get install prometheus; .ci/run installs it); the PromQL grammar check above still ran', () => {
-    expect(PROMTOOL).toBe(false);
-  });
+  it.skipIf(PROMTOOL)(
+    'promtool check rules: skipped — promtool not installed (apt-get install prometheus; .ci/run installs it); the PromQL grammar check above still ran',
+    () => {
+      expect(PROMTOOL).toBe(false);
+    },
+  );
 });

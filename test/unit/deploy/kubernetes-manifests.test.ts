@@ -72,7 +72,9 @@ describe('deploy/kubernetes (kustomize base and overlays)', () => {
   it('runs at the node-critical priority, from an image pinned to the package’s version', () => {
     const ds = find(rendered(), 'DaemonSet');
     expect(ds.spec.template.spec.priorityClassName).toBe('system-node-critical');
-    const kustomization = parse(readFileSync(path.join(DEPLOY, 'base/kustomization.yaml'), 'utf8')) as { images: Array<{ name: string; newTag: unknown }> };
+    const kustomization = parse(readFileSync(path.join(DEPLOY, 'base/kustomization.yaml'), 'utf8')) as {
+      images: Array<{ name: string; newTag: unknown }>;
+    };
     // Quoted in the file: a version such as 1.10 must stay a string, not become the number 1.1.
     expect(kustomization.images.find((i) => i.name === 'topod')?.newTag).toBe(VERSION);
     const [container] = podContainers(ds) as Array<Record<string, any>>;
@@ -86,16 +88,21 @@ describe('deploy/kubernetes (kustomize base and overlays)', () => {
     const [container] = podContainers(ds) as Array<Record<string, any>>;
     const env = Object.fromEntries((container?.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
     const tokenFile = env['TOPOD_ADMIN_TOKEN_FILE'] as string;
-    const mount = (container?.volumeMounts as Array<{ name: string; mountPath: string }>).find((m) => m.mountPath === path.posix.dirname(tokenFile));
+    const mount = (container?.volumeMounts as Array<{ name: string; mountPath: string }>).find(
+      (m) => m.mountPath === path.posix.dirname(tokenFile),
+    );
     const volume = (ds.spec.template.spec.volumes as Array<Record<string, any>>).find((v) => v.name === mount?.name);
     const secretName = volume?.secret.secretName as string;
     expect(secretName).toBeTruthy();
     const namespace = ds.metadata.namespace as string;
-    expect(OPERATING_DOC).toContain(`kubectl -n ${namespace} create secret generic ${secretName} --from-literal=${path.posix.basename(tokenFile)}=`);
+    expect(OPERATING_DOC).toContain(
+      `kubectl -n ${namespace} create secret generic ${secretName} --from-literal=${path.posix.basename(tokenFile)}=`,
+    );
   });
 
   it('why a generated Secret failed validation: kustomize folds base64 of 70 characters or more, which format: byte refuses', () => {
-    const secret = (token: string): Manifest => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 't' }, type: 'Opaque', data: { token: kustomizeBase64(token) } } as Manifest);
+    const secret = (token: string): Manifest =>
+      ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 't' }, type: 'Opaque', data: { token: kustomizeBase64(token) } }) as Manifest;
     // What `openssl rand -hex 32 > admin-token` gave: 65 bytes, 88 characters of base64, folded.
     const folded = kustomizeBase64(`${'a'.repeat(64)}\n`);
     expect(folded.split('\n')).toHaveLength(3);
@@ -121,7 +128,12 @@ describe('deploy/kubernetes (kustomize base and overlays)', () => {
     expect(pod.nodeSelector).toEqual({ 'nvidia.com/gpu.present': 'true' });
     expect(pod.automountServiceAccountToken).toBe(false);
     const [container] = podContainers(ds) as Array<Record<string, any>>;
-    expect(container?.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false, capabilities: { drop: ['ALL'] } });
+    expect(container?.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(container?.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(container?.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(container?.ports.map((p: { name: string }) => p.name)).toContain('http');
@@ -148,7 +160,10 @@ describe('deploy/kubernetes (kustomize base and overlays)', () => {
       return (pod.volumes as Array<Record<string, any>>).find((v) => v.name === mount?.name);
     };
     // Results survive pod restarts: the SQLite file's folder is the host's.
-    expect(mountOf(path.posix.dirname(env['TOPOD_DB'] as string))?.hostPath).toMatchObject({ path: '/var/lib/topod', type: 'DirectoryOrCreate' });
+    expect(mountOf(path.posix.dirname(env['TOPOD_DB'] as string))?.hostPath).toMatchObject({
+      path: '/var/lib/topod',
+      type: 'DirectoryOrCreate',
+    });
     expect(mountOf(env['TOPOD_NFD_FEATURES_DIR'] as string)?.hostPath.path).toBe('/etc/kubernetes/node-feature-discovery/features.d');
     expect(mountOf(env['TOPOD_LOCK_DIR'] as string)?.hostPath.path).toBe('/run/topod');
     const tokenFile = env['TOPOD_ADMIN_TOKEN_FILE'] as string;
@@ -167,7 +182,8 @@ describe('deploy/kubernetes (kustomize base and overlays)', () => {
     const podLabels = ds.spec.template.metadata.labels as Record<string, string>;
     for (const [key, value] of Object.entries(service.spec.selector as Record<string, string>)) expect(podLabels[key], key).toBe(value);
     expect(service.spec.clusterIP).toBe('None');
-    for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels as Record<string, string>)) expect(service.metadata.labels?.[key], key).toBe(value);
+    for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels as Record<string, string>))
+      expect(service.metadata.labels?.[key], key).toBe(value);
     const [endpoint] = monitor.spec.endpoints as Array<{ port: string; path: string }>;
     expect(endpoint?.path).toBe('/metrics');
     expect((service.spec.ports as Array<{ name: string }>).map((p) => p.name)).toContain(endpoint?.port);

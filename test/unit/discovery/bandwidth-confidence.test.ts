@@ -11,14 +11,26 @@
 import { describe, expect, it } from 'vitest';
 import { repetitionConfidence } from '../../../server/analysis/index.js';
 import { BANDWIDTH_STRATEGY, buildBandwidth } from '../../../server/discovery/strategies/bandwidth.js';
-import { bandwidthConfidence, launchOverheadSeconds, leadOverPlateau, rateNoise, type TimedBandwidthPoint } from '../../../server/discovery/strategies/bandwidth-confidence.js';
+import {
+  bandwidthConfidence,
+  launchOverheadSeconds,
+  leadOverPlateau,
+  rateNoise,
+  type TimedBandwidthPoint,
+} from '../../../server/discovery/strategies/bandwidth-confidence.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
 import { modelById, SimulatedBackend } from '../../../server/gpu/sim/index.js';
 
 const ARRAY_BYTES = 64e6;
 
 /** A launch of `passes` over the array at `rateBytesPerS` after `overheadS`, its repetitions scaled by `jitter`. */
-function point(shape: { blocks: number; threadsPerBlock: number }, passes: number, rateBytesPerS: number, overheadS: number, jitter: readonly number[] = [1, 1, 1]): TimedBandwidthPoint {
+function point(
+  shape: { blocks: number; threadsPerBlock: number },
+  passes: number,
+  rateBytesPerS: number,
+  overheadS: number,
+  jitter: readonly number[] = [1, 1, 1],
+): TimedBandwidthPoint {
   const seconds = overheadS + (passes * ARRAY_BYTES) / rateBytesPerS;
   const secondsPerRepetition = jitter.map((factor) => seconds * factor);
   return { ...shape, passes, secondsPerRepetition, bytesPerSecond: (passes * ARRAY_BYTES) / seconds };
@@ -29,7 +41,9 @@ const NARROW = { blocks: 132, threadsPerBlock: 256 };
 
 describe('launchOverheadSeconds', () => {
   it('recovers the launch overhead shared by every shape from their passes axes', () => {
-    const points = [1, 2, 4, 8].map((passes) => point(WIDE, passes, 5e12, 8e-6)).concat([4, 8].map((passes) => point(NARROW, passes, 3e12, 8e-6)));
+    const points = [1, 2, 4, 8]
+      .map((passes) => point(WIDE, passes, 5e12, 8e-6))
+      .concat([4, 8].map((passes) => point(NARROW, passes, 3e12, 8e-6)));
     expect(launchOverheadSeconds(points)).toBeCloseTo(8e-6, 10);
   });
 
@@ -59,7 +73,11 @@ describe('bandwidthConfidence', () => {
   });
 
   it('lowers a best that leads the next geometries by more than their noise (a lucky launch)', () => {
-    const plateau = [point(NARROW, 8, 3e12, 0, [1, 1.02, 0.98]), point(NARROW, 16, 3e12, 0, [0.99, 1, 1.02]), point(WIDE, 8, 3e12, 0, [1.01, 1, 0.98])];
+    const plateau = [
+      point(NARROW, 8, 3e12, 0, [1, 1.02, 0.98]),
+      point(NARROW, 16, 3e12, 0, [0.99, 1, 1.02]),
+      point(WIDE, 8, 3e12, 0, [1.01, 1, 0.98]),
+    ];
     const lucky = point(WIDE, 16, 3e12 * 1.045, 0, [1, 1.01, 0.99]);
     const points = [...plateau, lucky];
     expect(leadOverPlateau(points, lucky)).toBeCloseTo(0.045, 2);
@@ -94,7 +112,8 @@ describe('the bandwidth strategy on the simulated H100, 300 fixed seeds', () => 
         const value = elements[element]![attribute]!;
         const confidence = value.confidence ?? 0;
         const wrong = Math.abs(value.value - truth) / truth > 0.05;
-        if (wrong && confidence >= 0.9) sureWrong.push(`seed ${seed} ${path} ${(value.value / truth).toFixed(3)} of the truth at ${confidence}`);
+        if (wrong && confidence >= 0.9)
+          sureWrong.push(`seed ${seed} ${path} ${(value.value / truth).toFixed(3)} of the truth at ${confidence}`);
         if (!wrong) right += 1;
         if (!wrong && confidence >= 0.9) sureRight += 1;
       }

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BANDWIDTH_STRATEGY, bandwidthArrays, bandwidthPoints, buildBandwidth, copyReferenceBytesPerSecond } from '../../../server/discovery/strategies/bandwidth.js';
+import {
+  BANDWIDTH_STRATEGY,
+  bandwidthArrays,
+  bandwidthPoints,
+  buildBandwidth,
+  copyReferenceBytesPerSecond,
+} from '../../../server/discovery/strategies/bandwidth.js';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
 import type { HelloResult } from '../../../server/protocol/ops.js';
@@ -33,34 +39,40 @@ function expectNear(actual: number | undefined, truth: number): void {
 }
 
 describe.each(Object.values(GPU_MODELS))('bandwidth discovery on the simulated $id', (model) => {
-  it(`recovers the configured L2 and device-memory read and write peaks within ${TOLERANCE * 100} %, beside the L2 strategy's attributes`, async () => {
-    const { channel } = await open(model, 21);
-    const outcome = await discover(channel, { only: ['l2', 'deviceMemory'] });
-    const { l2, deviceMemory } = outcome.elements;
-    expectNear(l2?.readBandwidth?.value, model.l2.readBandwidthBytesPerS);
-    expectNear(l2?.writeBandwidth?.value, model.l2.writeBandwidthBytesPerS);
-    expectNear(deviceMemory?.readBandwidth?.value, model.deviceMemory.readBandwidthBytesPerS);
-    expectNear(deviceMemory?.writeBandwidth?.value, model.deviceMemory.writeBandwidthBytesPerS);
-    for (const value of [l2?.readBandwidth, l2?.writeBandwidth, deviceMemory?.readBandwidth, deviceMemory?.writeBandwidth]) {
-      expect(value).toMatchObject({ unit: 'bytes/s', source: 'microbenchmark' });
-      expect(value?.confidence).toBeGreaterThan(0.8);
-      expect(value?.note).toMatch(/^best of \d+ launch geometries: \d+ SMs × \d+ blocks? × \d+ threads, \d+ pass(es)? per launch/);
-    }
-    expect(l2?.readBandwidth?.note).toContain('.cg loads');
-    expect(l2?.writeBandwidth?.note).toContain('no read-for-fill');
-    // The copy reference and the ratio, on device memory only.
-    const copy = model.bandwidth.copyBytesPerS;
-    expect(deviceMemory?.readBandwidth?.note).toMatch(/device-to-device copy reference \d+\.\d\d TB\/s \(bytes read \+ written\); this rate is \d+\.\d\d× the copy's/);
-    const ratio = Number(/this rate is (\d+\.\d\d)×/.exec(deviceMemory!.readBandwidth!.note!)![1]);
-    expect(Math.abs(ratio - model.deviceMemory.readBandwidthBytesPerS / copy)).toBeLessThan(0.1);
-    expect(l2?.readBandwidth?.note).not.toContain('copy');
-    // Merged with the L2 strategy's element, not in place of it.
-    expect(l2?.segmentSize).toBeDefined();
-    expect(deviceMemory?.latency).toBeDefined();
-    expect(outcome.warnings).toEqual([]);
-    // The document with bandwidths stays valid, and re-analysis gives the same elements.
-    expect(reanalyse(outcome.raw, ['l2', 'deviceMemory']).elements).toEqual(outcome.elements);
-  }, WHOLE_DISCOVERY_TIMEOUT_MS);
+  it(
+    `recovers the configured L2 and device-memory read and write peaks within ${TOLERANCE * 100} %, beside the L2 strategy's attributes`,
+    async () => {
+      const { channel } = await open(model, 21);
+      const outcome = await discover(channel, { only: ['l2', 'deviceMemory'] });
+      const { l2, deviceMemory } = outcome.elements;
+      expectNear(l2?.readBandwidth?.value, model.l2.readBandwidthBytesPerS);
+      expectNear(l2?.writeBandwidth?.value, model.l2.writeBandwidthBytesPerS);
+      expectNear(deviceMemory?.readBandwidth?.value, model.deviceMemory.readBandwidthBytesPerS);
+      expectNear(deviceMemory?.writeBandwidth?.value, model.deviceMemory.writeBandwidthBytesPerS);
+      for (const value of [l2?.readBandwidth, l2?.writeBandwidth, deviceMemory?.readBandwidth, deviceMemory?.writeBandwidth]) {
+        expect(value).toMatchObject({ unit: 'bytes/s', source: 'microbenchmark' });
+        expect(value?.confidence).toBeGreaterThan(0.8);
+        expect(value?.note).toMatch(/^best of \d+ launch geometries: \d+ SMs × \d+ blocks? × \d+ threads, \d+ pass(es)? per launch/);
+      }
+      expect(l2?.readBandwidth?.note).toContain('.cg loads');
+      expect(l2?.writeBandwidth?.note).toContain('no read-for-fill');
+      // The copy reference and the ratio, on device memory only.
+      const copy = model.bandwidth.copyBytesPerS;
+      expect(deviceMemory?.readBandwidth?.note).toMatch(
+        /device-to-device copy reference \d+\.\d\d TB\/s \(bytes read \+ written\); this rate is \d+\.\d\d× the copy's/,
+      );
+      const ratio = Number(/this rate is (\d+\.\d\d)×/.exec(deviceMemory!.readBandwidth!.note!)![1]);
+      expect(Math.abs(ratio - model.deviceMemory.readBandwidthBytesPerS / copy)).toBeLessThan(0.1);
+      expect(l2?.readBandwidth?.note).not.toContain('copy');
+      // Merged with the L2 strategy's element, not in place of it.
+      expect(l2?.segmentSize).toBeDefined();
+      expect(deviceMemory?.latency).toBeDefined();
+      expect(outcome.warnings).toEqual([]);
+      // The document with bandwidths stays valid, and re-analysis gives the same elements.
+      expect(reanalyse(outcome.raw, ['l2', 'deviceMemory']).elements).toEqual(outcome.elements);
+    },
+    WHOLE_DISCOVERY_TIMEOUT_MS,
+  );
 
   it('records every geometry (the curve): one pass launch-bound on the L2, threads and SMs saturating', async () => {
     const { channel } = await open(model, 22);
@@ -114,33 +126,56 @@ describe('buildBandwidth', () => {
   });
 
   it('takes the fastest geometry of a series and names it', () => {
-    const built = buildBandwidth([run('bandwidth.l2.read', 1, [2e-5, 2e-5, 2e-5]), run('bandwidth.l2.read', 8, [1.58e-4, 1.58e-4, 1.738e-4])], device);
+    const built = buildBandwidth(
+      [run('bandwidth.l2.read', 1, [2e-5, 2e-5, 2e-5]), run('bandwidth.l2.read', 8, [1.58e-4, 1.58e-4, 1.738e-4])],
+      device,
+    );
     expect(built.elements.l2?.readBandwidth?.value).toBe(Math.round((8 * 16 * 1024 * 1024) / 1.58e-4));
     // Converged (no launch overhead to speak of): its repetitions' spread of 10 % sets it.
     expect(built.elements.l2?.readBandwidth?.confidence).toBeCloseTo(0.9, 3);
-    expect(built.elements.l2?.readBandwidth?.note).toContain('best of 2 launch geometries: 132 SMs × 1 block × 1024 threads, 8 passes per launch, 16 B loads over a 16 MiB array (32 % of the API L2)');
-    expect(built.elements.l2?.readBandwidth?.note).toMatch(/launch overhead 0\.\d % of its launch time, 1\.3 % ahead of the next geometries/);
+    expect(built.elements.l2?.readBandwidth?.note).toContain(
+      'best of 2 launch geometries: 132 SMs × 1 block × 1024 threads, 8 passes per launch, 16 B loads over a 16 MiB array (32 % of the API L2)',
+    );
+    expect(built.elements.l2?.readBandwidth?.note).toMatch(
+      /launch overhead 0\.\d % of its launch time, 1\.3 % ahead of the next geometries/,
+    );
     expect(built.elements.deviceMemory).toBeUndefined();
   });
 
   it('gives a best that is still bound by its launch overhead a low confidence, however steady its launches', () => {
     // 8 passes in twice the time of one: most of a launch is its overhead.
-    const built = buildBandwidth([run('bandwidth.l2.read', 1, [2e-5, 2e-5, 2e-5]), run('bandwidth.l2.read', 8, [4e-5, 4e-5, 4e-5])], device);
+    const built = buildBandwidth(
+      [run('bandwidth.l2.read', 1, [2e-5, 2e-5, 2e-5]), run('bandwidth.l2.read', 8, [4e-5, 4e-5, 4e-5])],
+      device,
+    );
     expect(built.elements.l2?.readBandwidth?.confidence).toBeLessThan(0.5);
     expect(built.elements.l2?.readBandwidth?.note).toContain('launch overhead 42.9 % of its launch time');
   });
 });
 
 describe('a result with bandwidths', () => {
-  it('is a document the schema accepts, as served', async () => {
-    const { channel } = await open(GPU_MODELS['a100-40gb']!, 24);
-    const outcome = await discover(channel, { only: ['deviceMemory'] });
-    expect(Object.keys(outcome.elements)).toEqual(['deviceMemory']);
-    expect(outcome.elements.deviceMemory?.readBandwidth).toBeDefined();
-    // The recorded H100 result with this device-memory element in place of its own.
-    const recorded = (JSON.parse(readFileSync('test/fixtures/h100/discovery-run.json', 'utf8')) as { document: ResultDocument }).document;
-    const result: ResultDocument = { ...recorded, schemaVersion: DOCUMENT_SCHEMA_VERSION, carveout: null, elements: { ...recorded.elements, deviceMemory: outcome.elements.deviceMemory } };
-    const gpu = mergeTopology(result, { summary: makeGpu({ uuid: result.gpu.uuid }), jobUrl: null }, { available: false, reason: 'no NVML here', driverVersion: null, device: null });
-    expect(documentErrors('GpuTopologyDocument', JSON.parse(prepareDocument(gpu).body))).toEqual([]);
-  }, WHOLE_DISCOVERY_TIMEOUT_MS);
+  it(
+    'is a document the schema accepts, as served',
+    async () => {
+      const { channel } = await open(GPU_MODELS['a100-40gb']!, 24);
+      const outcome = await discover(channel, { only: ['deviceMemory'] });
+      expect(Object.keys(outcome.elements)).toEqual(['deviceMemory']);
+      expect(outcome.elements.deviceMemory?.readBandwidth).toBeDefined();
+      // The recorded H100 result with this device-memory element in place of its own.
+      const recorded = (JSON.parse(readFileSync('test/fixtures/h100/discovery-run.json', 'utf8')) as { document: ResultDocument }).document;
+      const result: ResultDocument = {
+        ...recorded,
+        schemaVersion: DOCUMENT_SCHEMA_VERSION,
+        carveout: null,
+        elements: { ...recorded.elements, deviceMemory: outcome.elements.deviceMemory },
+      };
+      const gpu = mergeTopology(
+        result,
+        { summary: makeGpu({ uuid: result.gpu.uuid }), jobUrl: null },
+        { available: false, reason: 'no NVML here', driverVersion: null, device: null },
+      );
+      expect(documentErrors('GpuTopologyDocument', JSON.parse(prepareDocument(gpu).body))).toEqual([]);
+    },
+    WHOLE_DISCOVERY_TIMEOUT_MS,
+  );
 });

@@ -61,7 +61,12 @@ describe('compute topology on the simulated H100 (thread block clusters)', () =>
     expect(c.bySize.map((row) => row.clusterSize)).toEqual(Array.from({ length: clusters.maxClusterSize }, (_, i) => i + 1));
     for (const row of c.bySize) {
       const active = gpcSizes.reduce((sum, n) => sum + Math.floor(n / row.clusterSize), 0);
-      expect(row, `size ${row.clusterSize}`).toEqual({ clusterSize: row.clusterSize, activeClusters: active, idleSms: sms - active * row.clusterSize, measuredIdleSms: sms - active * row.clusterSize });
+      expect(row, `size ${row.clusterSize}`).toEqual({
+        clusterSize: row.clusterSize,
+        activeClusters: active,
+        idleSms: sms - active * row.clusterSize,
+        measuredIdleSms: sms - active * row.clusterSize,
+      });
     }
   });
 
@@ -79,7 +84,14 @@ describe('compute topology on the simulated H100 (thread block clusters)', () =>
       near(row.syncthreads.p50, b.syncthreadsCycles, 0.1);
       near(row.gridSync.p50, b.gridSyncCycles + b.gridSyncCyclesPerBlock * (s - 1));
     }
-    expect(sync.map((r) => [r.clusterSize, r.threadsPerBlock])).toEqual([[1, 1], [2, 1], [4, 1], [8, 1], [16, 1], [16, 1024]]);
+    expect(sync.map((r) => [r.clusterSize, r.threadsPerBlock])).toEqual([
+      [1, 1],
+      [2, 1],
+      [4, 1],
+      [8, 1],
+      [16, 1],
+      [16, 1024],
+    ]);
 
     const d = compute.clusters.dsmem!;
     near(d.localLatency.p50, H100.shared.latencyCycles);
@@ -106,25 +118,36 @@ describe('compute topology on the simulated H100 (thread block clusters)', () =>
     expect(again).toEqual(compute);
   });
 
-  it('puts the section in a full discovery, and a probe refusing a cluster op leaves the census and says why', async () => {
-    const { outcome } = await simulatedDiscovery({ model: H100.id, seed: SHARED_H100_SEED });
-    expect(outcome.compute?.gpcs?.count.value).toBe(truthGpcs(H100).length);
-    expect(outcome.compute?.coresPerSm).toEqual({ value: 128, unit: 'count', source: 'table' });
+  it(
+    'puts the section in a full discovery, and a probe refusing a cluster op leaves the census and says why',
+    async () => {
+      const { outcome } = await simulatedDiscovery({ model: H100.id, seed: SHARED_H100_SEED });
+      expect(outcome.compute?.gpcs?.count.value).toBe(truthGpcs(H100).length);
+      expect(outcome.compute?.coresPerSm).toEqual({ value: 128, unit: 'count', source: 'table' });
 
-    const sim = await open(H100, 12);
-    const refusing: ProbeChannel = {
-      request: async (op, args, options) => {
-        if (op === 'cluster.dsmem') throw new ProbeError('unsupported', 'no DSMEM on this partition');
-        return sim.request(op, args, options);
-      },
-      close: () => sim.close(),
-    };
-    const { compute, session } = await measureCompute(refusing);
-    expect(compute.clusters).toMatchObject({ supported: false, reason: 'the probe answered unsupported: no DSMEM on this partition', bySize: [] });
-    expect(compute.gpcs).toBeNull();
-    expect(compute.smIds).toHaveLength(H100.device.multiprocessorCount);
-    expect(session.raw.map((s) => s.name).filter((n) => n.startsWith('compute.'))).toEqual(['compute.smid.census', 'compute.cluster.refused']);
-  }, WHOLE_DISCOVERY_TIMEOUT_MS);
+      const sim = await open(H100, 12);
+      const refusing: ProbeChannel = {
+        request: async (op, args, options) => {
+          if (op === 'cluster.dsmem') throw new ProbeError('unsupported', 'no DSMEM on this partition');
+          return sim.request(op, args, options);
+        },
+        close: () => sim.close(),
+      };
+      const { compute, session } = await measureCompute(refusing);
+      expect(compute.clusters).toMatchObject({
+        supported: false,
+        reason: 'the probe answered unsupported: no DSMEM on this partition',
+        bySize: [],
+      });
+      expect(compute.gpcs).toBeNull();
+      expect(compute.smIds).toHaveLength(H100.device.multiprocessorCount);
+      expect(session.raw.map((s) => s.name).filter((n) => n.startsWith('compute.'))).toEqual([
+        'compute.smid.census',
+        'compute.cluster.refused',
+      ]);
+    },
+    WHOLE_DISCOVERY_TIMEOUT_MS,
+  );
 });
 
 describe('compute topology on the simulated A100 (no clusters)', () => {
@@ -152,7 +175,16 @@ describe('compute topology on the simulated A100 (no clusters)', () => {
 
 describe('the GPC map from placements', () => {
   it('joins SMs that share a cluster and keeps apart those that never do', () => {
-    expect(groupsFromPlacements([{ clusterSize: 2, smIds: [0, 1, 2, 3, 4, 5] }, { clusterSize: 2, smIds: [1, 2, 9, 8] }])).toEqual([[0, 1, 2, 3], [4, 5], [8, 9]]);
+    expect(
+      groupsFromPlacements([
+        { clusterSize: 2, smIds: [0, 1, 2, 3, 4, 5] },
+        { clusterSize: 2, smIds: [1, 2, 9, 8] },
+      ]),
+    ).toEqual([
+      [0, 1, 2, 3],
+      [4, 5],
+      [8, 9],
+    ]);
   });
 
   it('lists SMs only ever in clusters of two as TPCs of unknown GPC, and checks the map against the occupancy API', () => {
@@ -163,8 +195,16 @@ describe('the GPC map from placements', () => {
     const layout = gpcLayout([round, round], [0, 1, 2, 3, 4, 5, 6, 7, 8], 'n', [9, 4, 1, 1]);
     expect(layout.smIds).toEqual([[0, 1, 2, 3]]);
     expect(layout.count.value).toBe(1);
-    expect(layout.tpcsOfUnknownGpc).toEqual([[4, 5], [6, 7]]);
-    expect(layout.tpcs).toEqual([[0, 1], [2, 3], [4, 5], [6, 7]]);
+    expect(layout.tpcsOfUnknownGpc).toEqual([
+      [4, 5],
+      [6, 7],
+    ]);
+    expect(layout.tpcs).toEqual([
+      [0, 1],
+      [2, 3],
+      [4, 5],
+      [6, 7],
+    ]);
     expect(layout.unplacedSmIds).toEqual([8]);
     // holds 4 clusters of two, 1 of three and 1 of four: sizes 2, 3 and 4 agree
     expect(layout.occupancyAgreement).toBe(1);
@@ -173,17 +213,53 @@ describe('the GPC map from placements', () => {
   });
 
   it('tells TPCs apart only where clusters of two always land on the same pair', () => {
-    expect(tpcsFromPairs([{ clusterSize: 2, smIds: [0, 1, 2, 3] }, { clusterSize: 2, smIds: [3, 2, 1, 0] }])).toEqual([[0, 1], [2, 3]]);
-    expect(tpcsFromPairs([{ clusterSize: 2, smIds: [0, 1, 2, 3] }, { clusterSize: 2, smIds: [1, 2, 0, 3] }])).toBeNull();
+    expect(
+      tpcsFromPairs([
+        { clusterSize: 2, smIds: [0, 1, 2, 3] },
+        { clusterSize: 2, smIds: [3, 2, 1, 0] },
+      ]),
+    ).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+    expect(
+      tpcsFromPairs([
+        { clusterSize: 2, smIds: [0, 1, 2, 3] },
+        { clusterSize: 2, smIds: [1, 2, 0, 3] },
+      ]),
+    ).toBeNull();
     expect(tpcsFromPairs([{ clusterSize: 4, smIds: [0, 1, 2, 3] }])).toBeNull();
-    expect(clustersTheMapHolds([[0, 1, 2], [3, 4]], 2)).toBe(2);
+    expect(
+      clustersTheMapHolds(
+        [
+          [0, 1, 2],
+          [3, 4],
+        ],
+        2,
+      ),
+    ).toBe(2);
   });
 
   it('derives a MIG instance’s GPC share from its profile', async () => {
     const { compute } = await measureCompute(await open(H100, 4));
-    expect(migClusterShare(compute, { smCount: 16, computeSlices: 1 })).toEqual({ gpcCount: 1, smsPerGpc: 16, largestCluster: 16, source: 'derived' });
-    expect(migClusterShare(compute, { smCount: 60, computeSlices: 3 })).toEqual({ gpcCount: 3, smsPerGpc: 18, largestCluster: 16, source: 'derived' });
-    expect(migClusterShare(compute, { smCount: 26, computeSlices: 2 })).toEqual({ gpcCount: 2, smsPerGpc: 13, largestCluster: 13, source: 'derived' });
+    expect(migClusterShare(compute, { smCount: 16, computeSlices: 1 })).toEqual({
+      gpcCount: 1,
+      smsPerGpc: 16,
+      largestCluster: 16,
+      source: 'derived',
+    });
+    expect(migClusterShare(compute, { smCount: 60, computeSlices: 3 })).toEqual({
+      gpcCount: 3,
+      smsPerGpc: 18,
+      largestCluster: 16,
+      source: 'derived',
+    });
+    expect(migClusterShare(compute, { smCount: 26, computeSlices: 2 })).toEqual({
+      gpcCount: 2,
+      smsPerGpc: 13,
+      largestCluster: 13,
+      source: 'derived',
+    });
     const { compute: a100 } = await measureCompute(await open(A100, 4));
     expect(migClusterShare(a100, { smCount: 14, computeSlices: 1 })).toBeNull();
   });

@@ -13,7 +13,9 @@ function constantSweep(sizes: number[], l15Bytes: number): RawSeries[] {
     name: 'constant.size.coarse',
     op: 'pchase.batch',
     args: { space: 'constant', arrayBytesList: [arrayBytes], strideBytes: 64, pattern: 'sequential', warmup: true, samples: 64 },
-    result: { series: [{ arrayBytes, smId: 0, latenciesCycles: Array(64).fill(arrayBytes <= 2048 ? L1 : arrayBytes <= l15Bytes ? L15 : BEHIND) }] },
+    result: {
+      series: [{ arrayBytes, smId: 0, latenciesCycles: Array(64).fill(arrayBytes <= 2048 ? L1 : arrayBytes <= l15Bytes ? L15 : BEHIND) }],
+    },
   }));
 }
 

@@ -19,7 +19,9 @@ interface Recorded {
   runs: Array<{ run: number; raw: RawSeries[] }>;
 }
 
-const recorded = JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/h100/discovery-ii-3-runs.json.gz', import.meta.url))).toString()) as Recorded;
+const recorded = JSON.parse(
+  gunzipSync(readFileSync(new URL('../../fixtures/h100/discovery-ii-3-runs.json.gz', import.meta.url))).toString(),
+) as Recorded;
 
 function rebuild(raw: RawSeries[]) {
   const device = (raw.find((s) => s.op === 'hello')!.result as HelloResult).devices[0]!;

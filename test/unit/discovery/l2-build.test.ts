@@ -27,12 +27,26 @@ function sweep(sizes: number[], capacityBytes: number): RawSeries[] {
 
 const octaves = (from: number, to: number) => {
   const sizes: number[] = [];
-  for (let size = from; size <= to; size = Math.round(size * 1.19 / 128) * 128) sizes.push(size);
+  for (let size = from; size <= to; size = Math.round((size * 1.19) / 128) * 128) sizes.push(size);
   return sizes;
 };
 
 function cold(name: string, strideBytes: number, samples: number[]): RawSeries {
-  return { name, op: 'pchase', args: { space: 'global.cg', arrayBytes: strideBytes * samples.length, strideBytes, pattern: 'sequential', warmup: false, samples: samples.length, smId: 0, flushL2: true }, result: { smId: 0, latenciesCycles: samples } };
+  return {
+    name,
+    op: 'pchase',
+    args: {
+      space: 'global.cg',
+      arrayBytes: strideBytes * samples.length,
+      strideBytes,
+      pattern: 'sequential',
+      warmup: false,
+      samples: samples.length,
+      smId: 0,
+      flushL2: true,
+    },
+    result: { smId: 0, latenciesCycles: samples },
+  };
 }
 
 describe('buildL2', () => {
@@ -61,11 +75,21 @@ describe('buildL2', () => {
   it('reads the sector and fill granularity from cold walks, and warns when the walks show none', () => {
     const base = [...sweep(octaves(MIB / 2, 16 * MIB), 2 * MIB), cold('l2.dram', 2176, Array(64).fill(MISS))];
     const walk = (name: string, granularity: number) =>
-      [4, 8, 16, 32, 64, 128, 256].map((stride) => cold(name, stride, Array.from({ length: 64 }, (_, i) => (Math.floor((i * stride) / granularity) !== Math.floor(((i - 1) * stride) / granularity) || i === 0 ? MISS : HIT))));
+      [4, 8, 16, 32, 64, 128, 256].map((stride) =>
+        cold(
+          name,
+          stride,
+          Array.from({ length: 64 }, (_, i) =>
+            Math.floor((i * stride) / granularity) !== Math.floor(((i - 1) * stride) / granularity) || i === 0 ? MISS : HIT,
+          ),
+        ),
+      );
     const built = buildL2([...base, ...walk('l2.fetch', 32), ...walk('l2.fill', 64)], device, null);
     expect(built.l2?.fetchGranularity?.value).toBe(32);
     expect(built.l2?.fillGranularity).toMatchObject({ value: 64, note: expect.stringContaining('64 B') });
     const allMiss = [4, 8, 16, 32].map((stride) => cold('l2.fill', stride, Array(64).fill(MISS)));
-    expect(buildL2([...base, ...allMiss], { ...device, maxL2FetchGranularityBytes: null } as DeviceProperties, null).warnings).toContainEqual(expect.stringContaining('no fill granularity'));
+    expect(
+      buildL2([...base, ...allMiss], { ...device, maxL2FetchGranularityBytes: null } as DeviceProperties, null).warnings,
+    ).toContainEqual(expect.stringContaining('no fill granularity'));
   });
 });

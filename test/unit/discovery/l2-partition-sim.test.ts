@@ -99,7 +99,9 @@ describe.each([
     const refusing = {
       ...channel,
       request: (op: string, args: unknown, options: object) =>
-        op === 'l2.farnear' || op === 'l2.persist' ? Promise.reject(new ProbeError('unknown_op', `unknown op ${op}`)) : channel.request(op as never, args as never, options),
+        op === 'l2.farnear' || op === 'l2.persist'
+          ? Promise.reject(new ProbeError('unknown_op', `unknown op ${op}`))
+          : channel.request(op as never, args as never, options),
     } as typeof channel;
     const session = new ProbeSession(refusing, undefined, undefined);
     const hello = (await session.request('hello', 'hello', {})) as HelloResult;
@@ -115,7 +117,10 @@ describe.each([
 
 describe('the partitions beside the L2 strategy', () => {
   it('merge into the recorded H100 l2 element (size and latency kept) in a document the schema accepts', async () => {
-    const recorded = JSON.parse(readFileSync('test/fixtures/h100/discovery-run.json', 'utf8')) as { raw: RawSeries[]; document: ResultDocument };
+    const recorded = JSON.parse(readFileSync('test/fixtures/h100/discovery-run.json', 'utf8')) as {
+      raw: RawSeries[];
+      document: ResultDocument;
+    };
     const channel = await open(H100, 3);
     const session = new ProbeSession(channel, undefined, undefined);
     const hello = (await session.request('hello', 'hello', {})) as HelloResult;
@@ -125,8 +130,17 @@ describe('the partitions beside the L2 strategy', () => {
     expect(l2.partitions?.count).toBe(2);
     expect(l2.segmentSize).toEqual(reanalyse(recorded.raw).elements.l2!.segmentSize);
     expect(l2.latency).toBeDefined();
-    const result: ResultDocument = { ...recorded.document, schemaVersion: DOCUMENT_SCHEMA_VERSION, carveout: null, elements: { ...recorded.document.elements, l2 } };
-    const gpu = mergeTopology(result, { summary: makeGpu({ uuid: result.gpu.uuid }), jobUrl: null }, { available: false, reason: 'no NVML here', driverVersion: null, device: null });
+    const result: ResultDocument = {
+      ...recorded.document,
+      schemaVersion: DOCUMENT_SCHEMA_VERSION,
+      carveout: null,
+      elements: { ...recorded.document.elements, l2 },
+    };
+    const gpu = mergeTopology(
+      result,
+      { summary: makeGpu({ uuid: result.gpu.uuid }), jobUrl: null },
+      { available: false, reason: 'no NVML here', driverVersion: null, device: null },
+    );
     expect(documentErrors('GpuTopologyDocument', JSON.parse(prepareDocument(gpu).body))).toEqual([]);
   }, 60_000);
 

@@ -17,7 +17,9 @@ interface Recorded {
   runs: Array<{ run: number; raw: RawSeries[] }>;
 }
 
-const recorded = JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/h100/l2-structure-3-runs.json.gz', import.meta.url))).toString()) as Recorded;
+const recorded = JSON.parse(
+  gunzipSync(readFileSync(new URL('../../fixtures/h100/l2-structure-3-runs.json.gz', import.meta.url))).toString(),
+) as Recorded;
 
 describe('the L2 structure from an H100’s recorded series', () => {
   const runs = recorded.runs.map(({ raw }) => {
@@ -38,7 +40,9 @@ describe('the L2 structure from an H100’s recorded series', () => {
   it('orders the latency classes: near hit < far hit < far-partition hit past capacity < near device memory < far device memory', () => {
     for (const { partitions } of runs) {
       const p = partitions!;
-      const order = [p.nearLatency, p.farLatency!, p.farBeyondCapacityLatency!, p.deviceMemoryNearLatency!, p.deviceMemoryFarLatency!].map((l) => l.p50);
+      const order = [p.nearLatency, p.farLatency!, p.farBeyondCapacityLatency!, p.deviceMemoryNearLatency!, p.deviceMemoryFarLatency!].map(
+        (l) => l.p50,
+      );
       expect([...order].sort((a, b) => a - b)).toEqual(order);
       expect(new Set(order).size).toBe(order.length);
       expect(p.farNearConfidence).toBeGreaterThan(0.9);
@@ -65,7 +69,8 @@ describe('the L2 structure from an H100’s recorded series', () => {
     for (const { partitions, compute } of runs) {
       const groupOf = new Map<number, number>();
       partitions!.smGroups.forEach((sms, g) => sms.forEach((sm) => groupOf.set(sm, g)));
-      for (const sms of [...compute.gpcs!.smIds, ...compute.gpcs!.tpcsOfUnknownGpc]) expect(new Set(sms.map((sm) => groupOf.get(sm))).size).toBe(1);
+      for (const sms of [...compute.gpcs!.smIds, ...compute.gpcs!.tpcsOfUnknownGpc])
+        expect(new Set(sms.map((sm) => groupOf.get(sm))).size).toBe(1);
     }
   });
 });

@@ -3,7 +3,15 @@ import { detectSizeChangePoint, type ChangePointResult } from '../../../server/a
 import { discover } from '../../../server/discovery/index.js';
 import { linearSizes } from '../../../server/discovery/sizes.js';
 import { sweepPoints } from '../../../server/discovery/sweep-series.js';
-import { CHASE_KERNEL_STATIC_SHARED_BYTES, GPU_MODELS, l1CapacityBytes, SimulatedChannel, SimulatedDevice, SimulatedProbe, type GpuModel } from '../../../server/gpu/sim/index.js';
+import {
+  CHASE_KERNEL_STATIC_SHARED_BYTES,
+  GPU_MODELS,
+  l1CapacityBytes,
+  SimulatedChannel,
+  SimulatedDevice,
+  SimulatedProbe,
+  type GpuModel,
+} from '../../../server/gpu/sim/index.js';
 import { Prng } from '../../../server/gpu/sim/prng.js';
 import type { RawSeries } from '../../../server/model/document.js';
 
@@ -28,7 +36,14 @@ function conflictingL1(seed: number): { model: GpuModel; channel: SimulatedChann
 async function twoPlacements(channel: SimulatedChannel, sizes: number[]): Promise<RawSeries[]> {
   const raw: RawSeries[] = [];
   for (const arrayBytesList of [sizes, [...sizes].reverse()]) {
-    const args = { space: 'global.ca' as const, arrayBytesList, strideBytes: 128, pattern: 'sequential' as const, warmup: true, samples: 2048 };
+    const args = {
+      space: 'global.ca' as const,
+      arrayBytesList,
+      strideBytes: 128,
+      pattern: 'sequential' as const,
+      warmup: true,
+      samples: 2048,
+    };
     raw.push({ name: SERIES, op: 'pchase.batch', args, result: await channel.request('pchase.batch', args) });
   }
   return raw;
@@ -40,19 +55,22 @@ function lastBelow(result: ChangePointResult): number {
 }
 
 describe('L1 size with placement-dependent conflict misses (simulated H100)', () => {
-  it.each([1, 2, 3, 4])('keeps the placement with fewer misses and finds the true size where one placement under-reads (seed %i)', async (seed) => {
-    const { model, channel } = conflictingL1(seed);
-    const truth = l1Truth(model);
-    const sizes = linearSizes(truth * 0.5, truth * 1.5, 48, 128);
-    const gridStep = sizes[1]! - sizes[0]!;
-    const raw = await twoPlacements(channel, sizes);
+  it.each([1, 2, 3, 4])(
+    'keeps the placement with fewer misses and finds the true size where one placement under-reads (seed %i)',
+    async (seed) => {
+      const { model, channel } = conflictingL1(seed);
+      const truth = l1Truth(model);
+      const sizes = linearSizes(truth * 0.5, truth * 1.5, 48, 128);
+      const gridStep = sizes[1]! - sizes[0]!;
+      const raw = await twoPlacements(channel, sizes);
 
-    const single = raw.map((series) => lastBelow(detectSizeChangePoint(sweepPoints([series], SERIES))));
-    expect(Math.min(...single)).toBeLessThan(truth - 2 * gridStep);
-    const both = lastBelow(detectSizeChangePoint(sweepPoints(raw, SERIES)));
-    expect(both).toBeLessThanOrEqual(truth);
-    expect(both).toBeGreaterThan(truth - gridStep);
-  });
+      const single = raw.map((series) => lastBelow(detectSizeChangePoint(sweepPoints([series], SERIES))));
+      expect(Math.min(...single)).toBeLessThan(truth - 2 * gridStep);
+      const both = lastBelow(detectSizeChangePoint(sweepPoints(raw, SERIES)));
+      expect(both).toBeLessThanOrEqual(truth);
+      expect(both).toBeGreaterThan(truth - gridStep);
+    },
+  );
 
   it('discovery measures each L1 size at two placements and stays near the true size', async () => {
     const { model, channel } = conflictingL1(1);

@@ -12,8 +12,22 @@ const H100 = GPU_MODELS['h100-sxm5-80gb']!;
 const DEVICE = { ...H100.device, index: 0, uuid: 'GPU-test', name: H100.name, pciBusId: null };
 const BUS_PEAK = 2_619_000e3 * (5120 / 8) * 2;
 
-const measured = (value: number, confidence = 0.99, unit: MeasuredValue['unit'] = 'bytes'): MeasuredValue => ({ value, unit, source: 'microbenchmark', confidence });
-const latency = (mean: number, confidence = 0.99): NonNullable<ElementTopology['latency']> => ({ unit: 'cycles', source: 'microbenchmark', mean, p50: mean, p95: mean, stdev: 1, sampleCount: 512, confidence });
+const measured = (value: number, confidence = 0.99, unit: MeasuredValue['unit'] = 'bytes'): MeasuredValue => ({
+  value,
+  unit,
+  source: 'microbenchmark',
+  confidence,
+});
+const latency = (mean: number, confidence = 0.99): NonNullable<ElementTopology['latency']> => ({
+  unit: 'cycles',
+  source: 'microbenchmark',
+  mean,
+  p50: mean,
+  p95: mean,
+  stdev: 1,
+  sampleCount: 512,
+  confidence,
+});
 
 /** A plausible idle H100 outcome (no check fires on it); each test breaks one thing. */
 function idleOutcome(raw: RawSeries[] = []): DiscoveryOutcome {
@@ -34,13 +48,23 @@ function idleOutcome(raw: RawSeries[] = []): DiscoveryOutcome {
         readBandwidth: measured(5.0e12, 0.96, 'bytes/s'),
         writeBandwidth: measured(3.9e12, 0.97, 'bytes/s'),
       },
-      deviceMemory: { size: { value: DEVICE.totalMemoryBytes, unit: 'bytes', source: 'api' }, latency: latency(654), readBandwidth: measured(3.0e12, 0.98, 'bytes/s'), writeBandwidth: measured(3.1e12, 0.95, 'bytes/s') },
+      deviceMemory: {
+        size: { value: DEVICE.totalMemoryBytes, unit: 'bytes', source: 'api' },
+        latency: latency(654),
+        readBandwidth: measured(3.0e12, 0.98, 'bytes/s'),
+        writeBandwidth: measured(3.1e12, 0.95, 'bytes/s'),
+      },
     },
   };
 }
 
 function chase(name: string, arrayBytes: number, latenciesCycles: number[], strideBytes = 128): RawSeries {
-  return { name, op: 'pchase', args: { space: 'global.cg', arrayBytes, strideBytes, pattern: 'sequential', warmup: true, samples: latenciesCycles.length, smId: 0 }, result: { smId: 0, latenciesCycles } };
+  return {
+    name,
+    op: 'pchase',
+    args: { space: 'global.cg', arrayBytes, strideBytes, pattern: 'sequential', warmup: true, samples: latenciesCycles.length, smId: 0 },
+    result: { smId: 0, latenciesCycles },
+  };
 }
 
 function warningsOf(outcome: DiscoveryOutcome): string[] {
@@ -49,19 +73,27 @@ function warningsOf(outcome: DiscoveryOutcome): string[] {
 
 describe('plausibility checks', () => {
   it('find nothing in a plausible outcome, and hand it back as it was', () => {
-    const outcome = idleOutcome([chase('l2.size.coarse', 8 * MIB, [280, 290, 700, 2000]), chase('l2.line', 27.7 * MIB, [700]), chase('l2.line', 29.4 * MIB, [700])]);
+    const outcome = idleOutcome([
+      chase('l2.size.coarse', 8 * MIB, [280, 290, 700, 2000]),
+      chase('l2.line', 27.7 * MIB, [700]),
+      chase('l2.line', 29.4 * MIB, [700]),
+    ]);
     expect(plausibilityFindings(outcome)).toEqual([]);
     expect(withPlausibility(outcome)).toBe(outcome);
   });
 
-  it('l2-total-vs-api: a segment size that the partitions do not multiply to the runtime\'s L2 loses its confidence, and a count read off it too', () => {
+  it("l2-total-vs-api: a segment size that the partitions do not multiply to the runtime's L2 loses its confidence, and a count read off it too", () => {
     const outcome = idleOutcome();
     outcome.elements.l2!.segmentSize = measured(40_470_144, 0.95);
     const before = structuredClone(outcome);
     const checked = withPlausibility(outcome);
     expect(checked.elements.l2!.segmentSize).toMatchObject({ value: 40_470_144, confidence: 0.5 });
     expect(checked.elements.l2!.amount!.confidence).toBe(0.5);
-    expect(checked.warnings).toEqual([expect.stringMatching(/^l2\.segmentSize, l2\.amount: confidence at most 0\.5 \(plausibility check l2-total-vs-api: 2 × 40470144 bytes is 1\.54× the 52428800 bytes/)]);
+    expect(checked.warnings).toEqual([
+      expect.stringMatching(
+        /^l2\.segmentSize, l2\.amount: confidence at most 0\.5 \(plausibility check l2-total-vs-api: 2 × 40470144 bytes is 1\.54× the 52428800 bytes/,
+      ),
+    ]);
     expect(outcome).toEqual(before);
   });
 
@@ -94,12 +126,14 @@ describe('plausibility checks', () => {
     expect(withPlausibility(outcome).elements.l2!.fillGranularity!.confidence).toBe(0.5);
   });
 
-  it('l2-line-walk-arrays: the busy H100\'s 256 B line, read over arrays sized from a wrong segment, is not sure', () => {
+  it("l2-line-walk-arrays: the busy H100's 256 B line, read over arrays sized from a wrong segment, is not sure", () => {
     const outcome = idleOutcome([chase('l2.line', 43_000_000, [700]), chase('l2.line', 45_500_000, [700])]);
     outcome.elements.l2!.lineSize = measured(256, 1);
     const checked = withPlausibility(outcome);
     expect(checked.elements.l2!.lineSize).toMatchObject({ value: 256, confidence: 0.5 });
-    expect(checked.warnings).toEqual([expect.stringMatching(/plausibility check l2-line-walk-arrays: the line-size walks' arrays are 1\.64–1\.74× one partition's/)]);
+    expect(checked.warnings).toEqual([
+      expect.stringMatching(/plausibility check l2-line-walk-arrays: the line-size walks' arrays are 1\.64–1\.74× one partition's/),
+    ]);
   });
 
   it('bandwidth-vs-bus: device memory faster than memory clock × bus width × 2', () => {
@@ -121,7 +155,10 @@ describe('plausibility checks', () => {
     expect(checked.elements.deviceMemory!.writeBandwidth!.confidence).toBe(0.5);
     expect(checked.elements.l2!.latency!.confidence).toBe(0.5);
     expect(checked.elements.deviceMemory!.latency!.confidence).toBe(0.5);
-    expect(checked.warnings.map((warning) => /plausibility check ([a-z-]+)/.exec(warning)![1])).toEqual(['bandwidth-order', 'latency-order']);
+    expect(checked.warnings.map((warning) => /plausibility check ([a-z-]+)/.exec(warning)![1])).toEqual([
+      'bandwidth-order',
+      'latency-order',
+    ]);
   });
 
   it('size-order: an L1 as large as the L2 partition it misses to', () => {
@@ -130,14 +167,20 @@ describe('plausibility checks', () => {
     expect(withPlausibility(outcome).elements.l1!.size!.confidence).toBe(0.5);
   });
 
-  it('stalled-loads: a load far past device memory means another tenant ran: every measured value is capped, the runtime\'s figures stay', () => {
-    const outcome = idleOutcome([chase('l2.size.coarse', 8 * MIB, [280, 290, 1_000_000, 300]), chase('l1.size.coarse', 128 * 1024, [38, 38, 40])]);
+  it("stalled-loads: a load far past device memory means another tenant ran: every measured value is capped, the runtime's figures stay", () => {
+    const outcome = idleOutcome([
+      chase('l2.size.coarse', 8 * MIB, [280, 290, 1_000_000, 300]),
+      chase('l1.size.coarse', 128 * 1024, [38, 38, 40]),
+    ]);
     const checked = withPlausibility(outcome);
-    for (const attribute of ['segmentSize', 'latency', 'lineSize', 'fetchGranularity', 'fillGranularity', 'readBandwidth'] as const) expect(checked.elements.l2![attribute]!.confidence).toBe(0.8);
+    for (const attribute of ['segmentSize', 'latency', 'lineSize', 'fetchGranularity', 'fillGranularity', 'readBandwidth'] as const)
+      expect(checked.elements.l2![attribute]!.confidence).toBe(0.8);
     expect(checked.elements.deviceMemory!.latency!.confidence).toBe(0.8);
     expect(checked.elements.l1!.size!.confidence).toBe(0.8);
     expect(checked.elements.l2!.size).toEqual(outcome.elements.l2!.size);
-    expect(checked.warnings).toEqual([expect.stringContaining('plausibility check stalled-loads: 1 of 7 timed loads (l2: 1) took over 6540 cycles')]);
+    expect(checked.warnings).toEqual([
+      expect.stringContaining('plausibility check stalled-loads: 1 of 7 timed loads (l2: 1) took over 6540 cycles'),
+    ]);
   });
 
   it('stalled-loads: without a device-memory latency, only loads of tens of microseconds count', () => {
@@ -162,11 +205,17 @@ describe('plausibility checks', () => {
 describe('plausibility checks on idle H100 runs (recorded)', () => {
   const fixtures = ['discovery-3-runs', 'discovery-ii-3-runs', 'sharing-farnear-3-runs'];
   const runs = fixtures.flatMap((name) => {
-    const recorded = JSON.parse(gunzipSync(readFileSync(new URL(`../../fixtures/h100/${name}.json.gz`, import.meta.url))).toString('utf8')) as { runs: Array<{ run: number; raw: RawSeries[] }> };
+    const recorded = JSON.parse(
+      gunzipSync(readFileSync(new URL(`../../fixtures/h100/${name}.json.gz`, import.meta.url))).toString('utf8'),
+    ) as { runs: Array<{ run: number; raw: RawSeries[] }> };
     return recorded.runs.map(({ run, raw }) => [`${name} run ${run}`, raw] as const);
   });
 
-  it.each(runs)('%s: no check fires', (_label, raw) => {
-    expect(plausibilityFindings(reanalyse(raw))).toEqual([]);
-  }, 30_000);
+  it.each(runs)(
+    '%s: no check fires',
+    (_label, raw) => {
+      expect(plausibilityFindings(reanalyse(raw))).toEqual([]);
+    },
+    30_000,
+  );
 });

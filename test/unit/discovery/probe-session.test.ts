@@ -31,9 +31,13 @@ function channel(stalledCalls: readonly number[]): ProbeChannel & { calls: numbe
 async function measureFamilies(session: ProbeSession, families: number): Promise<string[]> {
   const warnings: string[] = [];
   for (let family = 0; family < families; family += 1) {
-    await session.measureFamily({ ...FAMILY, name: `family${family}` }, async () => {
-      await session.request(`l1.sweep${family}`, 'pchase', { arrayBytes: 4096, strideBytes: 64, samples: 100 } as never);
-    }, (warning) => warnings.push(warning));
+    await session.measureFamily(
+      { ...FAMILY, name: `family${family}` },
+      async () => {
+        await session.request(`l1.sweep${family}`, 'pchase', { arrayBytes: 4096, strideBytes: 64, samples: 100 } as never);
+      },
+      (warning) => warnings.push(warning),
+    );
   }
   return warnings;
 }
@@ -56,7 +60,9 @@ describe('ProbeSession.measureFamily', () => {
     expect(session.raw).toHaveLength(1);
     expect((session.raw[0]!.result as { latenciesCycles: number[] }).latenciesCycles).not.toContain(STALLED_CYCLES);
     expect(session.interference).toBeNull();
-    expect(warnings).toEqual(["family0: measured again: in its first measurement 1 of 100 timed loads took over 50000 cycles (another tenant's time slice); the second showed none"]);
+    expect(warnings).toEqual([
+      "family0: measured again: in its first measurement 1 of 100 timed loads took over 50000 cycles (another tenant's time slice); the second showed none",
+    ]);
   });
 
   it('says the measurement is interfered when the family stalls again, and measures later families once', async () => {
@@ -66,7 +72,9 @@ describe('ProbeSession.measureFamily', () => {
     // Two measurements of the first family, one of the second.
     expect(probe.calls).toBe(3);
     expect(session.raw.map((series) => series.name)).toEqual(['l1.sweep0', 'l1.sweep1']);
-    expect(session.interference).toBe("family0: 1 of 100 timed loads took over 50000 cycles, and 1 of 100 when measured again: another tenant's time slices ran on the GPU");
+    expect(session.interference).toBe(
+      "family0: 1 of 100 timed loads took over 50000 cycles, and 1 of 100 when measured again: another tenant's time slices ran on the GPU",
+    );
     expect(warnings).toEqual([`interference seen in the measurements: ${session.interference}`]);
   });
 });

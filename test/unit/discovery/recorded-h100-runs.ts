@@ -22,7 +22,13 @@ export interface RecordedRun {
 }
 
 const FIXTURES = new URL('../../fixtures/h100/', import.meta.url);
-const MULTI_RUN_FILES = ['discovery-3-runs', 'discovery-ii-3-runs', 'l2-structure-3-runs', 'sharing-farnear-3-runs', 'compute-3-runs'] as const;
+const MULTI_RUN_FILES = [
+  'discovery-3-runs',
+  'discovery-ii-3-runs',
+  'l2-structure-3-runs',
+  'sharing-farnear-3-runs',
+  'compute-3-runs',
+] as const;
 type MultiRunFile = (typeof MULTI_RUN_FILES)[number];
 
 function readJson(url: URL): unknown {
@@ -35,7 +41,10 @@ function multiRuns(file: MultiRunFile): RawSeries[][] {
   return recorded.runs.map((run) => run.raw);
 }
 
-const under = (...prefixes: string[]) => (series: RawSeries) => prefixes.some((prefix) => series.name === prefix || series.name.startsWith(`${prefix}.`));
+const under =
+  (...prefixes: string[]) =>
+  (series: RawSeries) =>
+    prefixes.some((prefix) => series.name === prefix || series.name.startsWith(`${prefix}.`));
 
 /** Run `index` of every multi-run recording, one strategy's series from each: a full discovery's raw series. */
 function composedRun(runs: Record<MultiRunFile, RawSeries[][]>, index: number): RawSeries[] {
@@ -57,7 +66,9 @@ export function composedFullDiscoveries(): RecordedRun[] {
 
 /** Every recorded H100 run as it was recorded, then the composed full discoveries. */
 export function recordedH100Runs(): RecordedRun[] {
-  const recorded: RecordedRun[] = MULTI_RUN_FILES.flatMap((file) => multiRuns(file).map((raw, index) => ({ label: `${file} run ${index + 1}`, raw })));
+  const recorded: RecordedRun[] = MULTI_RUN_FILES.flatMap((file) =>
+    multiRuns(file).map((raw, index) => ({ label: `${file} run ${index + 1}`, raw })),
+  );
   recorded.push({ label: 'discovery-run', raw: (readJson(new URL('discovery-run.json', FIXTURES)) as { raw: RawSeries[] }).raw });
   recorded.push({
     label: 'h100-80gb-hbm3-l1-l2-run',

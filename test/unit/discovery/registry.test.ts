@@ -2,13 +2,27 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ProbeRequestBodySchema } from '../../../server/api/probe-request.js';
 import { discover, reanalyse } from '../../../server/discovery/index.js';
-import { MEASURABLE_ELEMENTS, PROBE_TARGETS, STRATEGIES, carryOverRaw, strategiesFor, strategyOwning, strategiesToBuild, type Strategy } from '../../../server/discovery/registry.js';
+import {
+  MEASURABLE_ELEMENTS,
+  PROBE_TARGETS,
+  STRATEGIES,
+  carryOverRaw,
+  strategiesFor,
+  strategyOwning,
+  strategiesToBuild,
+  type Strategy,
+} from '../../../server/discovery/registry.js';
 import type { ProbeChannel } from '../../../server/gpu/backend.js';
 import { ProbeError } from '../../../server/protocol/probe-error.js';
 import type { HelloResult } from '../../../server/protocol/ops.js';
 import { SimulatedBackend } from '../../../server/gpu/sim/index.js';
 import { ELEMENT_NAMES, type DiscoveryOutcome, type RawSeries } from '../../../server/model/document.js';
-import { SHARED_H100_SEED, simulatedDiscovery, WHOLE_DISCOVERY_TIMEOUT_MS, type SimulatedDiscoveryRequest } from '../../helpers/simulated-discovery.js';
+import {
+  SHARED_H100_SEED,
+  simulatedDiscovery,
+  WHOLE_DISCOVERY_TIMEOUT_MS,
+  type SimulatedDiscoveryRequest,
+} from '../../helpers/simulated-discovery.js';
 
 const H100 = 'h100-sxm5-80gb';
 /** An element of the document no strategy measures yet (texture, today). */
@@ -90,7 +104,11 @@ describe('the strategy registry', () => {
     for (const series of recorded.raw) {
       const owners = STRATEGIES.filter((strategy) => strategy.ownsSeries(series.name));
       if (series.op === 'hello' || series.op === 'calibrate') expect(owners, series.name).toEqual([]);
-      else expect(owners.map((s) => s.name), series.name).toEqual([series.name.split('.')[0]]);
+      else
+        expect(
+          owners.map((s) => s.name),
+          series.name,
+        ).toEqual([series.name.split('.')[0]]);
     }
     expect(strategyOwning('l1size.coarse')).toBeUndefined();
     expect(strategyOwning('constantly')).toBeUndefined();
@@ -99,8 +117,19 @@ describe('the strategy registry', () => {
 
 describe('carryOverRaw', () => {
   const series = (name: string, op = 'pchase'): RawSeries => ({ name, op, args: {}, result: { name } });
-  const previous = [series('hello', 'hello'), series('calibrate', 'calibrate'), series('l1.size.coarse', 'pchase.batch'), series('l2.size.coarse'), series('l2.size.refine.1')];
-  const fresh = [series('hello', 'hello'), series('calibrate', 'calibrate'), series('l1.size.coarse', 'pchase.batch'), series('l1.size.refine.1', 'pchase.batch')];
+  const previous = [
+    series('hello', 'hello'),
+    series('calibrate', 'calibrate'),
+    series('l1.size.coarse', 'pchase.batch'),
+    series('l2.size.coarse'),
+    series('l2.size.refine.1'),
+  ];
+  const fresh = [
+    series('hello', 'hello'),
+    series('calibrate', 'calibrate'),
+    series('l1.size.coarse', 'pchase.batch'),
+    series('l1.size.refine.1', 'pchase.batch'),
+  ];
 
   it('keeps the fresh series and adds the previous ones of strategies not re-measured, session series from the fresh run', () => {
     const carried = carryOverRaw(previous, fresh, ['l1']);
@@ -121,49 +150,70 @@ describe('carryOverRaw', () => {
     expect(carryOverRaw([...previous, traffic], [...fresh, { ...traffic, result: {} }], ['traffic'])).not.toContain(traffic);
   });
 
-  it('lets a partial probe’s result be rebuilt from its own raw data', async () => {
-    const { outcome: full } = await simulatedDiscovery(FULL);
-    const { outcome: partial } = await simulatedDiscovery(L1_ONLY);
-    const raw = carryOverRaw(full.raw, partial.raw, ['l1']);
-    const rebuilt = reanalyse(raw);
-    expect(rebuilt.clock).toEqual(partial.clock);
-    // The partial run alone had no L2 to derive the L1's miss penalty from; the rebuilt result has the carried one.
-    const { missPenalty, sharedWith: carriedSharing, ...l1 } = rebuilt.elements.l1!;
-    const { sharedWith: partialSharing, ...partialL1 } = partial.elements.l1!;
-    expect(partialSharing).toBeUndefined(); // the partial run alone paired the L1 with nothing
-    expect(l1).toEqual(partialL1);
-    expect(missPenalty?.value).toBeCloseTo(rebuilt.elements.l2!.latency!.mean - l1.latency!.mean, 1);
-    expect(Object.keys(rebuilt.elements).sort()).toEqual(Object.keys(full.elements).sort());
-    // The sharing strategy re-ran with the L1 but could pair it with nothing this probe sized: the pairs it did not
-    // measure again are carried from the full run, so every element keeps its amount and sharedWith.
-    expect(partial.elements.texture).toBeUndefined();
-    expect(partial.raw.some((s) => s.name.startsWith('sharing.texture.'))).toBe(false);
-    expect(raw.some((s) => s.name.startsWith('sharing.texture.'))).toBe(true);
-    for (const name of ['texture', 'readOnly', 'constantL1'] as const) {
-      expect(rebuilt.elements[name]?.sharedWith, name).toEqual(full.elements[name]?.sharedWith);
-      expect(rebuilt.elements[name]?.amount, name).toEqual(full.elements[name]?.amount);
-    }
-    expect(carriedSharing).toEqual(full.elements.l1?.sharedWith);
-    const withoutSharing = (elements: DiscoveryOutcome['elements']) =>
-      Object.fromEntries(Object.entries(elements).map(([name, element]) => [name, name === 'l1' ? element : { ...element, amount: undefined, sharedWith: undefined }]));
-    // The carried L2 series are read with the fresh run's clock: the same cycles, nanoseconds at the new clock.
-    const cyclesOnly = (elements: DiscoveryOutcome['elements']) => JSON.parse(JSON.stringify(elements, (key, value: unknown) => (key === 'meanNs' ? undefined : value))) as unknown;
-    expect(cyclesOnly(withoutSharing({ ...rebuilt.elements, l1 }))).toEqual(cyclesOnly(withoutSharing({ ...full.elements, l1: partialL1 })));
-    const hz = rebuilt.clock!.smClockHz!;
-    expect(rebuilt.elements.l2!.latency!.meanNs).toBeCloseTo((rebuilt.elements.l2!.latency!.mean / hz) * 1e9, 1);
-  }, WHOLE_DISCOVERY_TIMEOUT_MS);
+  it(
+    'lets a partial probe’s result be rebuilt from its own raw data',
+    async () => {
+      const { outcome: full } = await simulatedDiscovery(FULL);
+      const { outcome: partial } = await simulatedDiscovery(L1_ONLY);
+      const raw = carryOverRaw(full.raw, partial.raw, ['l1']);
+      const rebuilt = reanalyse(raw);
+      expect(rebuilt.clock).toEqual(partial.clock);
+      // The partial run alone had no L2 to derive the L1's miss penalty from; the rebuilt result has the carried one.
+      const { missPenalty, sharedWith: carriedSharing, ...l1 } = rebuilt.elements.l1!;
+      const { sharedWith: partialSharing, ...partialL1 } = partial.elements.l1!;
+      expect(partialSharing).toBeUndefined(); // the partial run alone paired the L1 with nothing
+      expect(l1).toEqual(partialL1);
+      expect(missPenalty?.value).toBeCloseTo(rebuilt.elements.l2!.latency!.mean - l1.latency!.mean, 1);
+      expect(Object.keys(rebuilt.elements).sort()).toEqual(Object.keys(full.elements).sort());
+      // The sharing strategy re-ran with the L1 but could pair it with nothing this probe sized: the pairs it did not
+      // measure again are carried from the full run, so every element keeps its amount and sharedWith.
+      expect(partial.elements.texture).toBeUndefined();
+      expect(partial.raw.some((s) => s.name.startsWith('sharing.texture.'))).toBe(false);
+      expect(raw.some((s) => s.name.startsWith('sharing.texture.'))).toBe(true);
+      for (const name of ['texture', 'readOnly', 'constantL1'] as const) {
+        expect(rebuilt.elements[name]?.sharedWith, name).toEqual(full.elements[name]?.sharedWith);
+        expect(rebuilt.elements[name]?.amount, name).toEqual(full.elements[name]?.amount);
+      }
+      expect(carriedSharing).toEqual(full.elements.l1?.sharedWith);
+      const withoutSharing = (elements: DiscoveryOutcome['elements']) =>
+        Object.fromEntries(
+          Object.entries(elements).map(([name, element]) => [
+            name,
+            name === 'l1' ? element : { ...element, amount: undefined, sharedWith: undefined },
+          ]),
+        );
+      // The carried L2 series are read with the fresh run's clock: the same cycles, nanoseconds at the new clock.
+      const cyclesOnly = (elements: DiscoveryOutcome['elements']) =>
+        JSON.parse(JSON.stringify(elements, (key, value: unknown) => (key === 'meanNs' ? undefined : value))) as unknown;
+      expect(cyclesOnly(withoutSharing({ ...rebuilt.elements, l1 }))).toEqual(
+        cyclesOnly(withoutSharing({ ...full.elements, l1: partialL1 })),
+      );
+      const hz = rebuilt.clock!.smClockHz!;
+      expect(rebuilt.elements.l2!.latency!.meanNs).toBeCloseTo((rebuilt.elements.l2!.latency!.mean / hz) * 1e9, 1);
+    },
+    WHOLE_DISCOVERY_TIMEOUT_MS,
+  );
 });
 
 describe('discovery from the registry', () => {
-  it('skips a strategy whose ops the probe does not list, naming them, and never sends them', async () => {
-    const { outcome, sentOps } = await simulatedDiscovery(WITHOUT_BATCH);
-    expect(sentOps).not.toContain('pchase.batch');
-    const [skipped, measured] = [STRATEGIES.filter((s) => s.requiredOps.includes('pchase.batch')), STRATEGIES.filter((s) => !s.requiredOps.includes('pchase.batch'))];
-    expect(skipped.map((s) => s.name)).toContain('l1');
-    expect(elementNames(outcome)).toEqual(elementsOf(measured));
-    expect(outcome.warnings).toEqual(skipped.map((s) => expect.stringMatching(new RegExp(`^${s.name}: skipped, the probe does not support pchase\\.batch`))));
-    expect(outcome.raw.some((series) => skipped.some((s) => s.ownsSeries(series.name)))).toBe(false);
-  }, WHOLE_DISCOVERY_TIMEOUT_MS);
+  it(
+    'skips a strategy whose ops the probe does not list, naming them, and never sends them',
+    async () => {
+      const { outcome, sentOps } = await simulatedDiscovery(WITHOUT_BATCH);
+      expect(sentOps).not.toContain('pchase.batch');
+      const [skipped, measured] = [
+        STRATEGIES.filter((s) => s.requiredOps.includes('pchase.batch')),
+        STRATEGIES.filter((s) => !s.requiredOps.includes('pchase.batch')),
+      ];
+      expect(skipped.map((s) => s.name)).toContain('l1');
+      expect(elementNames(outcome)).toEqual(elementsOf(measured));
+      expect(outcome.warnings).toEqual(
+        skipped.map((s) => expect.stringMatching(new RegExp(`^${s.name}: skipped, the probe does not support pchase\\.batch`))),
+      );
+      expect(outcome.raw.some((series) => skipped.some((s) => s.ownsSeries(series.name)))).toBe(false);
+    },
+    WHOLE_DISCOVERY_TIMEOUT_MS,
+  );
 
   it('treats a hello without an ops list (an older probe) as supporting every op', async () => {
     const channel = rewritingHello(await simChannel(34), ({ ops: _ops, ...hello }) => hello as HelloResult);
@@ -172,16 +222,20 @@ describe('discovery from the registry', () => {
     expect(outcome.warnings).toEqual([]);
   });
 
-  it('reports monotonic progress that reaches 1, also with a strategy skipped', async () => {
-    for (const request of [FULL, WITHOUT_BATCH]) {
-      const { progress: steps } = await simulatedDiscovery(request);
-      const fractions = steps.map(([, fraction]) => fraction);
-      for (let i = 1; i < fractions.length; i += 1) expect(fractions[i]).toBeGreaterThanOrEqual(fractions[i - 1]!);
-      expect(fractions.every((f) => f >= 0 && f <= 1)).toBe(true);
-      expect(steps.at(-1)).toEqual(['done', 1]);
-      expect(steps.map(([phase]) => phase)).toEqual(expect.arrayContaining(['hello', 'analysis']));
-    }
-  }, WHOLE_DISCOVERY_TIMEOUT_MS);
+  it(
+    'reports monotonic progress that reaches 1, also with a strategy skipped',
+    async () => {
+      for (const request of [FULL, WITHOUT_BATCH]) {
+        const { progress: steps } = await simulatedDiscovery(request);
+        const fractions = steps.map(([, fraction]) => fraction);
+        for (let i = 1; i < fractions.length; i += 1) expect(fractions[i]).toBeGreaterThanOrEqual(fractions[i - 1]!);
+        expect(fractions.every((f) => f >= 0 && f <= 1)).toBe(true);
+        expect(steps.at(-1)).toEqual(['done', 1]);
+        expect(steps.map(([phase]) => phase)).toEqual(expect.arrayContaining(['hello', 'analysis']));
+      }
+    },
+    WHOLE_DISCOVERY_TIMEOUT_MS,
+  );
 
   it('warns about an element in `only` that no strategy measures and measures the rest', async () => {
     const outcome = await discover(await simChannel(37), { only: [UNMEASURED, 'l1'] });
@@ -194,7 +248,9 @@ describe('discovery from the registry', () => {
     let batches = 0;
     const refusingLater: ProbeChannel = {
       request: (op, args, options) =>
-        op === 'pchase.batch' && ++batches > 2 ? Promise.reject(new ProbeError('out_of_memory', 'no room')) : sim.request(op, args, options),
+        op === 'pchase.batch' && ++batches > 2
+          ? Promise.reject(new ProbeError('out_of_memory', 'no room'))
+          : sim.request(op, args, options),
       close: () => sim.close(),
     };
     const outcome = await discover(refusingLater, { only: ['l1'] });
@@ -204,13 +260,17 @@ describe('discovery from the registry', () => {
     expect(outcome.warnings).toEqual([expect.stringMatching(/^l1: skipped, the probe answered out_of_memory/)]);
   });
 
-  it('re-analyses only the strategies whose series are present, and only the elements asked for', async () => {
-    const { outcome: l1Only } = await simulatedDiscovery(L1_ONLY);
-    expect(elementNames(reanalyse(l1Only.raw))).toEqual(['l1']);
-    expect(reanalyse(l1Only.raw).warnings).toEqual([]);
-    const { outcome: full } = await simulatedDiscovery(FULL);
-    expect(reanalyse(full.raw, ['deviceMemory']).elements).toEqual({ deviceMemory: full.elements.deviceMemory });
-  }, WHOLE_DISCOVERY_TIMEOUT_MS);
+  it(
+    're-analyses only the strategies whose series are present, and only the elements asked for',
+    async () => {
+      const { outcome: l1Only } = await simulatedDiscovery(L1_ONLY);
+      expect(elementNames(reanalyse(l1Only.raw))).toEqual(['l1']);
+      expect(reanalyse(l1Only.raw).warnings).toEqual([]);
+      const { outcome: full } = await simulatedDiscovery(FULL);
+      expect(reanalyse(full.raw, ['deviceMemory']).elements).toEqual({ deviceMemory: full.elements.deviceMemory });
+    },
+    WHOLE_DISCOVERY_TIMEOUT_MS,
+  );
 });
 
 describe('optional strategies', () => {
@@ -236,13 +296,19 @@ describe('optional strategies', () => {
     expect(STRATEGIES.slice(firstOptional).every((strategy) => strategy.optional === true)).toBe(true);
   });
 
-  it('cost only themselves when the probe faults inside them: the memory elements are kept, with a warning', async () => {
-    const optional = STRATEGIES.find((strategy) => strategy.optional === true)!;
-    const outcome = await discover(faultingOn(await simChannel(35), optional.requiredOps.at(-1)!));
-    expect(elementNames(outcome)).toEqual(elementsOf(STRATEGIES.filter((s) => !s.optional)));
-    expect(outcome.warnings).toContainEqual(expect.stringMatching(new RegExp(`^${optional.name}: skipped, the probe answered kernel_fault`)));
-    expect(outcome.raw.some((series) => optional.ownsSeries(series.name))).toBe(false);
-  }, WHOLE_DISCOVERY_TIMEOUT_MS);
+  it(
+    'cost only themselves when the probe faults inside them: the memory elements are kept, with a warning',
+    async () => {
+      const optional = STRATEGIES.find((strategy) => strategy.optional === true)!;
+      const outcome = await discover(faultingOn(await simChannel(35), optional.requiredOps.at(-1)!));
+      expect(elementNames(outcome)).toEqual(elementsOf(STRATEGIES.filter((s) => !s.optional)));
+      expect(outcome.warnings).toContainEqual(
+        expect.stringMatching(new RegExp(`^${optional.name}: skipped, the probe answered kernel_fault`)),
+      );
+      expect(outcome.raw.some((series) => optional.ownsSeries(series.name))).toBe(false);
+    },
+    WHOLE_DISCOVERY_TIMEOUT_MS,
+  );
 
   it('never cover a fault in a required strategy: that fails the discovery, and the previous result stays served', async () => {
     await expect(discover(faultingOn(await simChannel(36), 'pchase.batch'))).rejects.toMatchObject({ code: 'kernel_fault' });

@@ -17,7 +17,9 @@ interface Recorded {
   runs: Array<{ run: number; raw: RawSeries[] }>;
 }
 
-const recorded = JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/h100/sharing-farnear-3-runs.json.gz', import.meta.url))).toString()) as Recorded;
+const recorded = JSON.parse(
+  gunzipSync(readFileSync(new URL('../../fixtures/h100/sharing-farnear-3-runs.json.gz', import.meta.url))).toString(),
+) as Recorded;
 
 describe('amount and sharing from an H100’s recorded series', () => {
   const raw = recorded.runs[0]!.raw;
@@ -40,7 +42,9 @@ describe('amount and sharing from an H100’s recorded series', () => {
       expect(built.elements[name]!.amount!.confidence).toBeGreaterThan(0.5);
     }
     // the evidence is kept: every ordered pair's re-read is a raw series
-    expect(raw.filter((s) => /^sharing\.[a-zA-Z0-9]+\.[a-zA-Z0-9]+$/.test(s.name) && !s.name.startsWith('sharing.amount.')).length).toBe(12);
+    expect(raw.filter((s) => /^sharing\.[a-zA-Z0-9]+\.[a-zA-Z0-9]+$/.test(s.name) && !s.name.startsWith('sharing.amount.')).length).toBe(
+      12,
+    );
   });
 });
 

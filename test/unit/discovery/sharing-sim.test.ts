@@ -15,7 +15,11 @@ import type { ElementName, RawSeries } from '../../../server/model/document.js';
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;
 const A100 = GPU_MODELS['a100-40gb']!;
 /** A Kepler-like variant of the H100-like model: texture and read-only loads in a cache of their own beside the L1. */
-const SPLIT_TEXTURE: GpuModel = { ...H100, id: 'h100-split-texture', l1: { ...H100.l1, physicalCacheOf: { 'global.ca': 0, readonly: 1, texture: 1 } } };
+const SPLIT_TEXTURE: GpuModel = {
+  ...H100,
+  id: 'h100-split-texture',
+  l1: { ...H100.l1, physicalCacheOf: { 'global.ca': 0, readonly: 1, texture: 1 } },
+};
 /** A Kepler-like default too: plain global loads go to the L2 only (ld.global behaves as .cg). */
 const L2_ONLY_DEFAULT: GpuModel = { ...H100, id: 'h100-l2-only-default', l1: { ...H100.l1, cachesDefaultGlobalLoads: false } };
 
@@ -26,7 +30,10 @@ const PATH_OF: Partial<Record<ElementName, L1Space>> = { l1: 'global.ca', textur
 function truthSharedWith(model: GpuModel, element: ElementName): ElementName[] {
   const path = PATH_OF[element];
   if (!path) return [];
-  return ELEMENTS.filter((other) => other !== element && PATH_OF[other] !== undefined && model.l1.physicalCacheOf[PATH_OF[other]!] === model.l1.physicalCacheOf[path]);
+  return ELEMENTS.filter(
+    (other) =>
+      other !== element && PATH_OF[other] !== undefined && model.l1.physicalCacheOf[PATH_OF[other]!] === model.l1.physicalCacheOf[path],
+  );
 }
 
 function channelOn(model: GpuModel, seed: number): SimulatedChannel {
@@ -69,9 +76,14 @@ describe.each([
     // Whether the L1 caches a plain global load: the model's default, from one warm walk kept in raw series.
     expect(outcome.elements.l1?.cachesGlobalLoadsByDefault).toBe(model.l1.cachesDefaultGlobalLoads);
     expect(outcome.elements.texture?.cachesGlobalLoadsByDefault).toBeUndefined();
-    expect(raw.filter((series) => series.name === 'sharing.defaultGlobal').map((series) => (series.args as { space: string }).space)).toEqual(['global']);
+    expect(
+      raw.filter((series) => series.name === 'sharing.defaultGlobal').map((series) => (series.args as { space: string }).space),
+    ).toEqual(['global']);
     // Every ordered pair recorded once, under its own name, with its re-read and the other chaser's walk.
-    const pairs = raw.filter((series) => series.name.startsWith('sharing.') && !series.name.startsWith('sharing.amount.') && series.name !== 'sharing.defaultGlobal');
+    const pairs = raw.filter(
+      (series) =>
+        series.name.startsWith('sharing.') && !series.name.startsWith('sharing.amount.') && series.name !== 'sharing.defaultGlobal',
+    );
     const expectedNames = ELEMENTS.flatMap((a) => ELEMENTS.filter((b) => b !== a).map((b) => `sharing.${a}.${b}`));
     expect(pairs.map((series) => series.name).sort()).toEqual(expectedNames.sort());
     for (const series of pairs) {
@@ -91,17 +103,29 @@ describe('the sharing strategy in a discovery', () => {
     expect(outcome.elements.l1?.sharedWith).toEqual(['texture', 'readOnly']);
     const stored = JSON.parse(JSON.stringify(outcome.raw)) as RawSeries[];
     expect(reanalyse(stored, ['l1', 'texture', 'readOnly', 'constantL1']).elements).toEqual(outcome.elements);
-    expect(SHARING_STRATEGY.build(stored, outcome.device as never, null)).toEqual(SHARING_STRATEGY.build(outcome.raw, outcome.device as never, null));
+    expect(SHARING_STRATEGY.build(stored, outcome.device as never, null)).toEqual(
+      SHARING_STRATEGY.build(outcome.raw, outcome.device as never, null),
+    );
   }, 120_000);
 
   it('warns instead of reporting sharing when the two directions of a pair disagree', async () => {
     const { raw } = await measured(H100, 62);
     // Make l1's re-read after constant loads look evicted: its loads at the L2's latency.
     const tampered = raw.map((series) =>
-      series.name === 'sharing.l1.constantL1' ? { ...series, result: { ...(series.result as object), firstLatenciesCycles: (series.result as { firstLatenciesCycles: number[] }).firstLatenciesCycles.map(() => 300) } } : series,
+      series.name === 'sharing.l1.constantL1'
+        ? {
+            ...series,
+            result: {
+              ...(series.result as object),
+              firstLatenciesCycles: (series.result as { firstLatenciesCycles: number[] }).firstLatenciesCycles.map(() => 300),
+            },
+          }
+        : series,
     );
     const outcome = reanalyse(tampered);
-    expect(outcome.warnings).toEqual([expect.stringMatching(/^sharing: whether l1 and constantL1 share a cache is unclear \(the directions disagree/)]);
+    expect(outcome.warnings).toEqual([
+      expect.stringMatching(/^sharing: whether l1 and constantL1 share a cache is unclear \(the directions disagree/),
+    ]);
     expect(outcome.elements.l1?.sharedWith).toEqual(['texture', 'readOnly']);
     expect(outcome.elements.constantL1?.sharedWith).toEqual([]);
   }, 120_000);

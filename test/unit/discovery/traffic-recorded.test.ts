@@ -10,7 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { reanalyse } from '../../../server/discovery/index.js';
 import { buildTraffic } from '../../../server/discovery/strategies/traffic.js';
 import { countedPoints, type TrafficPoint } from '../../../server/discovery/strategies/traffic-analysis.js';
-import { accuracyPercent, curveCorrections, parametersFromDocument, predictTraffic, predictWithCurve } from '../../../server/discovery/traffic-predict.js';
+import {
+  accuracyPercent,
+  curveCorrections,
+  parametersFromDocument,
+  predictTraffic,
+  predictWithCurve,
+} from '../../../server/discovery/traffic-predict.js';
 import type { TrafficArgs, TrafficResult } from '../../../server/protocol/ops.js';
 import type { RawSeries } from '../../../server/model/document.js';
 
@@ -57,14 +63,19 @@ describe('traffic on a recorded H100', () => {
       const arraysRead = { read: 1, write: 0, rmw: 1, vecmul: 2 }[p.pattern];
       const arraysWritten = p.pattern === 'read' ? 0 : 1;
       expect(p.readBytes! / p.footprintBytes, `${p.pattern} reads`).toBeCloseTo(arraysRead, 1);
-      expect(Math.abs(p.writeBytes! - arraysWritten * p.footprintBytes), `${p.pattern} writes`).toBeLessThan(0.02 * p.footprintBytes + 2 ** 20);
+      expect(Math.abs(p.writeBytes! - arraysWritten * p.footprintBytes), `${p.pattern} writes`).toBeLessThan(
+        0.02 * p.footprintBytes + 2 ** 20,
+      );
     }
   });
 
   it('reads per access never shrink as the stride grows, and a pass never moves more than the span', () => {
     for (const footprint of new Set(defaults.map((p) => p.footprintBytes))) {
-      const reads = defaults.filter((p) => p.pattern === 'read' && p.footprintBytes === footprint).sort((a, b) => a.strideBytes - b.strideBytes);
-      for (let i = 1; i < reads.length; i += 1) expect(perAccess(reads[i]!, reads[i]!.readBytes)).toBeGreaterThanOrEqual(0.98 * perAccess(reads[i - 1]!, reads[i - 1]!.readBytes));
+      const reads = defaults
+        .filter((p) => p.pattern === 'read' && p.footprintBytes === footprint)
+        .sort((a, b) => a.strideBytes - b.strideBytes);
+      for (let i = 1; i < reads.length; i += 1)
+        expect(perAccess(reads[i]!, reads[i]!.readBytes)).toBeGreaterThanOrEqual(0.98 * perAccess(reads[i - 1]!, reads[i - 1]!.readBytes));
       for (const p of reads) expect(p.readBytes!).toBeLessThanOrEqual(1.02 * p.footprintBytes);
     }
   });
@@ -74,7 +85,8 @@ describe('traffic on a recorded H100', () => {
     const limits = [...new Set(isolated.map((p) => p.fetchLimitBytes).filter((x): x is number => x !== null))].sort((a, b) => a - b);
     expect(limits.length).toBeGreaterThan(0);
     const at = (limit: number) => isolated.filter((p) => p.fetchLimitBytes === limit).map((p) => perAccess(p, p.readBytes));
-    for (let i = 1; i < limits.length; i += 1) expect(Math.min(...at(limits[i]!))).toBeGreaterThanOrEqual(0.98 * Math.max(...at(limits[i - 1]!)));
+    for (let i = 1; i < limits.length; i += 1)
+      expect(Math.min(...at(limits[i]!))).toBeGreaterThanOrEqual(0.98 * Math.max(...at(limits[i - 1]!)));
     for (const bytes of at(limits[0]!)) expect(bytes).toBeCloseTo(traffic!.readTransactionBytes!.value, -0.5);
   });
 
@@ -102,8 +114,17 @@ describe('traffic on a recorded H100', () => {
   it('predicts the paper’s vecMul sweep (strides 1–1024, both footprints) within the issue’s 95 %', () => {
     expect(parameters).not.toBeNull();
     for (const p of defaults.filter((x) => x.pattern === 'vecmul')) {
-      const r = predictTraffic(parameters!, { pattern: 'vecmul', strideBytes: p.strideBytes, elementBytes: 4, footprintBytes: p.footprintBytes, target: p.target });
-      expect(accuracyPercent(p.totalBytes, r.readBytes + r.writeBytes), `stride ${p.strideBytes / 4}, ${p.footprintBytes} B`).toBeGreaterThanOrEqual(95);
+      const r = predictTraffic(parameters!, {
+        pattern: 'vecmul',
+        strideBytes: p.strideBytes,
+        elementBytes: 4,
+        footprintBytes: p.footprintBytes,
+        target: p.target,
+      });
+      expect(
+        accuracyPercent(p.totalBytes, r.readBytes + r.writeBytes),
+        `stride ${p.strideBytes / 4}, ${p.footprintBytes} B`,
+      ).toBeGreaterThanOrEqual(95);
     }
   });
 
@@ -111,9 +132,18 @@ describe('traffic on a recorded H100', () => {
     const served = parametersFromDocument(traffic!)!;
     const largest = Math.max(...defaults.map((p) => p.footprintBytes));
     // The curve a discovery records: one footprint (this fixture's sweep has two).
-    const corrections = curveCorrections(served, traffic!.curve.filter((p) => p.accesses * p.strideBytes > 0.9 * largest));
+    const corrections = curveCorrections(
+      served,
+      traffic!.curve.filter((p) => p.accesses * p.strideBytes > 0.9 * largest),
+    );
     for (const p of defaults.filter((x) => x.pattern === 'rmw' && x.footprintBytes === largest)) {
-      const q = { pattern: 'rmw' as const, strideBytes: p.strideBytes, elementBytes: 4, footprintBytes: p.footprintBytes, target: p.target };
+      const q = {
+        pattern: 'rmw' as const,
+        strideBytes: p.strideBytes,
+        elementBytes: 4,
+        footprintBytes: p.footprintBytes,
+        target: p.target,
+      };
       const withCurve = predictWithCurve(served, corrections, q);
       expect(accuracyPercent(p.totalBytes, withCurve.readBytes + withCurve.writeBytes), `stride ${p.strideBytes / 4}`).toBeGreaterThan(98);
       const model = predictTraffic(served, q);
@@ -139,8 +169,15 @@ describe('traffic on a recorded H100', () => {
       if (!mine) continue;
       const [, during, after] = s.ranges as Array<Record<string, number>>;
       const flush = fixture.standalone['763']![0]!['l2Bytes'] as number;
-      const theirs = during!['dram__bytes_read.sum']! + Math.max(0, after!['dram__bytes_read.sum']! - 4 * flush) + during!['dram__bytes_write.sum']! + after!['dram__bytes_write.sum']!;
-      expect(Math.abs(theirs / s.accesses - mine.totalBytes / mine.accesses) / (mine.totalBytes / mine.accesses), `stride ${s.strideElements}`).toBeLessThan(0.05);
+      const theirs =
+        during!['dram__bytes_read.sum']! +
+        Math.max(0, after!['dram__bytes_read.sum']! - 4 * flush) +
+        during!['dram__bytes_write.sum']! +
+        after!['dram__bytes_write.sum']!;
+      expect(
+        Math.abs(theirs / s.accesses - mine.totalBytes / mine.accesses) / (mine.totalBytes / mine.accesses),
+        `stride ${s.strideElements}`,
+      ).toBeLessThan(0.05);
       compared += 1;
     }
     expect(compared).toBeGreaterThan(10);

@@ -62,7 +62,13 @@ function predictorAccuracies(traffic: TrafficTopology, truth: TrafficModel): num
       for (const strideElements of TRAFFIC_STRIDES) {
         for (const target of ['fresh', 'written'] as const) {
           const real = trueTraffic(truth, footprintBytes, { pattern, elementBytes: 4, strideElements, target }, null);
-          const predicted = predictTraffic(parameters, { pattern, strideBytes: 4 * strideElements, elementBytes: 4, footprintBytes, target });
+          const predicted = predictTraffic(parameters, {
+            pattern,
+            strideBytes: 4 * strideElements,
+            elementBytes: 4,
+            footprintBytes,
+            target,
+          });
           accuracies.push(accuracyPercent(real.readBytes + real.writeBytes, predicted.readBytes + predicted.writeBytes));
         }
       }
@@ -74,7 +80,11 @@ function predictorAccuracies(traffic: TrafficTopology, truth: TrafficModel): num
 describe.each([
   ['H100 as modelled', H100, 1],
   ['A100 as modelled', A100, 2],
-  ['a GPU with the paper’s 1.6× prefetch and non-allocating fresh stores', withTraffic(H100, { prefetchFactor: 1.6, fillBytes: 32, allocatingStores: { fresh: false, written: true } }), 3],
+  [
+    'a GPU with the paper’s 1.6× prefetch and non-allocating fresh stores',
+    withTraffic(H100, { prefetchFactor: 1.6, fillBytes: 32, allocatingStores: { fresh: false, written: true } }),
+    3,
+  ],
   ['a GPU whose whole-sector stores read, with 128 B fills', withTraffic(A100, { fullSectorStoresRead: true, fillBytes: 128 }), 4],
 ])('traffic on %s', (_name, model, seed) => {
   it('recovers every attribute from the counters, and predicts the paper’s sweep within 1 %', async () => {
@@ -93,7 +103,10 @@ describe.each([
 });
 
 describe('traffic without counters', () => {
-  const model = withTraffic(H100, { countersUnavailable: 'profiling is restricted to administrators (NVreg_RestrictProfilingToAdminUsers=1): CUPTI_ERROR_INSUFFICIENT_PRIVILEGES' });
+  const model = withTraffic(H100, {
+    countersUnavailable:
+      'profiling is restricted to administrators (NVreg_RestrictProfilingToAdminUsers=1): CUPTI_ERROR_INSUFFICIENT_PRIVILEGES',
+  });
 
   it('times instead, says why, and still recovers the read units and allocating stores', async () => {
     const truth = trafficModelOf(model);

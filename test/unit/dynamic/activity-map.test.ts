@@ -46,9 +46,17 @@ describe('mergeProcesses', () => {
   it('lists each (pid, kind) once, the MIG device entry winning over the GPU-wide copy', () => {
     const raw = rawActivity({
       migModeCurrent: 1,
-      processes: { compute: [rawProcess(10, 4 * 2 ** 30), rawProcess(20, 2 ** 30, { gi: 1, ci: 0 })], graphics: [rawProcess(20, 2 ** 30, { gi: 1, ci: 0 })] },
+      processes: {
+        compute: [rawProcess(10, 4 * 2 ** 30), rawProcess(20, 2 ** 30, { gi: 1, ci: 0 })],
+        graphics: [rawProcess(20, 2 ** 30, { gi: 1, ci: 0 })],
+      },
       migDevices: [
-        { index: 0, uuid: MIG_A, processes: { compute: [rawProcess(20, 2 ** 30, { gi: 1, ci: 0 })], graphics: [rawProcess(20, 2 ** 30, { gi: 1, ci: 0 })] }, degraded: [] },
+        {
+          index: 0,
+          uuid: MIG_A,
+          processes: { compute: [rawProcess(20, 2 ** 30, { gi: 1, ci: 0 })], graphics: [rawProcess(20, 2 ** 30, { gi: 1, ci: 0 })] },
+          degraded: [],
+        },
         { index: 1, uuid: MIG_B, processes: { compute: [rawProcess(30, null)], graphics: [] }, degraded: [] },
       ],
     });
@@ -64,7 +72,14 @@ describe('mergeProcesses', () => {
 describe('utilization', () => {
   it('judges the driver samples within the window of the newest one', () => {
     const raw = rawActivity({ utilizationSamples: samples([100, 100, 0, 0, 30, 60], 500_000), utilizationMemoryPercent: 12 });
-    expect(utilizationFromSamples(raw, 1000)).toEqual({ source: 'nvml-samples', maxPercent: 60, meanPercent: 30, sampleCount: 3, spanMs: 1000, memoryPercent: 12 });
+    expect(utilizationFromSamples(raw, 1000)).toEqual({
+      source: 'nvml-samples',
+      maxPercent: 60,
+      meanPercent: 30,
+      sampleCount: 3,
+      spanMs: 1000,
+      memoryPercent: 12,
+    });
     expect(utilizationFromSamples(raw, 0)).toMatchObject({ maxPercent: 60, sampleCount: 1, spanMs: 0 });
     expect(utilizationFromSamples(raw, 60_000)).toMatchObject({ maxPercent: 100, sampleCount: 6, spanMs: 2500 });
   });
@@ -80,14 +95,23 @@ describe('utilization', () => {
   });
 
   it('takes max and mean of polled reads, skipping reads without a figure', () => {
-    const reads = [10, null, 90, 20].map((p) => rawActivity({ utilizationGpuPercent: p, utilizationMemoryPercent: p === null ? null : p / 2 }));
-    expect(utilizationFromReads(reads, 300)).toEqual({ source: 'polled', maxPercent: 90, meanPercent: 40, sampleCount: 3, spanMs: 300, memoryPercent: 10 });
+    const reads = [10, null, 90, 20].map((p) =>
+      rawActivity({ utilizationGpuPercent: p, utilizationMemoryPercent: p === null ? null : p / 2 }),
+    );
+    expect(utilizationFromReads(reads, 300)).toEqual({
+      source: 'polled',
+      maxPercent: 90,
+      meanPercent: 40,
+      sampleCount: 3,
+      spanMs: 300,
+      memoryPercent: 10,
+    });
     expect(utilizationFromReads([rawActivity({ utilizationGpuPercent: null })], 0)).toBeNull();
   });
 });
 
 describe('toGpuActivity', () => {
-  it('converts units and names, and prefixes MIG devices\' refusals', () => {
+  it("converts units and names, and prefixes MIG devices' refusals", () => {
     const raw = rawActivity({
       uuid: null,
       powerMilliwatts: 312_500,
@@ -142,7 +166,12 @@ describe('mergeReads', () => {
     const reads = [
       rawActivity({ processes: { compute: [rawProcess(7, 2 ** 29)], graphics: [] }, clocksEventReasons: 0x1, temperatureC: 40 }),
       rawActivity({ processes: { compute: [rawProcess(7, 2 ** 31), rawProcess(8, null)], graphics: [] }, clocksEventReasons: 0x200 + 0x4 }),
-      rawActivity({ processes: { compute: null, graphics: [] }, clocksEventReasons: 0x0, temperatureC: 55, degraded: ['processes.compute: TIMEOUT'] }),
+      rawActivity({
+        processes: { compute: null, graphics: [] },
+        clocksEventReasons: 0x0,
+        temperatureC: 55,
+        degraded: ['processes.compute: TIMEOUT'],
+      }),
     ];
     const merged = mergeReads(reads, { ...context, utilization: utilizationFromReads(reads, 200) });
     expect(merged.processes).toEqual([

@@ -74,7 +74,13 @@ describe('buildMigView: derived shares without readable placements', () => {
     const view = buildMigView({ device, l2SizeBytes: L2_40_MIB, l2SegmentBytes: SEGMENT_20_MIB });
     expect(view.memorySliceCount).toBe(8);
     expect(view.memorySliceSource).toBe('derived');
-    expect(instanceByProfile(view, 'MIG 1g.5gb').l2).toEqual({ bytes: 5 * MIB, memorySlices: 1, source: 'derived', reachablePerSmBytes: 5 * MIB, partitions: null });
+    expect(instanceByProfile(view, 'MIG 1g.5gb').l2).toEqual({
+      bytes: 5 * MIB,
+      memorySlices: 1,
+      source: 'derived',
+      reachablePerSmBytes: 5 * MIB,
+      partitions: null,
+    });
     expect(view.profiles.every((p) => p.l2.source === 'derived')).toBe(true);
   });
 
@@ -109,7 +115,13 @@ describe('buildMigView: edges', () => {
 
   it('keeps slice counts but no bytes when the L2 size is unknown', () => {
     const view = buildMigView({ device: deviceState(a100), l2SizeBytes: null, l2SegmentBytes: SEGMENT_20_MIB });
-    expect(instanceByProfile(view, 'MIG 3g.20gb').l2).toEqual({ bytes: null, memorySlices: 4, source: 'nvml', reachablePerSmBytes: null, partitions: null });
+    expect(instanceByProfile(view, 'MIG 3g.20gb').l2).toEqual({
+      bytes: null,
+      memorySlices: 4,
+      source: 'nvml',
+      reachablePerSmBytes: null,
+      partitions: null,
+    });
   });
 
   it('takes the slice count from the profile list, not a constant', () => {

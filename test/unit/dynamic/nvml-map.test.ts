@@ -43,9 +43,39 @@ function rawDevice(fields: Partial<RawDevice> = {}): RawDevice {
     migModeCurrent: 1,
     migModePending: 1,
     profiles: [
-      { profileIndex: 0, id: 19, name: 'MIG 1g.5gb', sliceCount: 1, instanceCount: 7, multiprocessorCount: 14, copyEngineCount: 1, memorySizeMB: 4864, placements: null },
-      { profileIndex: 7, id: 20, name: 'MIG 1g.5gb+me', sliceCount: 1, instanceCount: 1, multiprocessorCount: 14, copyEngineCount: 1, memorySizeMB: 4864, placements: null },
-      { profileIndex: 1, id: 14, name: '', sliceCount: 2, instanceCount: 3, multiprocessorCount: 28, copyEngineCount: 2, memorySizeMB: 9856, placements: [{ start: 0, size: 2 }] },
+      {
+        profileIndex: 0,
+        id: 19,
+        name: 'MIG 1g.5gb',
+        sliceCount: 1,
+        instanceCount: 7,
+        multiprocessorCount: 14,
+        copyEngineCount: 1,
+        memorySizeMB: 4864,
+        placements: null,
+      },
+      {
+        profileIndex: 7,
+        id: 20,
+        name: 'MIG 1g.5gb+me',
+        sliceCount: 1,
+        instanceCount: 1,
+        multiprocessorCount: 14,
+        copyEngineCount: 1,
+        memorySizeMB: 4864,
+        placements: null,
+      },
+      {
+        profileIndex: 1,
+        id: 14,
+        name: '',
+        sliceCount: 2,
+        instanceCount: 3,
+        multiprocessorCount: 28,
+        copyEngineCount: 2,
+        memorySizeMB: 9856,
+        placements: [{ start: 0, size: 2 }],
+      },
     ],
     gpuInstances: [],
     migDevices: [],
@@ -74,7 +104,14 @@ describe('mapDevice', () => {
   it('attaches MIG device UUIDs to GPU and compute instances', () => {
     const device = mapDevice(
       rawDevice({
-        gpuInstances: [{ id: 9, profileId: 19, placement: { start: 6, size: 1 }, computeInstances: [{ id: 0, profileId: 0, multiprocessorCount: 14, sliceCount: 1 }] }],
+        gpuInstances: [
+          {
+            id: 9,
+            profileId: 19,
+            placement: { start: 6, size: 1 },
+            computeInstances: [{ id: 0, profileId: 0, multiprocessorCount: 14, sliceCount: 1 }],
+          },
+        ],
         migDevices: [migDevice(0, 9)],
       }),
     );
@@ -114,7 +151,9 @@ describe('mapDevice', () => {
   });
 
   it('keeps a GPU whose UUID NVML refused, under a stand-in id, and prefixes MIG device degradations', () => {
-    const device = mapDevice(rawDevice({ uuid: null, index: 3, migDevices: [migDevice(0, 9, { degraded: ['attributes: NOT_SUPPORTED'] })] }));
+    const device = mapDevice(
+      rawDevice({ uuid: null, index: 3, migDevices: [migDevice(0, 9, { degraded: ['attributes: NOT_SUPPORTED'] })] }),
+    );
     expect(device.uuid).toBe('nvml-index-3');
     expect(device.degraded).toContain('migDevices[0].attributes: NOT_SUPPORTED');
   });
@@ -124,10 +163,25 @@ describe('toDynamicSnapshot', () => {
   it('marks the snapshot available and stamps the read time', () => {
     const at = new Date('2025-01-02T03:04:05.000Z');
     const snapshot = toDynamicSnapshot(
-      { libraryPath: 'x', driverVersion: '580.95.05', cudaDriverVersion: 13000, deviceCount: 1, devices: [rawDevice()], degraded: [], reinitCount: 0, readMicros: 1 },
+      {
+        libraryPath: 'x',
+        driverVersion: '580.95.05',
+        cudaDriverVersion: 13000,
+        deviceCount: 1,
+        devices: [rawDevice()],
+        degraded: [],
+        reinitCount: 0,
+        readMicros: 1,
+      },
       at,
     );
-    expect(snapshot).toMatchObject({ available: true, reason: null, driverVersion: '580.95.05', cudaDriverVersion: 13000, readAt: at.toISOString() });
+    expect(snapshot).toMatchObject({
+      available: true,
+      reason: null,
+      driverVersion: '580.95.05',
+      cudaDriverVersion: 13000,
+      readAt: at.toISOString(),
+    });
     expect(snapshot.devices).toHaveLength(1);
   });
 

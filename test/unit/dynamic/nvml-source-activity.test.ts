@@ -5,7 +5,16 @@ import { GPU_UUID, rawActivity, rawProcess, samples } from './activity-raw.js';
 
 function stubAddon(readActivity: NvmlAddon['readActivity']): NvmlAddon {
   return {
-    read: vi.fn(async () => ({ libraryPath: '/fake', driverVersion: null, cudaDriverVersion: null, deviceCount: 0, devices: [], degraded: [], reinitCount: 0, readMicros: 1 })),
+    read: vi.fn(async () => ({
+      libraryPath: '/fake',
+      driverVersion: null,
+      cudaDriverVersion: null,
+      deviceCount: 0,
+      devices: [],
+      degraded: [],
+      reinitCount: 0,
+      readMicros: 1,
+    })),
     readActivity,
     open: vi.fn(async () => undefined),
     close: vi.fn(async () => undefined),
@@ -20,7 +29,9 @@ function scripted(reads: RawActivity[]) {
 
 describe('NvmlSource.readActivity', () => {
   it('reads once when the driver keeps utilization samples, and asks by UUID', async () => {
-    const readActivity = scripted([rawActivity({ utilizationSamples: samples([0, 0, 100, 100]), processes: { compute: [rawProcess(4242, 2 ** 31)], graphics: [] } })]);
+    const readActivity = scripted([
+      rawActivity({ utilizationSamples: samples([0, 0, 100, 100]), processes: { compute: [rawProcess(4242, 2 ** 31)], graphics: [] } }),
+    ]);
     const addon = stubAddon(readActivity);
     const source = new NvmlSource({ addon, libraryPath: '/fake/libnvidia-ml.so.1' });
     const { activity, reason } = await source.readActivity(GPU_UUID, { windowMs: 1000 });

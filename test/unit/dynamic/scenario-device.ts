@@ -81,7 +81,12 @@ export function deviceState(device: ScenarioDevice, options: DeviceOptions = {},
       migDeviceUuid: gi.migDeviceUuid,
       memorySizeBytes: profile?.memorySizeBytes ?? null,
       multiprocessorCount: profile?.multiprocessorCount ?? null,
-      computeInstances: gi.computeInstances.map((ci) => ({ id: ci.id, profileId: null, multiprocessorCount: ci.multiprocessorCount, migDeviceUuid: gi.migDeviceUuid })),
+      computeInstances: gi.computeInstances.map((ci) => ({
+        id: ci.id,
+        profileId: null,
+        multiprocessorCount: ci.multiprocessorCount,
+        migDeviceUuid: gi.migDeviceUuid,
+      })),
     };
   });
   const degraded = [

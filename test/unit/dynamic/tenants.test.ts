@@ -21,7 +21,9 @@ function activity(processes: GpuProcess[], maxPercent: number | null = 0, overri
     readAt: '2025-01-01T00:00:00.000Z',
     processes,
     utilization:
-      maxPercent === null ? null : { source: 'nvml-samples', maxPercent, meanPercent: maxPercent, sampleCount: 12, spanMs: 1833, memoryPercent: 0 },
+      maxPercent === null
+        ? null
+        : { source: 'nvml-samples', maxPercent, meanPercent: maxPercent, sampleCount: 12, spanMs: 1833, memoryPercent: 0 },
     temperatureC: 33,
     smClockMHz: 345,
     clocksEventReasons: ['gpu-idle'],
@@ -39,7 +41,14 @@ function verdict(a: GpuActivity, own = beforeProbe) {
 describe('tenantsOf', () => {
   it('counts every process as foreign before our probe starts', () => {
     const tenants = tenantsOf(activity([compute(5000, 2 * GIB), graphics(5000, 2 * GIB), graphics(6000, 4 * MIB)]), beforeProbe);
-    expect(tenants).toMatchObject({ pids: [5000, 6000], computePids: 1, graphicsOnlyPids: 1, memoryBytes: 2 * GIB + 4 * MIB, ownMatchedBy: 'no-probe', ownProbeRunning: false });
+    expect(tenants).toMatchObject({
+      pids: [5000, 6000],
+      computePids: 1,
+      graphicsOnlyPids: 1,
+      memoryBytes: 2 * GIB + 4 * MIB,
+      ownMatchedBy: 'no-probe',
+      ownProbeRunning: false,
+    });
   });
 
   it('leaves out our own PIDs where NVML reports them (the host PID namespace)', () => {
@@ -68,7 +77,10 @@ describe('tenantsOf', () => {
 
 describe('busyVerdict', () => {
   it('calls a GPU busy with a compute tenant at full utilization, naming both', () => {
-    expect(verdict(activity([compute(5000, 2 * GIB)], 100))).toEqual({ busy: true, reason: 'gpu-busy: 1 compute process (2.0 GiB), 100 % utilization' });
+    expect(verdict(activity([compute(5000, 2 * GIB)], 100))).toEqual({
+      busy: true,
+      reason: 'gpu-busy: 1 compute process (2.0 GiB), 100 % utilization',
+    });
   });
 
   it('calls an idle GPU idle, with the same facts', () => {
@@ -86,14 +98,23 @@ describe('busyVerdict', () => {
     });
   });
 
-  it('lets a display server\'s few MiB pass, and counts a tenant whose memory NVML cannot attribute', () => {
-    expect(verdict(activity([graphics(1200, 4 * MIB)], 0))).toEqual({ busy: false, reason: 'idle: 1 graphics process (4 MiB), 0 % utilization' });
-    expect(verdict(activity([compute(5000, null)], 0))).toEqual({ busy: true, reason: 'gpu-busy: 1 compute process (1 unattributed), 0 % utilization' });
+  it("lets a display server's few MiB pass, and counts a tenant whose memory NVML cannot attribute", () => {
+    expect(verdict(activity([graphics(1200, 4 * MIB)], 0))).toEqual({
+      busy: false,
+      reason: 'idle: 1 graphics process (4 MiB), 0 % utilization',
+    });
+    expect(verdict(activity([compute(5000, null)], 0))).toEqual({
+      busy: true,
+      reason: 'gpu-busy: 1 compute process (1 unattributed), 0 % utilization',
+    });
   });
 
   it('ignores utilization while our probe runs: it is ours and theirs together', () => {
     expect(verdict(activity([compute(PROBE_PID, 3 * GIB)], 100), probing)).toEqual({ busy: false, reason: 'idle: no other process' });
-    expect(verdict(activity([compute(PROBE_PID, 3 * GIB), compute(7000, GIB)], 100), probing)).toEqual({ busy: true, reason: 'gpu-busy: 1 compute process (1.0 GiB)' });
+    expect(verdict(activity([compute(PROBE_PID, 3 * GIB), compute(7000, GIB)], 100), probing)).toEqual({
+      busy: true,
+      reason: 'gpu-busy: 1 compute process (1.0 GiB)',
+    });
   });
 
   it('says what it could not read', () => {
@@ -104,7 +125,10 @@ describe('busyVerdict', () => {
   it('applies the thresholds it is given, and refuses negative ones', () => {
     const light = activity([compute(5000, 300 * MIB)], 8);
     const lenient = { utilizationPercent: 10, tenantMemoryBytes: GIB };
-    expect(busyVerdict(light, tenantsOf(light, beforeProbe), lenient)).toEqual({ busy: false, reason: 'idle: 1 compute process (300 MiB), 8 % utilization' });
+    expect(busyVerdict(light, tenantsOf(light, beforeProbe), lenient)).toEqual({
+      busy: false,
+      reason: 'idle: 1 compute process (300 MiB), 8 % utilization',
+    });
     expect(busyVerdict(light, tenantsOf(light, beforeProbe), DEFAULT_BUSY_THRESHOLDS).busy).toBe(true);
     expect(() => busyVerdict(light, tenantsOf(light, beforeProbe), { utilizationPercent: -1, tenantMemoryBytes: 0 })).toThrow(RangeError);
   });

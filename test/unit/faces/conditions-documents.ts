@@ -17,7 +17,13 @@ const activity = gpuActivity;
 /** Measured anyway (evenIfBusy) while a training job ran: clocks held back by the power cap, warming up. */
 export function busyConditions(gpuUuid: string): ProbeConditions {
   const busy = (overrides: Partial<GpuActivity>): Look => {
-    const read = activity(gpuUuid, { processes: [TENANT], utilization: { source: 'nvml-samples', maxPercent: 100, meanPercent: 100, sampleCount: 12, spanMs: 1000, memoryPercent: 87 }, clocksEventReasons: ['sw-power-cap'], powerWatts: 612, ...overrides });
+    const read = activity(gpuUuid, {
+      processes: [TENANT],
+      utilization: { source: 'nvml-samples', maxPercent: 100, meanPercent: 100, sampleCount: 12, spanMs: 1000, memoryPercent: 87 },
+      clocksEventReasons: ['sw-power-cap'],
+      powerWatts: 612,
+      ...overrides,
+    });
     return { busy: true, reason: 'gpu-busy: 1 compute process (2.25 GiB), 100 % utilization', activity: read, tenants: [TENANT] };
   };
   return conditionsFrom([busy({ smClockMHz: 1755, temperatureC: 61 }), busy({ smClockMHz: 1980, temperatureC: 63 })], true);
@@ -25,7 +31,12 @@ export function busyConditions(gpuUuid: string): ProbeConditions {
 
 /** An idle H100: nobody else there, full clocks. */
 export function idleConditions(gpuUuid: string): ProbeConditions {
-  const idle = (overrides: Partial<GpuActivity>): Look => ({ busy: false, reason: 'idle', activity: activity(gpuUuid, overrides), tenants: [] });
+  const idle = (overrides: Partial<GpuActivity>): Look => ({
+    busy: false,
+    reason: 'idle',
+    activity: activity(gpuUuid, overrides),
+    tenants: [],
+  });
   return conditionsFrom([idle({ smClockMHz: 1755, clocksEventReasons: ['gpu-idle'] }), idle({ temperatureC: 63 })], false);
 }
 

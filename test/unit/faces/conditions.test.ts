@@ -48,7 +48,9 @@ describe('conditionsLine', () => {
 
   it('an idle GPU: no warning, one figure where both ends agree, gpu-idle not a reason', () => {
     expect(conditionsLine(idleConditions(UUID))).toEqual({ text: 'idle GPU · SM 1755–1980 MHz · 61–63 °C', busy: false });
-    expect(conditionsLine({ ...idleConditions(UUID), smClockMHz: { min: 1980, max: 1980 }, temperatureC: { start: 40, end: null } }).text).toBe('idle GPU · SM 1980 MHz · 40 °C');
+    expect(
+      conditionsLine({ ...idleConditions(UUID), smClockMHz: { min: 1980, max: 1980 }, temperatureC: { start: 40, end: null } }).text,
+    ).toBe('idle GPU · SM 1980 MHz · 40 °C');
   });
 
   it('busy with no process NVML could list: the reason it gave', () => {
@@ -111,7 +113,10 @@ describe('metrics of the conditions', () => {
 
   it('the probe jobs gauge counts a job waiting for its busy GPU', async () => {
     const topology = new DocumentTopology([mergedGpu(result, null)]);
-    const waiting = makeGpu({ index: 1, probe: { status: 'waiting', stale: false, staleReason: null, lastResultAt: null, activeJobId: 'job-w' } });
+    const waiting = makeGpu({
+      index: 1,
+      probe: { status: 'waiting', stale: false, staleReason: null, lastResultAt: null, activeJobId: 'job-w' },
+    });
     topology.gpus = [...topology.gpus, waiting];
     const text = await scrape(result, topology);
     expect(sample(text, 'topod_probe_jobs', { state: 'waiting' })).toBe(1);
@@ -153,7 +158,8 @@ describe('the picture’s footer', () => {
     const none = svgOf(result);
     expect(none).not.toContain('class="conditions');
     // The footer only adds its line: everything above it is drawn as without conditions.
-    const body = (svg: string) => svg.split('\n').filter((line) => !line.includes('class="conditions') && !/^<svg |^<rect x="8" y="8"/.test(line));
+    const body = (svg: string) =>
+      svg.split('\n').filter((line) => !line.includes('class="conditions') && !/^<svg |^<rect x="8" y="8"/.test(line));
     expect(body(idle)).toEqual(body(none));
   });
 });

@@ -32,7 +32,18 @@ const HAVE_LSTOPO = (() => {
 
 function h100(overrides: Partial<HwlocGpu> = {}): HwlocGpu {
   const { merged } = mergedGpu(recordedH100Result(), 'h100-80gb-mig-mixed.json');
-  return { uuid: merged.gpu.uuid, index: 0, name: merged.gpu.name, vendor: 'nvidia', pciBusId: merged.gpu.pciBusId, numaNode: 0, probeStatus: 'probed', simulated: false, document: merged, ...overrides };
+  return {
+    uuid: merged.gpu.uuid,
+    index: 0,
+    name: merged.gpu.name,
+    vendor: 'nvidia',
+    pciBusId: merged.gpu.pciBusId,
+    numaNode: 0,
+    probeStatus: 'probed',
+    simulated: false,
+    document: merged,
+    ...overrides,
+  };
 }
 
 /** What the real lstopo prints, verbose, for an XML document. */
@@ -140,7 +151,10 @@ describe.skipIf(!HAVE_LSTOPO)('hwloc XML read back by lstopo', () => {
 
   it('places GPUs by NUMA node when it adds them, several at once', () => {
     const host = readFileSync(FIXTURE, 'utf8');
-    const xml = hwlocXmlWithGpus(host, [h100({ index: 1, uuid: 'GPU-second', pciBusId: '00000000:3B:00.0', document: null, probeStatus: 'queued' }), h100()]);
+    const xml = hwlocXmlWithGpus(host, [
+      h100({ index: 1, uuid: 'GPU-second', pciBusId: '00000000:3B:00.0', document: null, probeStatus: 'queued' }),
+      h100(),
+    ]);
     const output = lstopoVerbose(xml);
     expect(lineOf(output, /"topod1"$/)).toContain('TopodGPUUUID=GPU-second');
     expect(lineOf(output, /"nvml0"$/)).toContain(`TopodIndex=0`);
@@ -154,7 +168,10 @@ describe.skipIf(HAVE_LSTOPO)('hwloc XML read back by lstopo', () => {
 });
 
 describe('input that is not hwloc XML', () => {
-  it.each(['', '<html><body/></html>', '<topology version="2.0"></topology>', '<topology><object'])('%j is refused with the reason', (xml) => {
-    expect(() => hwlocXmlWithGpus(xml, [h100()])).toThrow(HwlocXmlError);
-  });
+  it.each(['', '<html><body/></html>', '<topology version="2.0"></topology>', '<topology><object'])(
+    '%j is refused with the reason',
+    (xml) => {
+      expect(() => hwlocXmlWithGpus(xml, [h100()])).toThrow(HwlocXmlError);
+    },
+  );
 });

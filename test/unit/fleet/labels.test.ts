@@ -37,12 +37,22 @@ function labelsFor(scenario: string | null): Record<string, string> {
 
 describe('Kubernetes label rules (apimachinery IsQualifiedName / IsValidLabelValue)', () => {
   it('accepts what the API server accepts', () => {
-    for (const key of ['topod.io/l2.bytes', 'topod.io/mig-1g.10gb-me.l2-bytes', 'plain', 'a/b', `x.io/${'a'.repeat(63)}`]) expect(labelKeyErrors(key), key).toEqual([]);
+    for (const key of ['topod.io/l2.bytes', 'topod.io/mig-1g.10gb-me.l2-bytes', 'plain', 'a/b', `x.io/${'a'.repeat(63)}`])
+      expect(labelKeyErrors(key), key).toEqual([]);
     for (const value of ['', 'true', '52428800', 'enabled', 'a_b.c-d', 'a'.repeat(63)]) expect(labelValueErrors(value), value).toEqual([]);
   });
 
   it('refuses what the API server refuses', () => {
-    for (const key of ['topod.io/mig-1g.10gb+me.l2-bytes', 'topod.io/', '/x', 'Topod.IO/x', 'topod.io/-x', 'topod.io/x.', `x.io/${'a'.repeat(64)}`, 'a/b/c']) {
+    for (const key of [
+      'topod.io/mig-1g.10gb+me.l2-bytes',
+      'topod.io/',
+      '/x',
+      'Topod.IO/x',
+      'topod.io/-x',
+      'topod.io/x.',
+      `x.io/${'a'.repeat(64)}`,
+      'a/b/c',
+    ]) {
       expect(labelKeyErrors(key), key).not.toEqual([]);
     }
     for (const value of ['-1', 'a b', 'x+y', '.5', 'a'.repeat(64), '3.35TB/s']) expect(labelValueErrors(value), value).not.toEqual([]);
@@ -102,7 +112,10 @@ describe('node labels of a simulated H100 with fake-NVML MIG scenarios', () => {
       index: 1,
       measured: a.measured && {
         ...a.measured,
-        elements: { ...a.measured.elements, l2: { ...a.measured.elements['l2'], size: { value: (a.measured.elements['l2']?.['size']?.value ?? 0) * by, unit: 'bytes' } } },
+        elements: {
+          ...a.measured.elements,
+          l2: { ...a.measured.elements['l2'], size: { value: (a.measured.elements['l2']?.['size']?.value ?? 0) * by, unit: 'bytes' } },
+        },
       },
     });
     const close = nodeLabels([a, scaled(1.01)]);
@@ -172,7 +185,9 @@ describe('NfdFeatureWriter', () => {
     expect(writer.writes).toBe(0);
     rmSync(blocker);
     expect(writer.refresh()).toBe(true);
-    expect(parseFeatureFile(readFileSync(path.join(blocker, 'features.d', FEATURE_FILE_NAME), 'utf8'))['topod.io/mig.mode']).toBe('disabled');
+    expect(parseFeatureFile(readFileSync(path.join(blocker, 'features.d', FEATURE_FILE_NAME), 'utf8'))['topod.io/mig.mode']).toBe(
+      'disabled',
+    );
     writer.close();
   });
 });

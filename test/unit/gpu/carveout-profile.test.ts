@@ -6,7 +6,9 @@ import { CHASE_KERNEL_STATIC_SHARED_BYTES, GPU_MODELS, l1CapacityBytes, Simulate
 
 const model = GPU_MODELS['h100-sxm5-80gb']!;
 
-async function openThrough(percent: number): Promise<{ channel: ProbeChannel; probeVersion: string; sent: Array<{ op: string; args: unknown }> }> {
+async function openThrough(
+  percent: number,
+): Promise<{ channel: ProbeChannel; probeVersion: string; sent: Array<{ op: string; args: unknown }> }> {
   const backend = new SimulatedBackend({ models: [model.id], seed: 5 });
   const profiled = withCarveoutPreference(backend, percent);
   const [gpu] = await profiled.listDevices();
@@ -32,11 +34,33 @@ describe('withCarveoutPreference', () => {
   it('asks every chase without a carveout or a shared chain for the preference, and keys results by it', async () => {
     const { channel, probeVersion } = await openThrough(50);
     expect(probeVersion).toBe('sim-1+carveout50');
-    const l1 = await channel.request('pchase', { space: 'global.ca', arrayBytes: 4096, strideBytes: 128, pattern: 'sequential', warmup: true, samples: 16 });
+    const l1 = await channel.request('pchase', {
+      space: 'global.ca',
+      arrayBytes: 4096,
+      strideBytes: 128,
+      pattern: 'sequential',
+      warmup: true,
+      samples: 16,
+    });
     expect(l1.launch).toMatchObject({ carveoutPercent: 50 });
-    const explicit = await channel.request('pchase', { space: 'global.ca', arrayBytes: 4096, strideBytes: 128, pattern: 'sequential', warmup: true, samples: 16, carveoutPercent: 10 });
+    const explicit = await channel.request('pchase', {
+      space: 'global.ca',
+      arrayBytes: 4096,
+      strideBytes: 128,
+      pattern: 'sequential',
+      warmup: true,
+      samples: 16,
+      carveoutPercent: 10,
+    });
     expect(explicit.launch).toMatchObject({ carveoutPercent: 10 });
-    const shared = await channel.request('pchase', { space: 'shared', arrayBytes: 4096, strideBytes: 4, pattern: 'sequential', warmup: true, samples: 16 });
+    const shared = await channel.request('pchase', {
+      space: 'shared',
+      arrayBytes: 4096,
+      strideBytes: 4,
+      pattern: 'sequential',
+      warmup: true,
+      samples: 16,
+    });
     expect(shared.launch).toMatchObject({ carveoutPercent: 100 });
   });
 

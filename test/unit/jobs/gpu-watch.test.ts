@@ -4,14 +4,23 @@ import type { GpuActivity, GpuProcess } from '../../../server/dynamic/activity-t
 import { conditionsFrom, retryDelayMs, type Look } from '../../../server/jobs/gpu-watch.js';
 import { gpuActivity } from '../../helpers/gpu-activity.js';
 
-const activity = (overrides: Partial<GpuActivity> = {}): GpuActivity => gpuActivity('GPU-1', { temperatureC: 40, powerWatts: 100, utilization: null, ...overrides });
+const activity = (overrides: Partial<GpuActivity> = {}): GpuActivity =>
+  gpuActivity('GPU-1', { temperatureC: 40, powerWatts: 100, utilization: null, ...overrides });
 
 const tenant: GpuProcess = { pid: 9, kind: 'compute', usedMemoryBytes: 2 ** 30, migDeviceUuid: null };
-const look = (over: Partial<Look> & { activity?: GpuActivity | null } = {}): Look => ({ busy: false, reason: 'idle: no other process, 0 % utilization', activity: activity(), tenants: [], ...over });
+const look = (over: Partial<Look> & { activity?: GpuActivity | null } = {}): Look => ({
+  busy: false,
+  reason: 'idle: no other process, 0 % utilization',
+  activity: activity(),
+  tenants: [],
+  ...over,
+});
 
 describe('retryDelayMs', () => {
   it('doubles from the first delay up to the cap', () => {
-    expect([0, 1, 2, 3, 4, 5].map((attempt) => retryDelayMs(attempt, 5_000, 60_000))).toEqual([5_000, 10_000, 20_000, 40_000, 60_000, 60_000]);
+    expect([0, 1, 2, 3, 4, 5].map((attempt) => retryDelayMs(attempt, 5_000, 60_000))).toEqual([
+      5_000, 10_000, 20_000, 40_000, 60_000, 60_000,
+    ]);
   });
 });
 
@@ -35,7 +44,11 @@ describe('conditionsFrom', () => {
 
   it('says a result was measured on a busy GPU when allowed and the tenant came only mid-probe', () => {
     const looks = [look(), look({ busy: true, reason: 'gpu-busy: 1 compute process (1.0 GiB)', tenants: [tenant] })];
-    expect(conditionsFrom(looks, true)).toMatchObject({ busyAtStart: false, probedWhileBusy: true, otherProcesses: [{ pid: 9, kind: 'compute', usedMemoryBytes: 2 ** 30, migDeviceUuid: null }] });
+    expect(conditionsFrom(looks, true)).toMatchObject({
+      busyAtStart: false,
+      probedWhileBusy: true,
+      otherProcesses: [{ pid: 9, kind: 'compute', usedMemoryBytes: 2 ** 30, migDeviceUuid: null }],
+    });
     expect(conditionsFrom([look()], true).probedWhileBusy).toBe(false);
   });
 

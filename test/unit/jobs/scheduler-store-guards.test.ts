@@ -24,7 +24,10 @@ import { useTempDir } from '../../helpers/temp-dir.js';
 const gpu = gpuIdentity();
 const request = { reason: 'test', requestedBy: 'test', only: null, force: false };
 
-function setup(file: string, extra: Partial<ConstructorParameters<typeof ProbeScheduler>[0]> & { afterStore?: (gpuUuid: string) => void } = {}) {
+function setup(
+  file: string,
+  extra: Partial<ConstructorParameters<typeof ProbeScheduler>[0]> & { afterStore?: (gpuUuid: string) => void } = {},
+) {
   const db = openDatabase(file);
   new GpuStore(db).seen(gpu);
   const jobs = new JobStore(db);
@@ -78,10 +81,25 @@ describe('scheduler and the store', () => {
     const pages = db.pragma('page_count', { simple: true }) as number;
     db.pragma(`max_page_count = ${pages}`);
     const big = outcome(200);
-    big.raw.push(...Array.from({ length: 50 }, (_, i) => ({ name: `l1.size.pad${i}`, op: 'pchase', args: {}, result: { noise: Array.from({ length: 2000 }, () => Math.random()) } })));
+    big.raw.push(
+      ...Array.from({ length: 50 }, (_, i) => ({
+        name: `l1.size.pad${i}`,
+        op: 'pchase',
+        args: {},
+        result: { noise: Array.from({ length: 2000 }, () => Math.random()) },
+      })),
+    );
     discover.calls[1]?.resolve(big);
     await scheduler.whenIdle();
-    expect(failed).toEqual([expect.objectContaining({ state: 'failed', error: { code: 'TOPOD_ERR_STORE_WRITE', message: expect.stringMatching(/^the result could not be stored: database or disk is full/) } })]);
+    expect(failed).toEqual([
+      expect.objectContaining({
+        state: 'failed',
+        error: {
+          code: 'TOPOD_ERR_STORE_WRITE',
+          message: expect.stringMatching(/^the result could not be stored: database or disk is full/),
+        },
+      }),
+    ]);
     expect(results.latestForGpu(gpu.uuid)?.id).toBe(previous?.id);
     expect(scheduler.activeFor(gpu.uuid)).toBeNull();
     expect(health.check()).toMatchObject({ ok: false, detail: expect.stringMatching(/^degraded: a write failed .*SQLITE_FULL/) });
@@ -97,7 +115,7 @@ describe('scheduler and the store', () => {
     db.close();
   });
 
-  it('waits for the GPU lock a user\'s benchmark holds, saying so in the job phase', async () => {
+  it("waits for the GPU lock a user's benchmark holds, saying so in the job phase", async () => {
     const dir = tempDir();
     const lockFile = gpuLockFile(dir, gpu.uuid);
     const user = spawn('flock', [lockFile, 'sh', '-c', 'echo held; exec cat'], { stdio: ['pipe', 'pipe', 'inherit'] });

@@ -5,7 +5,17 @@ import { GpuStore } from '../../../server/store/gpus.js';
 import { JobStore } from '../../../server/store/jobs.js';
 import { ResultStore } from '../../../server/store/results.js';
 import type { ProbeJob } from '../../../server/model/job.js';
-import { analysedElements, controlledDiscover, fakeAnalysis, fakeLifecycle, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
+import {
+  analysedElements,
+  controlledDiscover,
+  fakeAnalysis,
+  fakeLifecycle,
+  gpuIdentity,
+  inertBackend,
+  outcome,
+  silentLogger,
+  until,
+} from '../../helpers/fakes.js';
 
 const gpuA = gpuIdentity();
 const gpuB = gpuIdentity({ uuid: 'GPU-bbbbbbbb-2222-3333-4444-555555555555', index: 1 });
@@ -19,7 +29,15 @@ function setup(concurrency = 1) {
   const results = new ResultStore(db);
   const backend = inertBackend();
   const discover = controlledDiscover();
-  const scheduler = new ProbeScheduler({ jobs, backend, discover, lifecycle: fakeLifecycle({ db, results, jobs }, fakeAnalysis('a1')), concurrency, logger: silentLogger, progressWriteMs: 0 });
+  const scheduler = new ProbeScheduler({
+    jobs,
+    backend,
+    discover,
+    lifecycle: fakeLifecycle({ db, results, jobs }, fakeAnalysis('a1')),
+    concurrency,
+    logger: silentLogger,
+    progressWriteMs: 0,
+  });
   const events: string[] = [];
   for (const type of ['queued', 'started', 'succeeded', 'failed', 'cancelled'] as const) {
     scheduler.on(type, (job: ProbeJob) => events.push(`${type}:${job.gpuUuid.slice(4, 8)}`));
@@ -40,7 +58,10 @@ describe('ProbeScheduler', () => {
     expect(finished).toMatchObject({ state: 'succeeded', progress: 1 });
     const stored = results.get(finished?.resultId as number);
     expect(stored?.document.elements.l1?.size?.value).toBe(123);
-    expect(stored?.document).toMatchObject({ simulated: true, probe: { probeVersion: 'test-probe-1', analysisVersion: 'a1', driverVersion: gpuA.driverVersion, jobId: job.id } });
+    expect(stored?.document).toMatchObject({
+      simulated: true,
+      probe: { probeVersion: 'test-probe-1', analysisVersion: 'a1', driverVersion: gpuA.driverVersion, jobId: job.id },
+    });
     expect(results.rawSeries(stored?.id as number)).toHaveLength(1);
   });
 
@@ -86,7 +107,10 @@ describe('ProbeScheduler', () => {
     await until(() => discover.calls.length === 2);
     discover.calls[1]?.reject(Object.assign(new Error('kernel fault'), { code: 'kernel_fault' }));
     await scheduler.whenIdle();
-    expect(jobs.get(failing.id)).toMatchObject({ state: 'failed', error: { code: 'TOPOD_ERR_PROBE_KERNEL_FAULT', message: 'kernel fault' } });
+    expect(jobs.get(failing.id)).toMatchObject({
+      state: 'failed',
+      error: { code: 'TOPOD_ERR_PROBE_KERNEL_FAULT', message: 'kernel fault' },
+    });
     expect(results.history(gpuA.uuid)).toHaveLength(1);
   });
 
@@ -145,7 +169,13 @@ describe('ProbeScheduler', () => {
     const jobs = new JobStore(db);
     const discover = controlledDiscover();
     const scheduler = new ProbeScheduler({
-      jobs, backend: inertBackend(), discover, lifecycle: fakeLifecycle({ db, results: new ResultStore(db), jobs }, fakeAnalysis('a1')), concurrency: 1, logger: silentLogger, jobTimeoutMs: 20,
+      jobs,
+      backend: inertBackend(),
+      discover,
+      lifecycle: fakeLifecycle({ db, results: new ResultStore(db), jobs }, fakeAnalysis('a1')),
+      concurrency: 1,
+      logger: silentLogger,
+      jobTimeoutMs: 20,
     });
     const job = scheduler.enqueue(gpuA, request);
     await scheduler.whenIdle();

@@ -2,7 +2,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MEMORY_SPACES, type BandwidthResult, type CalibrateResult, type HelloResult, type PchaseBatchResult, type PchasePairResult, type PchaseResult } from '../../../server/protocol/ops.js';
+import {
+  MEMORY_SPACES,
+  type BandwidthResult,
+  type CalibrateResult,
+  type HelloResult,
+  type PchaseBatchResult,
+  type PchasePairResult,
+  type PchaseResult,
+} from '../../../server/protocol/ops.js';
 import { median } from '../../integration/probe/raw-probe.js';
 
 // Recorded H100 series (native/probe/scripts/smoke.sh, split by fixtures-from-smoke.mjs).

@@ -2,8 +2,8 @@
 // prints the re-serialised document, or "error <offset> <message>".
 // Lines starting with "?" query a path instead: "?key1.key2 <json>" prints the
 // value's kind and dump, or "type-error <message>".
-#include <iostream>
 #include <cstdint>
+#include <iostream>
 #include <string>
 #include <vector>
 

@@ -48,7 +48,7 @@ describe.skipIf(!hasGxx)('native/common/json.hpp (needs g++; skipped when absent
       ['', 0, /unexpected end/],
       ['"\\ud83d"', 7, /unpaired high surrogate/],
       ['NaN', 0, /unexpected character/],
-      ['[' .repeat(300), 257, /nesting deeper/],
+      ['['.repeat(300), 257, /nesting deeper/],
     ];
     const out = run(cases.map(([input]) => input));
     cases.forEach(([input, offset, message], i) => {
@@ -73,6 +73,12 @@ describe.skipIf(!hasGxx)('native/common/json.hpp (needs g++; skipped when absent
   it('writes number lists as the tree would, exact for the widest integers', () => {
     const line = run([]).at(-1) ?? '';
     expect(line).toBe('lists {"cycles":[0,7,4294967295],"wide":[18446744073709551615],"signed":[-3,12],"seconds":[0.5,1e-07,3],"none":[]}');
-    expect(JSON.parse(line.slice('lists '.length))).toEqual({ cycles: [0, 7, 4294967295], wide: [18446744073709551615], signed: [-3, 12], seconds: [0.5, 1e-7, 3], none: [] });
+    expect(JSON.parse(line.slice('lists '.length))).toEqual({
+      cycles: [0, 7, 4294967295],
+      wide: [18446744073709551615],
+      signed: [-3, 12],
+      seconds: [0.5, 1e-7, 3],
+      none: [],
+    });
   });
 });

@@ -6,9 +6,12 @@ describe('isLoopbackAddress', () => {
     expect(isLoopbackAddress(address)).toBe(true);
   });
 
-  it.each([undefined, '', '10.0.0.1', '128.0.0.1', '::ffff:10.0.0.1', '::2', 'fe80::1', '127.0.0.1.evil', '1127.0.0.1'])('rejects %s', (address) => {
-    expect(isLoopbackAddress(address)).toBe(false);
-  });
+  it.each([undefined, '', '10.0.0.1', '128.0.0.1', '::ffff:10.0.0.1', '::2', 'fe80::1', '127.0.0.1.evil', '1127.0.0.1'])(
+    'rejects %s',
+    (address) => {
+      expect(isLoopbackAddress(address)).toBe(false);
+    },
+  );
 });
 
 describe('bearerToken', () => {

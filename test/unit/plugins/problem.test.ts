@@ -14,9 +14,20 @@ describe('problemType', () => {
 
 describe('renderProblem', () => {
   it('keeps a TopodError with its extensions and headers', () => {
-    const rendered = renderProblem(new ConflictError('busy', { extensions: { jobUrl: '/v1/jobs/j' }, headers: { link: '</v1/jobs/j>' } }), '/v1/x');
+    const rendered = renderProblem(
+      new ConflictError('busy', { extensions: { jobUrl: '/v1/jobs/j' }, headers: { link: '</v1/jobs/j>' } }),
+      '/v1/x',
+    );
     expect(rendered).toEqual({
-      problem: { type: 'urn:topod:problem:conflict', title: 'Conflict', status: 409, detail: 'busy', instance: '/v1/x', code: 'TOPOD_ERR_CONFLICT', jobUrl: '/v1/jobs/j' },
+      problem: {
+        type: 'urn:topod:problem:conflict',
+        title: 'Conflict',
+        status: 409,
+        detail: 'busy',
+        instance: '/v1/x',
+        code: 'TOPOD_ERR_CONFLICT',
+        jobUrl: '/v1/jobs/j',
+      },
       headers: { link: '</v1/jobs/j>' },
       unexpected: false,
     });

@@ -12,7 +12,9 @@ import { analyseTask, type AnalysisTask } from '../../../server/results/analysis
 import { decodeRawSeries } from '../../../server/store/raw-codec.js';
 import { gpuIdentity } from '../../helpers/fakes.js';
 
-const recorded = JSON.parse(readFileSync(new URL('../../fixtures/h100/discovery-run.json', import.meta.url), 'utf8')) as { raw: RawSeries[] };
+const recorded = JSON.parse(readFileSync(new URL('../../fixtures/h100/discovery-run.json', import.meta.url), 'utf8')) as {
+  raw: RawSeries[];
+};
 
 const task: AnalysisTask = {
   measurement: { raw: recorded.raw, warnings: ['measured: a warning the measurement gave'] },
@@ -54,7 +56,10 @@ describe('analysis executor', () => {
   }, 120_000);
 
   it('analyses a fake discovery in-process (tests inject those)', async () => {
-    const fake = createAnalysisExecutor({ reanalyse: (raw) => ({ elements: {}, device: {}, raw, warnings: ['fake'] }), carryOverRaw: (_previous, fresh) => [...fresh] });
+    const fake = createAnalysisExecutor({
+      reanalyse: (raw) => ({ elements: {}, device: {}, raw, warnings: ['fake'] }),
+      carryOverRaw: (_previous, fresh) => [...fresh],
+    });
     const product = await fake.run({ ...task, measurement: { raw: [], warnings: [] } });
     expect(product.threadId).toBe(0);
     expect(product.document.warnings).toEqual(['fake']);

@@ -42,7 +42,7 @@ describe('ResultLifecycle', () => {
     expect(s.analysis.reanalysed).toBe(1);
   });
 
-  it('analyses a partial probe once, with the previous result\'s series of what it did not re-measure', async () => {
+  it("analyses a partial probe once, with the previous result's series of what it did not re-measure", async () => {
     const s = setup();
     await s.lifecycle.record(runningJob(s.jobs), { gpu, measurement: outcome(100, { l2: 4000 }), measuredBy, ...times });
     const analysedBefore = s.analysis.reanalysed;
@@ -53,20 +53,32 @@ describe('ResultLifecycle', () => {
     expect(result.document.elements.l2?.size?.value).toBe(4000);
     expect(result.document.warnings).toEqual(['l1 only']);
     // The stored series rebuild the whole result on their own.
-    expect(s.results.rawSeries(result.id).map((series) => series.name).sort()).toEqual(['l1.size.sweep', 'l2.size.sweep']);
+    expect(
+      s.results
+        .rawSeries(result.id)
+        .map((series) => series.name)
+        .sort(),
+    ).toEqual(['l1.size.sweep', 'l2.size.sweep']);
   });
 
   it('stores nothing when the job is cancelled while its series are analysed', async () => {
     const s = setup();
     const abort = new AbortController();
     abort.abort(new Error('cancelled'));
-    await expect(s.lifecycle.record(runningJob(s.jobs), { gpu, measurement: outcome(1), measuredBy, ...times, signal: abort.signal })).rejects.toThrow('cancelled');
+    await expect(
+      s.lifecycle.record(runningJob(s.jobs), { gpu, measurement: outcome(1), measuredBy, ...times, signal: abort.signal }),
+    ).rejects.toThrow('cancelled');
     expect(s.results.latestForGpu(gpu.uuid)).toBeNull();
   });
 
   it('re-analyses into a new row that says where it came from; selecting what to serve never writes', async () => {
     const first = setup(fakeAnalysis('a1'));
-    const { result: original } = await first.lifecycle.record(runningJob(first.jobs), { gpu, measurement: outcome(10), measuredBy, ...times });
+    const { result: original } = await first.lifecycle.record(runningJob(first.jobs), {
+      gpu,
+      measurement: outcome(10),
+      measuredBy,
+      ...times,
+    });
     const newer = fakeLifecycle(first, fakeAnalysis('a2', 3));
     const policy = new ProbePolicy({ results: first.results, probeVersion: 'p1', isOutdated: (r) => newer.isOutdated(r) });
     const served = policy.select(gpu);

@@ -25,7 +25,9 @@ describe('probe build without nvcc or hipcc', () => {
   it('skips with a message naming what is missing, and exits 0', () => {
     const result = buildProbe();
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(cmake ? /topod-probe skipped: neither nvcc \(CUDA\) nor hipcc \(ROCm\) found/ : /topod-probe skipped: cmake not found/);
+    expect(result.stdout).toMatch(
+      cmake ? /topod-probe skipped: neither nvcc \(CUDA\) nor hipcc \(ROCm\) found/ : /topod-probe skipped: cmake not found/,
+    );
   });
 
   it('fails when the probe is required', () => {

@@ -59,7 +59,8 @@ describe('validate:gpu compute tables', () => {
     expect(text).toMatch(/local < DSMEM < L2 as expected/);
     expect(text).toMatch(/push > pull as the paper found/);
     expect(text).toMatch(/\| reference \| \| 100 \| 10–20 \| 300 \| 5 \| 900 \|/);
-    for (const row of compute.clusters.bySize) expect(text).toContain(`| ${row.clusterSize} | ${row.activeClusters} | ${row.idleSms} | ${row.measuredIdleSms ?? '—'} |`);
+    for (const row of compute.clusters.bySize)
+      expect(text).toContain(`| ${row.clusterSize} | ${row.activeClusters} | ${row.idleSms} | ${row.measuredIdleSms ?? '—'} |`);
     expect(sameGpcMap([compute, await simulatedCompute('h100-sxm5-80gb', 4)])).toBe('GPC map: the same in all 2 runs');
   });
 

@@ -47,7 +47,16 @@ describe('parseReference', () => {
 });
 
 describe('compareToReference', () => {
-  const latency = (mean: number) => ({ unit: 'cycles' as const, source: 'microbenchmark' as const, mean, p50: mean, p95: mean, stdev: 0, sampleCount: 10, confidence: 1 });
+  const latency = (mean: number) => ({
+    unit: 'cycles' as const,
+    source: 'microbenchmark' as const,
+    mean,
+    p50: mean,
+    p95: mean,
+    stdev: 0,
+    sampleCount: 10,
+    confidence: 1,
+  });
   const elements: TopologyElements = {
     l1: {
       size: { value: 1020, unit: 'bytes', source: 'microbenchmark', confidence: 0.95 },
@@ -66,7 +75,8 @@ describe('compareToReference', () => {
     },
   };
   const rows = compareToReference(elements, parseReference(MARKDOWN, 'Test GPU X'));
-  const verdict = (element: string, attribute: string) => rows.find((row) => row.element === element && row.attribute === attribute)?.verdict;
+  const verdict = (element: string, attribute: string) =>
+    rows.find((row) => row.element === element && row.attribute === attribute)?.verdict;
 
   it('applies the tolerance of each kind of attribute', () => {
     expect(verdict('l1', 'size')).toBe('ok'); // 2 % off
@@ -77,7 +87,11 @@ describe('compareToReference', () => {
     expect(verdict('constantL15', 'size')).toBe('ok (bound)');
     expect(verdict('shared', 'size')).toBe('api');
     expect(verdict('texture', 'sharedWith')).toBe('ok'); // the same set, in any order
-    expect(rows.find((row) => row.attribute === 'cachesGlobalLoadsByDefault')).toMatchObject({ element: 'readOnly', value: 'no', verdict: 'info' });
+    expect(rows.find((row) => row.attribute === 'cachesGlobalLoadsByDefault')).toMatchObject({
+      element: 'readOnly',
+      value: 'no',
+      verdict: 'info',
+    });
     expect(verdict('deviceMemory', 'readBandwidth')).toBe('ok (not below)');
     expect(verdict('deviceMemory', 'writeBandwidth')).toBe('BELOW');
     const other = compareToReference({ texture: { sharedWith: ['readOnly'] } }, parseReference(MARKDOWN, 'Test GPU X'));

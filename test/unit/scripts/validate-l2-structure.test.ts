@@ -8,11 +8,15 @@ describe('validate:gpu L2-structure lines', () => {
     const l2 = (await simulatedH100Result()).elements.l2!;
     const partitions = l2.partitions!;
     const lines = renderL2Structure(l2);
-    expect(lines[0]).toContain(`L2 partitions: ${partitions.count} (SMs per group ${partitions.smGroups.map((g) => g.length).join(' + ')};`);
+    expect(lines[0]).toContain(
+      `L2 partitions: ${partitions.count} (SMs per group ${partitions.smGroups.map((g) => g.length).join(' + ')};`,
+    );
     expect(lines[0]).toContain(`nearLatency ${partitions.nearLatency.p50.toFixed(0)}`);
     expect(lines.some((line) => line.startsWith('L2 amount: '))).toBe(true);
     const window = partitions.persistingWindow!;
-    expect(lines).toContain(`L2 persisting window of ${window.windowBytes} B: hit rate ${window.hitRateWithout} without → ${window.hitRateWith} with`);
+    expect(lines).toContain(
+      `L2 persisting window of ${window.windowBytes} B: hit rate ${window.hitRateWithout} without → ${window.hitRateWith} with`,
+    );
     expect(lines).toContain(`L2 sharedDataCapacityBytes: ${partitions.sharedDataCapacityBytes}`);
     expect(samePartitionMap([l2, l2])).toBe('SM → L2 partition map: the same in all 2 runs');
     const moved: ElementTopology = { ...l2, partitions: { ...partitions, smGroups: [...partitions.smGroups].reverse() } };

@@ -64,7 +64,8 @@ describe('compute ops on the simulated H100', () => {
         expect(coResident).toBe(coResidentExpected);
         expect(smIds).toHaveLength(16 * clusters);
         if (coResidentExpected) expect(new Set(smIds).size).toBe(16 * clusters);
-        for (let c = 0; c < clusters; c += 1) expect(new Set(smIds.slice(16 * c, 16 * c + 16).map((sm) => H100.compute.gpcOfSm[sm])).size).toBe(1);
+        for (let c = 0; c < clusters; c += 1)
+          expect(new Set(smIds.slice(16 * c, 16 * c + 16).map((sm) => H100.compute.gpcOfSm[sm])).size).toBe(1);
       }
     }
   });
@@ -85,7 +86,13 @@ describe('compute ops on the simulated A100', () => {
     const census = await channel.request('compute.smid', { clusterSize: 1, clusters: 108, repetitions: 1 });
     expect(new Set(census.launches[0]!.smIds).size).toBe(108);
     const reason = 'thread block clusters need compute capability 9.0 or newer; this device is sm_80';
-    for (const [op, args] of [['compute.smid', smid], ['cluster.limits', {}], ['cluster.sync', sync], ['cluster.dsmem', dsmem], ['cluster.launch', launch]] as const) {
+    for (const [op, args] of [
+      ['compute.smid', smid],
+      ['cluster.limits', {}],
+      ['cluster.sync', sync],
+      ['cluster.dsmem', dsmem],
+      ['cluster.launch', launch],
+    ] as const) {
       expect(await refusal(channel, op, args)).toEqual({ code: 'unsupported', message: reason });
     }
   });

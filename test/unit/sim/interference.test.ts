@@ -7,19 +7,37 @@ const H100 = GPU_MODELS['h100-sxm5-80gb']!;
 const MIB = 1024 * 1024;
 
 async function open(seed: number, options: { interference?: number; model?: string } = {}): Promise<ProbeChannel> {
-  const backend = new SimulatedBackend({ models: [options.model ?? H100.id], seed, ...(options.interference === undefined ? {} : { interference: options.interference }) });
+  const backend = new SimulatedBackend({
+    models: [options.model ?? H100.id],
+    seed,
+    ...(options.interference === undefined ? {} : { interference: options.interference }),
+  });
   const [gpu] = await backend.listDevices();
   return backend.open(gpu!);
 }
 
 /** An L2-resident .cg chase from SM 0, warmed, 4096 loads timed: what the L2 sweeps measure. */
 async function l2Chase(channel: ProbeChannel): Promise<number[]> {
-  const result = await channel.request('pchase', { space: 'global.cg', arrayBytes: 8 * MIB, strideBytes: 128, pattern: 'sequential', warmup: true, samples: 4096, smId: 0 });
+  const result = await channel.request('pchase', {
+    space: 'global.cg',
+    arrayBytes: 8 * MIB,
+    strideBytes: 128,
+    pattern: 'sequential',
+    warmup: true,
+    samples: 4096,
+    smId: 0,
+  });
   return result.latenciesCycles;
 }
 
 async function bandwidthSeconds(channel: ProbeChannel): Promise<number[]> {
-  const result = await channel.request('bandwidth', { mode: 'read', arrayBytes: 1024 * MIB, blocks: 264, threadsPerBlock: 1024, repetitions: 64 });
+  const result = await channel.request('bandwidth', {
+    mode: 'read',
+    arrayBytes: 1024 * MIB,
+    blocks: 264,
+    threadsPerBlock: 1024,
+    repetitions: 64,
+  });
   return result.secondsPerRepetition;
 }
 
@@ -83,7 +101,8 @@ describe('SetAssociativeCache.evictShare', () => {
   const fill = (cache: SetAssociativeCache) => {
     for (let line = 0; line < lines; line += 1) cache.access(line * geometry.lineBytes);
   };
-  const present = (cache: SetAssociativeCache) => Array.from({ length: lines }, (_, line) => cache.contains(line * geometry.lineBytes)).filter(Boolean).length;
+  const present = (cache: SetAssociativeCache) =>
+    Array.from({ length: lines }, (_, line) => cache.contains(line * geometry.lineBytes)).filter(Boolean).length;
 
   it('takes about that share of the lines, lazily and by seed; lines touched afterwards stay', () => {
     const cache = new SetAssociativeCache(geometry);

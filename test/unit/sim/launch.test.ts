@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { median } from '../../../server/analysis/index.js';
 import type { ProbeChannel } from '../../../server/gpu/backend.js';
 import type { PchaseArgs } from '../../../server/protocol/ops.js';
-import { carveoutBytes, CHASE_KERNEL_STATIC_SHARED_BYTES, GPU_MODELS, l1CapacityBytes, SimulatedBackend, type GpuModel } from '../../../server/gpu/sim/index.js';
+import {
+  carveoutBytes,
+  CHASE_KERNEL_STATIC_SHARED_BYTES,
+  GPU_MODELS,
+  l1CapacityBytes,
+  SimulatedBackend,
+  type GpuModel,
+} from '../../../server/gpu/sim/index.js';
 
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;
 const A100 = GPU_MODELS['a100-40gb']!;
@@ -22,7 +29,8 @@ function chase(overrides: Partial<PchaseArgs>): PchaseArgs {
 
 const overheadFree = (model: GpuModel, samples: number[]) => median(samples) - model.clock.clockReadOverheadCycles;
 const l1HitShare = (model: GpuModel, samples: number[]) =>
-  samples.filter((value) => value - model.clock.clockReadOverheadCycles < model.l1.hitLatencyCycles['global.ca'] + 10).length / samples.length;
+  samples.filter((value) => value - model.clock.clockReadOverheadCycles < model.l1.hitLatencyCycles['global.ca'] + 10).length /
+  samples.length;
 
 describe('carveout and L1 capacity', () => {
   it('takes the smallest step holding the block’s shared memory and the per-block reserve', () => {
@@ -47,7 +55,8 @@ describe('carveout and L1 capacity', () => {
 
   it('sizes each launch’s L1: a 244 KiB array stays with 256 samples, not with 2048, and again with 256', async () => {
     const { channel } = await open(H100);
-    const hits = async (samples: number) => l1HitShare(H100, (await channel.request('pchase', chase({ arrayBytes: 244 * KIB, samples }))).latenciesCycles);
+    const hits = async (samples: number) =>
+      l1HitShare(H100, (await channel.request('pchase', chase({ arrayBytes: 244 * KIB, samples }))).latenciesCycles);
     expect(await hits(256)).toBeGreaterThan(0.99);
     expect(await hits(2048)).toBeLessThan(0.95);
     expect(await hits(256)).toBeGreaterThan(0.99);
@@ -60,7 +69,11 @@ describe('carveout and L1 capacity', () => {
 describe('launch info', () => {
   it('pchase: the carveout preference (default 0), the block’s shared bytes, the flush', async () => {
     const { channel } = await open(H100);
-    expect((await channel.request('pchase', chase({}))).launch).toEqual({ carveoutPercent: 0, sharedBytesPerBlock: 256 * 4 + 4 + STATIC, flushedL2: false });
+    expect((await channel.request('pchase', chase({}))).launch).toEqual({
+      carveoutPercent: 0,
+      sharedBytesPerBlock: 256 * 4 + 4 + STATIC,
+      flushedL2: false,
+    });
     expect((await channel.request('pchase', chase({ flushL2: true, carveoutPercent: 25 }))).launch).toEqual({
       carveoutPercent: 25,
       sharedBytesPerBlock: 256 * 4 + 4 + STATIC,
@@ -94,8 +107,16 @@ describe('launch info', () => {
         samples: 32,
         carveoutPercent: 50,
       });
-    expect((await pair('same-sm')).launch).toEqual({ carveoutPercent: 50, sharedBytesPerBlock: 2 * (32 * 4 + 4) + 4 * KIB + STATIC, flushedL2: false });
-    expect((await pair('different-sm')).launch).toEqual({ carveoutPercent: 50, sharedBytesPerBlock: 32 * 4 + 4 + 4 * KIB + STATIC, flushedL2: false });
+    expect((await pair('same-sm')).launch).toEqual({
+      carveoutPercent: 50,
+      sharedBytesPerBlock: 2 * (32 * 4 + 4) + 4 * KIB + STATIC,
+      flushedL2: false,
+    });
+    expect((await pair('different-sm')).launch).toEqual({
+      carveoutPercent: 50,
+      sharedBytesPerBlock: 32 * 4 + 4 + 4 * KIB + STATIC,
+      flushedL2: false,
+    });
     // A pair fills its caches itself: it takes no flush (as the native probe, it ignores the field).
     const flushed = await channel.request('pchase.pair', {
       first: { space: 'global.ca', arrayBytes: 8 * KIB, strideBytes: 128 },
@@ -114,20 +135,33 @@ describe('launch info', () => {
       const result = await channel.request('pchase', l2FetchGranularityBytes === undefined ? args : { ...args, l2FetchGranularityBytes });
       expect(result.launch?.l2FetchGranularityBytes).toBe(l2FetchGranularityBytes);
       const slow = (H100.l2.farHitLatencyCycles + H100.deviceMemory.latencyCycles) / 2;
-      return result.latenciesCycles.filter((value) => value - H100.clock.clockReadOverheadCycles > slow).length / result.latenciesCycles.length;
+      return (
+        result.latenciesCycles.filter((value) => value - H100.clock.clockReadOverheadCycles > slow).length / result.latenciesCycles.length
+      );
     };
     expect(await memoryShare(32)).toBeCloseTo(1, 1);
     expect(await memoryShare(128)).toBeCloseTo(0.25, 1);
     expect(await memoryShare()).toBeCloseTo(0.5, 1);
-    const batch = await channel.request('pchase.batch', { space: 'global.cg', arrayBytesList: [4096], strideBytes: 32, pattern: 'sequential', warmup: false, samples: 16, l2FetchGranularityBytes: 128 });
+    const batch = await channel.request('pchase.batch', {
+      space: 'global.cg',
+      arrayBytesList: [4096],
+      strideBytes: 32,
+      pattern: 'sequential',
+      warmup: false,
+      samples: 16,
+      l2FetchGranularityBytes: 128,
+    });
     expect(batch.launch?.l2FetchGranularityBytes).toBe(128);
   });
 
   it('a cold walk finds the freshly built chain in the L2 unless the launch flushes it', async () => {
     const { channel } = await open(H100);
-    const cold = (flushL2: boolean) => channel.request('pchase', chase({ space: 'global.cg', strideBytes: 32, warmup: false, samples: 1024, flushL2 }));
+    const cold = (flushL2: boolean) =>
+      channel.request('pchase', chase({ space: 'global.cg', strideBytes: 32, warmup: false, samples: 1024, flushL2 }));
     const fromMemory = (samples: number[]) =>
-      samples.filter((value) => value - H100.clock.clockReadOverheadCycles > (H100.l2.farHitLatencyCycles + H100.deviceMemory.latencyCycles) / 2).length / samples.length;
+      samples.filter(
+        (value) => value - H100.clock.clockReadOverheadCycles > (H100.l2.farHitLatencyCycles + H100.deviceMemory.latencyCycles) / 2,
+      ).length / samples.length;
     expect(fromMemory((await cold(false)).latenciesCycles)).toBeLessThan(0.02);
     // Flushed: every other 32 B sector comes from device memory (64 B fills).
     expect(fromMemory((await cold(true)).latenciesCycles)).toBeCloseTo(0.5, 1);
@@ -152,7 +186,10 @@ describe('selftest.consumer', () => {
 
   it('runs both walks in one launch, the second continuing the chain: cold and flushed, both read device memory', async () => {
     const { channel } = await open(H100, 4);
-    const result = await channel.request('selftest.consumer', chase({ space: 'global.cg', arrayBytes: 1 << 20, warmup: false, flushL2: true } as never));
+    const result = await channel.request(
+      'selftest.consumer',
+      chase({ space: 'global.cg', arrayBytes: 1 << 20, warmup: false, flushL2: true } as never),
+    );
     expect(result.launch?.flushedL2).toBe(true);
     const consumed = overheadFree(H100, result.consumedLatenciesCycles);
     // Half the lines are homed near (near device-memory latency), half far.
@@ -168,7 +205,10 @@ describe('hello', () => {
   it.each([H100, A100])('reports the per-block shared reserve and the L2 fetch granularity of $id', async (model) => {
     const { channel } = await open(model);
     const [device] = (await channel.request('hello', {})).devices;
-    expect(device).toMatchObject({ reservedSharedMemPerBlockBytes: 1024, maxL2FetchGranularityBytes: model.device.maxL2FetchGranularityBytes });
+    expect(device).toMatchObject({
+      reservedSharedMemPerBlockBytes: 1024,
+      maxL2FetchGranularityBytes: model.device.maxL2FetchGranularityBytes,
+    });
   });
 });
 
@@ -200,7 +240,14 @@ describe('simulated device time', () => {
   it('counts a batch as long as its slowest chaser, a bandwidth run as its modelled seconds, a flush as streaming twice the L2', async () => {
     const { backend, channel } = await open(H100);
     const batch = (sizes: number[]) =>
-      channel.request('pchase.batch', { space: 'shared', arrayBytesList: sizes, strideBytes: 128, pattern: 'sequential', warmup: false, samples: 100 });
+      channel.request('pchase.batch', {
+        space: 'shared',
+        arrayBytesList: sizes,
+        strideBytes: 128,
+        pattern: 'sequential',
+        warmup: false,
+        samples: 100,
+      });
     let before = backend.simulatedDeviceSeconds();
     await batch([4096]);
     const one = backend.simulatedDeviceSeconds() - before;
@@ -210,7 +257,13 @@ describe('simulated device time', () => {
     expect(backend.simulatedDeviceSeconds() - before).toBeCloseTo(one, 12);
 
     before = backend.simulatedDeviceSeconds();
-    const run = await channel.request('bandwidth', { mode: 'read', arrayBytes: 1 << 30, blocks: 1056, threadsPerBlock: 1024, repetitions: 4 });
+    const run = await channel.request('bandwidth', {
+      mode: 'read',
+      arrayBytes: 1 << 30,
+      blocks: 1056,
+      threadsPerBlock: 1024,
+      repetitions: 4,
+    });
     expect(backend.simulatedDeviceSeconds() - before).toBeCloseTo(
       run.secondsPerRepetition.reduce((sum, value) => sum + value, 0),
       12,
@@ -218,6 +271,9 @@ describe('simulated device time', () => {
 
     before = backend.simulatedDeviceSeconds();
     await channel.request('pchase', chase({ space: 'shared', arrayBytes: 4096, warmup: false, samples: 100, flushL2: true }));
-    expect(backend.simulatedDeviceSeconds() - before).toBeCloseTo(one + (2 * H100.device.l2CacheSizeBytes) / H100.deviceMemory.readBandwidthBytesPerS, 12);
+    expect(backend.simulatedDeviceSeconds() - before).toBeCloseTo(
+      one + (2 * H100.device.l2CacheSizeBytes) / H100.deviceMemory.readBandwidthBytesPerS,
+      12,
+    );
   });
 });

@@ -86,7 +86,9 @@ describe('H100-like model from the recorded H100 series', () => {
       const hitBelow = sweep.args.space === 'texture' ? TEXTURE_HIT_BELOW : L1_HIT_BELOW;
       const series = seriesOf(sweep);
       const full = series.filter((entry) => shareBelow(entry.latenciesCycles, hitBelow) >= 0.99).map((entry) => entry.arrayBytes);
-      const firstMissing = Math.min(...series.filter((entry) => shareBelow(entry.latenciesCycles, hitBelow) < 0.99).map((entry) => entry.arrayBytes));
+      const firstMissing = Math.min(
+        ...series.filter((entry) => shareBelow(entry.latenciesCycles, hitBelow) < 0.99).map((entry) => entry.arrayBytes),
+      );
       // The recorded probe kept 4 B per timed sample plus a 4 B sink word in shared memory, beside its static part.
       const capacity = l1CapacityBytes(H100, (sweep.args.samples as number) * 4 + 4 + CHASE_KERNEL_STATIC_SHARED_BYTES, 0);
       if (sweep.args.space === 'global.ca') {
@@ -102,7 +104,9 @@ describe('H100-like model from the recorded H100 series', () => {
   it('L1 shared by two chasers of one SM (pair.json): 2 × 64 KiB fit together, 2 × 128 KiB do not, apart 128 KiB fits', () => {
     const pairs = entries('pair.json').filter((entry) => (entry.args.first as { space: string }).space === 'global.ca');
     const firstHits = (bytes: number, placement: string) => {
-      const entry = pairs.find((pair) => (pair.args.first as { arrayBytes: number }).arrayBytes === bytes && pair.args.placement === placement)!;
+      const entry = pairs.find(
+        (pair) => (pair.args.first as { arrayBytes: number }).arrayBytes === bytes && pair.args.placement === placement,
+      )!;
       return shareBelow(entry.result.firstLatenciesCycles as number[], L1_HIT_BELOW);
     };
     expect(firstHits(64 * KIB, 'same-sm')).toBeGreaterThan(0.95);
@@ -125,13 +129,17 @@ describe('H100-like model from the recorded H100 series', () => {
     });
 
     it('constant L1 hit latency: median of the all-hit series − overhead, within 1 cycle', () => {
-      const hits = series.filter((entry) => shareBelow(entry.latenciesCycles, L1_HIT_BELOW) >= 0.99).flatMap((entry) => entry.latenciesCycles);
+      const hits = series
+        .filter((entry) => shareBelow(entry.latenciesCycles, L1_HIT_BELOW) >= 0.99)
+        .flatMap((entry) => entry.latenciesCycles);
       expect(Math.abs(H100.constantL1.hitLatencyCycles - consumed(hits))).toBeLessThanOrEqual(1);
     });
 
     it('constant L1 line at most 64 B: just past the capacity, two 64 B elements of one 128 B block hit and miss apart', () => {
       const justPast = missing.reduce((a, b) => (a.arrayBytes < b.arrayBytes ? a : b)).latenciesCycles;
-      const split = justPast.some((value, i) => i % 2 === 0 && i + 1 < justPast.length && value < L1_HIT_BELOW !== justPast[i + 1]! < L1_HIT_BELOW);
+      const split = justPast.some(
+        (value, i) => i % 2 === 0 && i + 1 < justPast.length && value < L1_HIT_BELOW !== justPast[i + 1]! < L1_HIT_BELOW,
+      );
       expect(split).toBe(true);
       expect(H100.constantL1.lineBytes).toBeLessThanOrEqual(64);
     });
@@ -191,7 +199,11 @@ describe('H100-like model from the recorded H100 series', () => {
     });
 
     it('one SM keeps no near-partition hit past one segment (discovery-run.json at 29.7 MiB, l2-sweep.json from 36 MiB), but its far-homed lines still hit their home partition (discovery-ii-3-runs.json, 28–49 MiB)', () => {
-      const raw = (JSON.parse(readFileSync(new URL('../../fixtures/h100/discovery-run.json', import.meta.url), 'utf8')) as { raw: Entry[] & Array<{ name: string }> }).raw;
+      const raw = (
+        JSON.parse(readFileSync(new URL('../../fixtures/h100/discovery-run.json', import.meta.url), 'utf8')) as {
+          raw: Entry[] & Array<{ name: string }>;
+        }
+      ).raw;
       const coarse = raw.filter((entry) => (entry as unknown as { name: string }).name === 'l2.size.coarse');
       const pastSegment = coarse.filter((entry) => {
         const bytes = entry.args.arrayBytes as number;
@@ -199,10 +211,22 @@ describe('H100-like model from the recorded H100 series', () => {
       });
       expect(pastSegment.length).toBeGreaterThan(0);
       for (const entry of pastSegment) expect(shareBelow(latencies(entry), L2_HIT_BELOW)).toBeLessThan(0.05);
-      for (const entry of sweep.filter((e) => (e.args.arrayBytes as number) >= 36 * MIB)) expect(shareBelow(latencies(entry), L2_HIT_BELOW)).toBeLessThan(0.05);
+      for (const entry of sweep.filter((e) => (e.args.arrayBytes as number) >= 36 * MIB))
+        expect(shareBelow(latencies(entry), L2_HIT_BELOW)).toBeLessThan(0.05);
       // The far-homed half of the lines stays in its home partition: hits in 420–520 cycles on a third to 60 % of the loads (35 MiB: 45 %).
-      const runs = (JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/h100/discovery-ii-3-runs.json.gz', import.meta.url))).toString()) as { runs: Array<{ raw: Entry[] }> }).runs;
-      const between = runs.flatMap((run) => run.raw.filter((entry) => (entry as unknown as { name: string }).name.startsWith('l2.size.') && (entry.args.arrayBytes as number) > 28 * MIB && (entry.args.arrayBytes as number) < 49 * MIB));
+      const runs = (
+        JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/h100/discovery-ii-3-runs.json.gz', import.meta.url))).toString()) as {
+          runs: Array<{ raw: Entry[] }>;
+        }
+      ).runs;
+      const between = runs.flatMap((run) =>
+        run.raw.filter(
+          (entry) =>
+            (entry as unknown as { name: string }).name.startsWith('l2.size.') &&
+            (entry.args.arrayBytes as number) > 28 * MIB &&
+            (entry.args.arrayBytes as number) < 49 * MIB,
+        ),
+      );
       expect(between.length).toBeGreaterThan(0);
       for (const entry of between) {
         const farPartition = latencies(entry).filter((value) => value > 420 && value < 520).length / latencies(entry).length;
@@ -213,7 +237,9 @@ describe('H100-like model from the recorded H100 series', () => {
 
       // Segment size: the last sequential size that still hits ≥ 90 % lies within 5 % of the model's segment.
       const refine = raw.filter((entry) => (entry as unknown as { name: string }).name.startsWith('l2.size.'));
-      const lastHeld = Math.max(...refine.filter((entry) => shareBelow(latencies(entry), L2_HIT_BELOW) >= 0.9).map((entry) => entry.args.arrayBytes as number));
+      const lastHeld = Math.max(
+        ...refine.filter((entry) => shareBelow(latencies(entry), L2_HIT_BELOW) >= 0.9).map((entry) => entry.args.arrayBytes as number),
+      );
       expect(off(H100.l2.segment.sizeBytes, lastHeld)).toBeLessThan(0.05);
     });
 
@@ -237,7 +263,8 @@ describe('H100-like model from the recorded H100 series', () => {
 
   it('bandwidth and launch overhead (bandwidth.json): device memory from the 1 GiB runs within 3 %, launch overhead from the 8 MiB read within 10 %', () => {
     const runs = entries('bandwidth.json');
-    const run = (mode: string, arrayBytes: number) => runs.find((entry) => entry.args.mode === mode && entry.args.arrayBytes === arrayBytes)!;
+    const run = (mode: string, arrayBytes: number) =>
+      runs.find((entry) => entry.args.mode === mode && entry.args.arrayBytes === arrayBytes)!;
     const seconds = (entry: Entry) => median(entry.result.secondsPerRepetition as number[]);
     expect(off(H100.deviceMemory.readBandwidthBytesPerS, GIB / seconds(run('read', GIB)))).toBeLessThan(0.03);
     expect(off(H100.deviceMemory.writeBandwidthBytesPerS, GIB / seconds(run('write', GIB)))).toBeLessThan(0.03);
@@ -247,7 +274,9 @@ describe('H100-like model from the recorded H100 series', () => {
 
   describe('L2 ↔ device-memory traffic (traffic-sweep.json.gz, counted)', () => {
     const model = trafficModelOf(H100);
-    const sweep = JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/h100/traffic-sweep.json.gz', import.meta.url))).toString('utf8')) as {
+    const sweep = JSON.parse(
+      gunzipSync(readFileSync(new URL('../../fixtures/h100/traffic-sweep.json.gz', import.meta.url))).toString('utf8'),
+    ) as {
       raw: Array<{ name: string; op: string; args: TrafficArgs; result: TrafficResult }>;
     };
     /**
@@ -271,7 +300,8 @@ describe('H100-like model from the recorded H100 series', () => {
     type Case = (typeof cases)[number];
     const plain = cases.filter((x) => x.c.elementBytes === 4);
     const isolated = (x: Case) => x.strideBytes >= 256;
-    const readsAt = (limit: number | null) => plain.filter((x) => x.c.pattern === 'read' && isolated(x) && x.fetchLimitBytes === limit).map((x) => x.readPerAccess);
+    const readsAt = (limit: number | null) =>
+      plain.filter((x) => x.c.pattern === 'read' && isolated(x) && x.fetchLimitBytes === limit).map((x) => x.readPerAccess);
     const simulated = (x: Case) => {
       const truth = trueTraffic(model, x.footprintBytes, { ...x.c, target: x.c.target ?? 'written' }, x.fetchLimitBytes);
       return (truth.readBytes + truth.writeBytes) / x.c.accesses;
@@ -288,11 +318,15 @@ describe('H100-like model from the recorded H100 series', () => {
 
     it('stores: a store every other float reads over 90 % of its span where the model allocates; a stride-1 store reads under 10 % where whole-sector stores do not read', () => {
       for (const target of ['fresh', 'written'] as const) {
-        const shares = plain.filter((x) => x.c.pattern === 'write' && x.c.target === target && x.c.strideElements === 2).map((x) => (x.readPerAccess * x.c.accesses) / x.footprintBytes);
+        const shares = plain
+          .filter((x) => x.c.pattern === 'write' && x.c.target === target && x.c.strideElements === 2)
+          .map((x) => (x.readPerAccess * x.c.accesses) / x.footprintBytes);
         expect(shares.length, target).toBeGreaterThan(0);
         for (const share of shares) expect(share > 0.9, target).toBe(model.allocatingStores[target]);
       }
-      const whole = plain.filter((x) => x.c.pattern === 'write' && x.c.strideElements === 1).map((x) => (x.readPerAccess * x.c.accesses) / x.footprintBytes);
+      const whole = plain
+        .filter((x) => x.c.pattern === 'write' && x.c.strideElements === 1)
+        .map((x) => (x.readPerAccess * x.c.accesses) / x.footprintBytes);
       for (const share of whole) expect(share > 0.1).toBe(model.fullSectorStoresRead);
     });
 
@@ -332,13 +366,17 @@ describe('H100-like model from the recorded H100 series', () => {
 
     it('unconsumed issue cost per space: median of unconsumedLatenciesCycles − overhead, within 1 cycle', () => {
       for (const space of ['global.ca', 'global.cg', 'readonly', 'texture', 'constant', 'shared'] as const) {
-        const samples = selfTests.filter((entry) => entry.args.space === space).flatMap((entry) => entry.result.unconsumedLatenciesCycles as number[]);
+        const samples = selfTests
+          .filter((entry) => entry.args.space === space)
+          .flatMap((entry) => entry.result.unconsumedLatenciesCycles as number[]);
         expect(Math.abs(H100.unconsumedCycles[space] - consumed(samples)), space).toBeLessThanOrEqual(1);
       }
       // The same few cycles whether the L2 or device memory serves the load.
       const [l2, memory] = selfTests.filter((entry) => entry.args.space === 'global.cg').map((entry) => entry.result);
       expect(median(memory!.consumedLatenciesCycles as number[])).toBeGreaterThan(2 * median(l2!.consumedLatenciesCycles as number[]));
-      expect(Math.abs(median(memory!.unconsumedLatenciesCycles as number[]) - median(l2!.unconsumedLatenciesCycles as number[]))).toBeLessThanOrEqual(1);
+      expect(
+        Math.abs(median(memory!.unconsumedLatenciesCycles as number[]) - median(l2!.unconsumedLatenciesCycles as number[])),
+      ).toBeLessThanOrEqual(1);
     });
 
     it('fetch-granularity limit: a flushed 32 B-stride walk hits the L2 on 1 − 32 / limit of its loads (32 → 0 %, 128 → 75 %)', () => {

@@ -32,25 +32,50 @@ const refused: Array<[string, string, unknown, string]> = [
   ['shared array beyond shared memory', 'pchase', { ...chase, space: 'shared', arrayBytes: 1024 * 1024 }, 'bad_request'],
   ['args not an object', 'pchase', [1, 2], 'bad_request'],
   ['empty batch', 'pchase.batch', { ...chase, arrayBytesList: [] }, 'bad_request'],
-  ['batch larger than the SM count', 'pchase.batch', { ...chase, arrayBytesList: Array(H100.device.multiprocessorCount + 1).fill(4096) }, 'bad_request'],
+  [
+    'batch larger than the SM count',
+    'pchase.batch',
+    { ...chase, arrayBytesList: Array(H100.device.multiprocessorCount + 1).fill(4096) },
+    'bad_request',
+  ],
   ['batch with a bad size', 'pchase.batch', { ...chase, arrayBytesList: [4096, -1] }, 'bad_request'],
   ['batch beyond device memory', 'pchase.batch', { ...chase, arrayBytesList: [H100.device.totalMemoryBytes, 4096] }, 'out_of_memory'],
   ['pair without second', 'pchase.pair', { first: chaser, placement: 'same-sm', samples: 16 }, 'bad_request'],
   ['pair with unknown placement', 'pchase.pair', { first: chaser, second: chaser, placement: 'far', samples: 16 }, 'bad_request'],
-  ['pair lane out of range', 'pchase.pair', { first: { ...chaser, lane: 32 }, second: chaser, placement: 'same-sm', samples: 16 }, 'bad_request'],
+  [
+    'pair lane out of range',
+    'pchase.pair',
+    { first: { ...chaser, lane: 32 }, second: chaser, placement: 'same-sm', samples: 16 },
+    'bad_request',
+  ],
   ['flushL2 not a boolean', 'pchase', { ...chase, flushL2: 'yes' }, 'bad_request'],
   ['carveoutPercent over 100', 'pchase', { ...chase, carveoutPercent: 101 }, 'bad_request'],
   ['negative carveoutPercent', 'pchase.batch', { ...chase, arrayBytesList: [4096], carveoutPercent: -1 }, 'bad_request'],
   ['batch flushL2 not a boolean', 'pchase.batch', { ...chase, arrayBytesList: [4096], flushL2: 1 }, 'bad_request'],
   ['fetch granularity not a power-of-two step', 'pchase', { ...chase, l2FetchGranularityBytes: 96 }, 'bad_request'],
   ['fetch granularity as a string', 'pchase.batch', { ...chase, arrayBytesList: [4096], l2FetchGranularityBytes: '64' }, 'bad_request'],
-  ['fractional pair carveoutPercent', 'pchase.pair', { first: chaser, second: chaser, placement: 'same-sm', samples: 16, carveoutPercent: 12.5 }, 'bad_request'],
+  [
+    'fractional pair carveoutPercent',
+    'pchase.pair',
+    { first: chaser, second: chaser, placement: 'same-sm', samples: 16, carveoutPercent: 12.5 },
+    'bad_request',
+  ],
   ['self-test without a space', 'selftest.consumer', { ...chase, space: undefined }, 'bad_request'],
   ['self-test SM out of range', 'selftest.consumer', { ...chase, smId: H100.device.multiprocessorCount }, 'bad_request'],
   ['self-test carveoutPercent not an integer', 'selftest.consumer', { ...chase, carveoutPercent: '50' }, 'bad_request'],
   ['self-test beyond device memory', 'selftest.consumer', { ...chase, arrayBytes: H100.device.totalMemoryBytes + 4096 }, 'out_of_memory'],
-  ['bandwidth with unknown mode', 'bandwidth', { mode: 'copy', arrayBytes: 4096, blocks: 1, threadsPerBlock: 32, repetitions: 1 }, 'bad_request'],
-  ['bandwidth with too many threads', 'bandwidth', { mode: 'read', arrayBytes: 4096, blocks: 1, threadsPerBlock: 2048, repetitions: 1 }, 'bad_request'],
+  [
+    'bandwidth with unknown mode',
+    'bandwidth',
+    { mode: 'copy', arrayBytes: 4096, blocks: 1, threadsPerBlock: 32, repetitions: 1 },
+    'bad_request',
+  ],
+  [
+    'bandwidth with too many threads',
+    'bandwidth',
+    { mode: 'read', arrayBytes: 4096, blocks: 1, threadsPerBlock: 2048, repetitions: 1 },
+    'bad_request',
+  ],
   ['calibrate with zero samples', 'calibrate', { samples: 0 }, 'bad_request'],
   ['unknown op', 'pchase.triple', {}, 'unknown_op'],
   ['an op name only the op table object knows', 'toString', {}, 'unknown_op'],
@@ -70,8 +95,12 @@ describe('simulated probe requests', () => {
   it('names the field in launch-setting errors, worded like the other rules', async () => {
     const channel = await openH100();
     await expect(channel.request('pchase', { ...chase, flushL2: 'yes' } as never)).rejects.toThrow('flushL2 must be a boolean, got "yes"');
-    await expect(channel.request('pchase', { ...chase, carveoutPercent: 101 } as never)).rejects.toThrow('carveoutPercent must be an integer in [0, 100], got 101');
-    await expect(channel.request('pchase', { ...chase, l2FetchGranularityBytes: 96 } as never)).rejects.toThrow('l2FetchGranularityBytes must be one of 32, 64, 128, got 96');
+    await expect(channel.request('pchase', { ...chase, carveoutPercent: 101 } as never)).rejects.toThrow(
+      'carveoutPercent must be an integer in [0, 100], got 101',
+    );
+    await expect(channel.request('pchase', { ...chase, l2FetchGranularityBytes: 96 } as never)).rejects.toThrow(
+      'l2FetchGranularityBytes must be one of 32, 64, 128, got 96',
+    );
   });
 
   it.each(refused)('refuses %s', async (_, op, args, code) => {
@@ -84,7 +113,9 @@ describe('simulated probe requests', () => {
   it('stops an overrunning request with a timeout error', async () => {
     const channel = await openH100();
     const started = performance.now();
-    const request = channel.request('pchase', { ...chase, space: 'global.cg', arrayBytes: 2 * 1024 ** 3, strideBytes: 32 } as never, { timeoutMs: 50 });
+    const request = channel.request('pchase', { ...chase, space: 'global.cg', arrayBytes: 2 * 1024 ** 3, strideBytes: 32 } as never, {
+      timeoutMs: 50,
+    });
     await expect(request).rejects.toMatchObject({ code: 'timeout' });
     expect(performance.now() - started).toBeLessThan(1000);
     // The channel still serves the next request.
@@ -94,7 +125,9 @@ describe('simulated probe requests', () => {
   it('stops when the caller aborts, and refuses an already aborted signal', async () => {
     const channel = await openH100();
     const controller = new AbortController();
-    const request = channel.request('pchase', { ...chase, space: 'global.cg', arrayBytes: 2 * 1024 ** 3 } as never, { signal: controller.signal });
+    const request = channel.request('pchase', { ...chase, space: 'global.cg', arrayBytes: 2 * 1024 ** 3 } as never, {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 20);
     await expect(request).rejects.toMatchObject({ code: 'cancelled' });
     await expect(channel.request('hello', {}, { signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });

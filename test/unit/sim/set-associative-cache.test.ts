@@ -183,7 +183,10 @@ describe('SetAssociativeCache answers as a cache that scans every way', () => {
     { weight: 3, arbitrary: fc.record({ op: fc.constant('take' as const), line: fc.nat(63), sector: fc.nat(3) }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('contains' as const), line: fc.nat(63), sector: fc.nat(3) }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('widen' as const), line: fc.nat(63), sector: fc.nat(3) }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant('evict' as const), share: fc.double({ min: 0.05, max: 0.9, noNaN: true }), seed: fc.nat() }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ op: fc.constant('evict' as const), share: fc.double({ min: 0.05, max: 0.9, noNaN: true }), seed: fc.nat() }),
+    },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('clear' as const) }) },
   );
 

@@ -49,10 +49,22 @@ describe('SimulatedBackend', () => {
 
   it('opens a foreign GPU by its name and reports that GPU in hello', async () => {
     const backend = new SimulatedBackend({ models: [] });
-    const gpu: GpuIdentity = { uuid: 'GPU-11111111-2222-3333-4444-555555555555', index: 3, name: 'NVIDIA A100-PCIE-40GB', vendor: 'nvidia', pciBusId: '00000000:3B:00.0', driverVersion: '580.95.05' };
+    const gpu: GpuIdentity = {
+      uuid: 'GPU-11111111-2222-3333-4444-555555555555',
+      index: 3,
+      name: 'NVIDIA A100-PCIE-40GB',
+      vendor: 'nvidia',
+      pciBusId: '00000000:3B:00.0',
+      driverVersion: '580.95.05',
+    };
     const hello = await (await backend.open(gpu)).request('hello', {});
     expect(hello.devices).toHaveLength(1);
-    expect(hello.devices[0]).toMatchObject({ uuid: gpu.uuid, index: 3, pciBusId: gpu.pciBusId, multiprocessorCount: A100.device.multiprocessorCount });
+    expect(hello.devices[0]).toMatchObject({
+      uuid: gpu.uuid,
+      index: 3,
+      pciBusId: gpu.pciBusId,
+      multiprocessorCount: A100.device.multiprocessorCount,
+    });
     await expect(backend.open({ ...gpu, name: 'NVIDIA GeForce RTX 4090' })).rejects.toMatchObject({ code: 'unsupported' });
   });
 
@@ -65,7 +77,9 @@ describe('SimulatedBackend', () => {
   /** Loads within 8 % of the near or the far device-memory latency (near- and far-homed misses). */
   const dramShare = (samples: number[]) =>
     samples.filter((value) =>
-      [H100.deviceMemory.nearLatencyCycles!, H100.deviceMemory.latencyCycles].some((cycles) => Math.abs(value - H100.clock.clockReadOverheadCycles - cycles) < cycles * 0.08),
+      [H100.deviceMemory.nearLatencyCycles!, H100.deviceMemory.latencyCycles].some(
+        (cycles) => Math.abs(value - H100.clock.clockReadOverheadCycles - cycles) < cycles * 0.08,
+      ),
     ).length / samples.length;
 
   it('serves L1 hits for a resident array and L2 latencies for .cg', async () => {
@@ -74,8 +88,12 @@ describe('SimulatedBackend', () => {
     expect(loadLatency(H100, ca.latenciesCycles)).toBeCloseTo(H100.l1.hitLatencyCycles['global.ca'], 0);
     // Every .cg load is an L2 hit, near or far by its home segment (in 256 B chunks, so both classes show).
     const cg = await channel.request('pchase', chase({ space: 'global.cg' }));
-    const near = cg.latenciesCycles.filter((value) => Math.abs(value - H100.clock.clockReadOverheadCycles - H100.l2.nearHitLatencyCycles) < 12);
-    const far = cg.latenciesCycles.filter((value) => Math.abs(value - H100.clock.clockReadOverheadCycles - H100.l2.farHitLatencyCycles) < 12);
+    const near = cg.latenciesCycles.filter(
+      (value) => Math.abs(value - H100.clock.clockReadOverheadCycles - H100.l2.nearHitLatencyCycles) < 12,
+    );
+    const far = cg.latenciesCycles.filter(
+      (value) => Math.abs(value - H100.clock.clockReadOverheadCycles - H100.l2.farHitLatencyCycles) < 12,
+    );
     expect(near.length / cg.latenciesCycles.length).toBeGreaterThan(0.25);
     expect(far.length / cg.latenciesCycles.length).toBeGreaterThan(0.25);
     expect((near.length + far.length) / cg.latenciesCycles.length).toBeGreaterThan(0.97);
@@ -87,7 +105,8 @@ describe('SimulatedBackend', () => {
     const channel = await openSim(H100, 2);
     const overL1 = await channel.request('pchase', chase({ arrayBytes: l1Bytes(H100) + 8 * 1024 }));
     expect(loadLatency(H100, overL1.latenciesCycles)).toBeGreaterThan(H100.l2.nearHitLatencyCycles * 0.9);
-    const l2 = (arrayBytes: number) => channel.request('pchase', chase({ space: 'global.cg', arrayBytes: Math.round(arrayBytes), strideBytes: 128, samples: 1024 }));
+    const l2 = (arrayBytes: number) =>
+      channel.request('pchase', chase({ space: 'global.cg', arrayBytes: Math.round(arrayBytes), strideBytes: 128, samples: 1024 }));
     const share = (samples: number[], cycles: number) =>
       samples.filter((value) => Math.abs(value - H100.clock.clockReadOverheadCycles - cycles) < cycles * 0.08).length / samples.length;
     // H100: past one segment no near-partition hit is left, but far-homed lines still hit their home partition, slower.
@@ -103,7 +122,12 @@ describe('SimulatedBackend', () => {
     const channel = await openSim(A100, 2);
     const share = (samples: number[], cycles: number) =>
       samples.filter((value) => Math.abs(value - A100.clock.clockReadOverheadCycles - cycles) < cycles * 0.08).length / samples.length;
-    const args = chase({ space: 'global.cg', arrayBytes: Math.round(A100.l2.segment.sizeBytes * 1.1 / 128) * 128, strideBytes: 128, samples: 1024 });
+    const args = chase({
+      space: 'global.cg',
+      arrayBytes: Math.round((A100.l2.segment.sizeBytes * 1.1) / 128) * 128,
+      strideBytes: 128,
+      samples: 1024,
+    });
     const overSegment = (await channel.request('pchase', args)).latenciesCycles;
     expect(share(overSegment, A100.l2.nearHitLatencyCycles)).toBeLessThan(0.02);
     expect(share(overSegment, A100.l2.farPartitionHitLatencyCycles!)).toBeGreaterThan(0.25);
@@ -132,7 +156,14 @@ describe('SimulatedBackend', () => {
   it('runs batch chasers on distinct SMs with independent L1s', async () => {
     const channel = await openSim(H100, 5);
     const sizes = [16 * 1024, 128 * 1024, l1Bytes(H100) * 2];
-    const { series } = await channel.request('pchase.batch', { space: 'global.ca', arrayBytesList: sizes, strideBytes: 32, pattern: 'sequential', warmup: true, samples: 256 });
+    const { series } = await channel.request('pchase.batch', {
+      space: 'global.ca',
+      arrayBytesList: sizes,
+      strideBytes: 32,
+      pattern: 'sequential',
+      warmup: true,
+      samples: 256,
+    });
     expect(series.map((entry) => entry.arrayBytes)).toEqual(sizes);
     expect(new Set(series.map((entry) => entry.smId)).size).toBe(sizes.length);
     // 16 + 128 KiB together would not matter on one SM, but the 2×L1 array would thrash a shared L1.
@@ -162,7 +193,8 @@ describe('SimulatedBackend', () => {
 
   it('times bandwidth runs plausibly: L2-resident faster than device memory', async () => {
     const channel = await openSim(A100, 7);
-    const run = (arrayBytes: number) => channel.request('bandwidth', { mode: 'read', arrayBytes, blocks: 1024, threadsPerBlock: 1024, repetitions: 5 });
+    const run = (arrayBytes: number) =>
+      channel.request('bandwidth', { mode: 'read', arrayBytes, blocks: 1024, threadsPerBlock: 1024, repetitions: 5 });
     const small = await run(16 * 1024 * 1024);
     const large = await run(1024 * 1024 * 1024);
     expect(small.secondsPerRepetition).toHaveLength(5);

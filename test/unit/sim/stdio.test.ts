@@ -8,7 +8,10 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Sends lines to a fresh stdio adapter and collects one response per request line. */
 async function converse(args: string[], lines: string[]): Promise<{ responses: ProbeResponse[]; code: number | null }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/gpu/sim/stdio.ts', ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/gpu/sim/stdio.ts', ...args], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const responses: ProbeResponse[] = [];
   const reader = createInterface({ input: child.stdout });
   reader.on('line', (line) => responses.push(JSON.parse(line) as ProbeResponse));
@@ -23,9 +26,17 @@ describe('sim stdio adapter', () => {
       ['--model', 'a100-40gb', '--seed', '1'],
       [
         JSON.stringify({ id: 1, op: 'hello', args: {} }),
-        JSON.stringify({ id: 2, op: 'pchase', args: { space: 'global.ca', arrayBytes: 4096, strideBytes: 32, pattern: 'random', warmup: true, samples: 8, seed: 3 } }),
+        JSON.stringify({
+          id: 2,
+          op: 'pchase',
+          args: { space: 'global.ca', arrayBytes: 4096, strideBytes: 32, pattern: 'random', warmup: true, samples: 8, seed: 3 },
+        }),
         'not json',
-        JSON.stringify({ id: 4, op: 'pchase', args: { space: 'global.ca', arrayBytes: -1, strideBytes: 32, pattern: 'sequential', warmup: true, samples: 8 } }),
+        JSON.stringify({
+          id: 4,
+          op: 'pchase',
+          args: { space: 'global.ca', arrayBytes: -1, strideBytes: 32, pattern: 'sequential', warmup: true, samples: 8 },
+        }),
         JSON.stringify({ id: 5, op: 'warp.drive', args: {} }),
       ],
     );
@@ -40,7 +51,11 @@ describe('sim stdio adapter', () => {
     const hello = responses[0] as { result: { devices: Array<{ name: string; uuid: string }> } };
     expect(hello.result.devices[0]!.name).toBe('NVIDIA A100-SXM4-40GB');
     expect((responses[1] as { result: { latenciesCycles: number[] } }).result.latenciesCycles).toHaveLength(8);
-    expect(responses.slice(2).map((response) => (response.ok ? null : response.error.code))).toEqual(['bad_request', 'bad_request', 'unknown_op']);
+    expect(responses.slice(2).map((response) => (response.ok ? null : response.error.code))).toEqual([
+      'bad_request',
+      'bad_request',
+      'unknown_op',
+    ]);
   });
 
   it('exits with a usage error for an unknown model', async () => {

@@ -14,7 +14,9 @@ describe('database', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>;
-    expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['gpus', 'probe_results', 'raw_series', 'probe_jobs', 'schema_migrations']));
+    expect(tables.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['gpus', 'probe_results', 'raw_series', 'probe_jobs', 'schema_migrations']),
+    );
     db.close();
   });
 

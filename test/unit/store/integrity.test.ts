@@ -6,7 +6,18 @@
  * daemon died at every start.
  */
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StartupError } from '../../../server/errors.js';
@@ -46,7 +57,10 @@ function populated(file: string, count: number, padBytes = 3000): void {
   const jobs = new JobStore(db);
   for (let i = 1; i <= count; i++) {
     const job = jobs.create({ gpuUuid: gpuIdentity().uuid, reason: 'requested', requestedBy: 'test', only: null, force: false });
-    const id = results.insert({ ...result(i), document: { ...result(i).document, pad: 'x'.repeat(padBytes) } as unknown as ResultDocument });
+    const id = results.insert({
+      ...result(i),
+      document: { ...result(i).document, pad: 'x'.repeat(padBytes) } as unknown as ResultDocument,
+    });
     jobs.finish(job.id, { state: 'succeeded', resultId: id });
   }
   db.pragma('wal_checkpoint(TRUNCATE)');
@@ -149,11 +163,11 @@ describe('openStore', () => {
     opened.db.close();
   });
 
-  it('moves another program\'s SQLite file aside instead of migrating it', () => {
+  it("moves another program's SQLite file aside instead of migrating it", () => {
     const dir = tempDir();
     const file = path.join(dir, 'topod.sqlite');
     const foreign = new Database(file);
-    foreign.exec('CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT); INSERT INTO moz_places (url) VALUES (\'x\')');
+    foreign.exec("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT); INSERT INTO moz_places (url) VALUES ('x')");
     foreign.close();
     const opened = openStore(file, { now: () => NOW });
     expect(opened.movedAside?.reason).toMatch(/not a topod database \(its tables: moz_places\)/);
@@ -195,7 +209,9 @@ describe('openStore', () => {
     writeFileSync(path.join(dir, 'data'), 'a file where the folder should be');
     const attempt = () => openStore(path.join(dir, 'data', 'topod.sqlite'));
     expect(attempt).toThrow(StartupError);
-    expect(attempt).toThrow(new RegExp(`^cannot create the database folder ${path.join(dir, 'data')} \\((EEXIST|ENOTDIR)\\): a file is in the way`));
+    expect(attempt).toThrow(
+      new RegExp(`^cannot create the database folder ${path.join(dir, 'data')} \\((EEXIST|ENOTDIR)\\): a file is in the way`),
+    );
   });
 
   it('says so when the database path is a folder', () => {

@@ -28,7 +28,11 @@ function setup() {
 }
 
 /** Every job, by following `next` from the first page. */
-function walk(jobs: JobStore, limit: number, query: { gpu?: string; state?: 'failed' | 'cancelled' } = {}): { ids: string[]; pages: number } {
+function walk(
+  jobs: JobStore,
+  limit: number,
+  query: { gpu?: string; state?: 'failed' | 'cancelled' } = {},
+): { ids: string[]; pages: number } {
   const ids: string[] = [];
   let after: JobPosition | null = null;
   let pages = 0;

@@ -46,7 +46,7 @@ describe('file locks', () => {
     }
   });
 
-  it('waits for a user\'s own `flock <file> ./bench` on the GPU lock, then takes it', async () => {
+  it("waits for a user's own `flock <file> ./bench` on the GPU lock, then takes it", async () => {
     const file = gpuLockFile(tempDir(), 'GPU-12345678-aaaa-bbbb-cccc-1234567890ab');
     expect(path.basename(file)).toBe('gpu-GPU-12345678-aaaa-bbbb-cccc-1234567890ab.lock');
     const user = await userHolds(file);
@@ -78,7 +78,9 @@ describe('file locks', () => {
     expect(JSON.parse(readFileSync(`${db}.lock`, 'utf8'))).toMatchObject({ pid: process.pid, role: 'topod daemon' });
     const second = lockDatabase(db, 300);
     await expect(second).rejects.toThrow(StartupError);
-    await expect(lockDatabase(db, 0)).rejects.toThrow(new RegExp(`is in use by another topod, pid ${process.pid} on .*: stop that one, or give this one another TOPOD_DB`));
+    await expect(lockDatabase(db, 0)).rejects.toThrow(
+      new RegExp(`is in use by another topod, pid ${process.pid} on .*: stop that one, or give this one another TOPOD_DB`),
+    );
     await first?.release();
     const again = await lockDatabase(db);
     await again?.release();
@@ -93,7 +95,8 @@ describe('file locks', () => {
     symlinkSync(db, path.join(dir, 'other.sqlite'));
     symlinkSync(path.join(dir, 'data'), path.join(dir, 'elsewhere'));
     symlinkSync('other.sqlite', path.join(dir, 'chained.sqlite'));
-    for (const name of ['other.sqlite', 'elsewhere/topod.sqlite', 'chained.sqlite']) expect(resolvedDatabaseFile(path.join(dir, name))).toBe(resolvedDatabaseFile(db));
+    for (const name of ['other.sqlite', 'elsewhere/topod.sqlite', 'chained.sqlite'])
+      expect(resolvedDatabaseFile(path.join(dir, name))).toBe(resolvedDatabaseFile(db));
     const first = await lockDatabase(db);
     try {
       for (const name of ['other.sqlite', 'elsewhere/topod.sqlite', 'chained.sqlite']) {

@@ -56,7 +56,10 @@ describe('unreadable result rows', () => {
     expect(results.latestForGpu(KEY.gpuUuid)?.id).toBe(good);
     expect(results.get(bad)).toBeNull();
     expect(quarantined).toHaveLength(1);
-    expect(db.prepare('SELECT document, quarantined FROM probe_results WHERE id = ?').get(bad)).toEqual({ document, quarantined: expect.stringMatching(reason) });
+    expect(db.prepare('SELECT document, quarantined FROM probe_results WHERE id = ?').get(bad)).toEqual({
+      document,
+      quarantined: expect.stringMatching(reason),
+    });
     expect(results.history(KEY.gpuUuid).map((r) => r.id)).toEqual([good]);
   });
 

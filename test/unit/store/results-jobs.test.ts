@@ -45,7 +45,10 @@ describe('ResultStore', () => {
   it('stores raw series compressed and gives them back intact', () => {
     const { db, results } = setup();
     const id = results.insert(newResult('580.1', 100));
-    const stored = db.prepare('SELECT encoding, length(data) AS n FROM raw_series WHERE result_id = ?').get(id) as { encoding: string; n: number };
+    const stored = db.prepare('SELECT encoding, length(data) AS n FROM raw_series WHERE result_id = ?').get(id) as {
+      encoding: string;
+      n: number;
+    };
     expect(stored.encoding).toBe('json+gzip');
     expect(results.rawSeries(id)).toEqual([{ name: 'sweep', op: 'pchase', args: { n: 1 }, result: { latenciesCycles: [1, 2, 3] } }]);
     expect(results.get(id)?.document.probe.resultId).toBe(id);
@@ -56,7 +59,9 @@ describe('JobStore', () => {
   it('allows one active job per GPU, enforced by the database', () => {
     const { jobs } = setup();
     jobs.create({ gpuUuid: gpuIdentity().uuid, reason: 'r', requestedBy: 'test', only: null, force: false });
-    expect(() => jobs.create({ gpuUuid: gpuIdentity().uuid, reason: 'r', requestedBy: 'test', only: null, force: false })).toThrow(/UNIQUE/);
+    expect(() => jobs.create({ gpuUuid: gpuIdentity().uuid, reason: 'r', requestedBy: 'test', only: null, force: false })).toThrow(
+      /UNIQUE/,
+    );
   });
 
   it('walks a job through its states and keeps progress within 0..1', () => {

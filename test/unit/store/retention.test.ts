@@ -33,7 +33,10 @@ function result(gpuUuid: string, driverVersion = '580.1', extra: Partial<NewResu
     simulated: true,
     jobId: null,
     document: { schemaVersion: 2, elements: {}, probe: {}, device: {} } as unknown as ResultDocument,
-    raw: [{ name: 'l1.size.sweep', op: 'pchase', args: {}, result: {} }, { name: 'l2.size.sweep', op: 'pchase', args: {}, result: {} }],
+    raw: [
+      { name: 'l1.size.sweep', op: 'pchase', args: {}, result: {} },
+      { name: 'l2.size.sweep', op: 'pchase', args: {}, result: {} },
+    ],
     ...extra,
   };
 }
@@ -72,7 +75,12 @@ describe('Retention', () => {
     expect(rawCount(db)).toBe(2 * 6 + 2 * 2);
     expect(jobs.get(job.id)).toMatchObject({ state: 'succeeded', resultId: null });
     expect(db.pragma('foreign_key_check')).toEqual([]);
-    expect(new Retention(db, { keepResults: 3, jobMaxAgeMs: 86_400_000 }).pruneAll()).toEqual({ results: 0, rawSeries: 0, jobs: 0, freedPages: 0 });
+    expect(new Retention(db, { keepResults: 3, jobMaxAgeMs: 86_400_000 }).pruneAll()).toEqual({
+      results: 0,
+      rawSeries: 0,
+      jobs: 0,
+      freedPages: 0,
+    });
   });
 
   it('deletes finished jobs older than the age, never active ones', () => {
@@ -83,14 +91,22 @@ describe('Retention', () => {
     jobs.finish(recent.id, { state: 'cancelled', error: { code: 'X', message: 'y' } });
     const active = jobs.create({ gpuUuid: gpuA.uuid, reason: 'r', requestedBy: 't', only: null, force: false }, '2020-01-01T00:00:00.000Z');
     expect(new Retention(db, { keepResults: 3, jobMaxAgeMs: 86_400_000 }).pruneAll()).toMatchObject({ jobs: 1 });
-    expect(jobs.list({}).map((j) => j.id).sort()).toEqual([recent.id, active.id].sort());
+    expect(
+      jobs
+        .list({})
+        .map((j) => j.id)
+        .sort(),
+    ).toEqual([recent.id, active.id].sort());
   });
 
   describe('the file follows what is kept (issue 22: 127 MB for 11 results, 86 % free pages)', () => {
     const tempDir = useTempDir();
     const fileBytes = (file: string) => statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
     /** A result with ~100 KiB of raw series that gzip cannot shrink. */
-    const bulky = () => result(gpuA.uuid, '580.1', { raw: [{ name: 'l1.size.sweep', op: 'pchase', args: {}, result: { noise: randomBytes(100 * 1024).toString('base64') } }] });
+    const bulky = () =>
+      result(gpuA.uuid, '580.1', {
+        raw: [{ name: 'l1.size.sweep', op: 'pchase', args: {}, result: { noise: randomBytes(100 * 1024).toString('base64') } }],
+      });
 
     it('gives the pages of pruned results back to the file system', () => {
       const file = path.join(tempDir(), 'topod.sqlite');
@@ -114,7 +130,11 @@ describe('Retention', () => {
       const legacy = new Database(file);
       legacy.pragma('auto_vacuum = NONE');
       migrate(legacy);
-      legacy.prepare("INSERT INTO gpus (uuid, name, vendor, last_index, first_seen_at, last_seen_at) VALUES ('GPU-x', 'x', 'nvidia', 0, 't', 't')").run();
+      legacy
+        .prepare(
+          "INSERT INTO gpus (uuid, name, vendor, last_index, first_seen_at, last_seen_at) VALUES ('GPU-x', 'x', 'nvidia', 0, 't', 't')",
+        )
+        .run();
       legacy.close();
       const db = openDatabase(file);
       expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);

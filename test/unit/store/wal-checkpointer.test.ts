@@ -14,7 +14,7 @@ function writeRows(db: ReturnType<typeof openDatabase>, count: number): void {
 }
 
 describe('WalCheckpointer', () => {
-  it('turns off the serving connection\'s own checkpoints and copies the WAL from a worker thread', async () => {
+  it("turns off the serving connection's own checkpoints and copies the WAL from a worker thread", async () => {
     const file = path.join(tempDir(), 'topod.sqlite');
     const db = openDatabase(file);
     const debug = vi.fn();
@@ -48,7 +48,10 @@ describe('WalCheckpointer', () => {
     try {
       checkpointer.request();
       await checkpointer.settled();
-      expect(warn).toHaveBeenCalledWith(expect.objectContaining({ err: expect.objectContaining({ code: 'SQLITE_CANTOPEN' }) }), expect.stringContaining('WAL checkpoint failed'));
+      expect(warn).toHaveBeenCalledWith(
+        expect.objectContaining({ err: expect.objectContaining({ code: 'SQLITE_CANTOPEN' }) }),
+        expect.stringContaining('WAL checkpoint failed'),
+      );
     } finally {
       await checkpointer.close();
       db.close();

@@ -4,7 +4,14 @@ import { GpuRegistry } from '../../../server/topology/gpu-registry.js';
 import { gpuIdentity } from '../../helpers/fakes.js';
 
 function snapshotWith(device: Pick<NvmlDeviceState, 'uuid' | 'mig'>): DynamicSnapshot {
-  return { available: true, reason: null, driverVersion: '580.95.05', cudaDriverVersion: 13000, devices: [device as NvmlDeviceState], readAt: new Date().toISOString() };
+  return {
+    available: true,
+    reason: null,
+    driverVersion: '580.95.05',
+    cudaDriverVersion: 13000,
+    devices: [device as NvmlDeviceState],
+    readAt: new Date().toISOString(),
+  };
 }
 
 describe('GpuRegistry', () => {
@@ -63,8 +70,15 @@ describe('GpuRegistry', () => {
     registry.upsert(h100);
     registry.upsert(other);
     expect(registry.markAbsentExcept(new Set([a100.uuid, h100.uuid, other.uuid]))).toEqual([a100.uuid]);
-    const present = registry.all().filter((g) => g.present).map((g) => [g.identity.index, g.identity.uuid]).sort();
-    expect(present).toEqual([[0, h100.uuid], [1, other.uuid]]);
+    const present = registry
+      .all()
+      .filter((g) => g.present)
+      .map((g) => [g.identity.index, g.identity.uuid])
+      .sort();
+    expect(present).toEqual([
+      [0, h100.uuid],
+      [1, other.uuid],
+    ]);
     expect(registry.resolve('0')?.gpu.identity.uuid).toBe(h100.uuid);
     // Two GPUs trading slots in one snapshot is no conflict.
     registry.upsert({ ...h100, index: 1 });

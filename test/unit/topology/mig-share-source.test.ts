@@ -16,12 +16,18 @@ describe('MIG L2 share source', () => {
   ])('%s: the instance view says what the parent says', (_name, options) => {
     const base = mergedGpu(recordedH100Result(), 'h100-80gb-mig-mixed.json');
     const device = { ...deviceState(firstDevice('h100-80gb-mig-mixed.json'), options), uuid: base.merged.gpu.uuid };
-    const parent = mergeTopology(recordedH100Result(), { summary: base.summary, jobUrl: null }, { available: true, reason: null, driverVersion: '580.95.05', device });
+    const parent = mergeTopology(
+      recordedH100Result(),
+      { summary: base.summary, jobUrl: null },
+      { available: true, reason: null, driverVersion: '580.95.05', device },
+    );
     for (const instance of parent.mig!.instances) {
       const view = mergeMigInstance(parent, instance.migDeviceUuid!)!;
       expect(view.elements.l2!.size).toEqual({ value: instance.l2.bytes, unit: 'bytes', source: instance.l2.source });
       expect(view.instance.l2.source).toBe(instance.l2.source);
     }
-    expect(new Set(parent.mig!.instances.map((i) => i.l2.source))).toEqual(new Set([Object.keys(options).length === 0 ? 'nvml' : 'derived']));
+    expect(new Set(parent.mig!.instances.map((i) => i.l2.source))).toEqual(
+      new Set([Object.keys(options).length === 0 ? 'nvml' : 'derived']),
+    );
   });
 });

@@ -8,7 +8,16 @@ import { ResultStore } from '../../../server/store/results.js';
 import type { TopodEvent } from '../../../server/model/topology-api.js';
 import { ProbePolicy } from '../../../server/topology/probe-policy.js';
 import { TopologyService } from '../../../server/topology/service.js';
-import { controlledDiscover, fakeAnalysis, fakeLifecycle, gpuIdentity, inertBackend, outcome, silentLogger, until } from '../../helpers/fakes.js';
+import {
+  controlledDiscover,
+  fakeAnalysis,
+  fakeLifecycle,
+  gpuIdentity,
+  inertBackend,
+  outcome,
+  silentLogger,
+  until,
+} from '../../helpers/fakes.js';
 import { DOCUMENT_SCHEMA_VERSION } from '../../../server/model/document.js';
 
 interface SetupOptions {
@@ -29,9 +38,21 @@ function setup(options: SetupOptions = {}) {
   const withBackend = options.withBackend !== false;
   const lifecycle = withBackend ? fakeLifecycle({ db, results, jobs }, analysis) : null;
   const scheduler = lifecycle ? new ProbeScheduler({ jobs, backend, discover, lifecycle, concurrency: 1, logger: silentLogger }) : null;
-  const policy = new ProbePolicy({ results, probeVersion: withBackend ? backend.probeVersion : null, isOutdated: lifecycle ? (r) => lifecycle.isOutdated(r) : null });
+  const policy = new ProbePolicy({
+    results,
+    probeVersion: withBackend ? backend.probeVersion : null,
+    isOutdated: lifecycle ? (r) => lifecycle.isOutdated(r) : null,
+  });
   const store = options.store ?? { check: () => ({ ok: true, detail: 'fake store' }) };
-  const service = new TopologyService({ jobs, scheduler, policy, lifecycle, store, noBackendReason: scheduler ? null : 'no GPU here', logger: silentLogger });
+  const service = new TopologyService({
+    jobs,
+    scheduler,
+    policy,
+    lifecycle,
+    store,
+    noBackendReason: scheduler ? null : 'no GPU here',
+    logger: silentLogger,
+  });
   const events: TopodEvent[] = [];
   service.subscribe((e) => events.push(e));
   const sync = (gpus: GpuIdentity[], by = 'boot') => {
@@ -61,7 +82,9 @@ describe('TopologyService', () => {
     expect(doc.elements.l1.size.value).toBe(4242);
     expect(doc.status).toMatchObject({ probeStatus: 'probed', stale: false });
     expect(ready.document.etag).toMatch(/^"[\w-]+"$/);
-    expect(s.events.map((e) => e.type)).toEqual(expect.arrayContaining(['probe.queued', 'probe.started', 'probe.succeeded', 'topology.changed']));
+    expect(s.events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['probe.queued', 'probe.started', 'probe.succeeded', 'topology.changed']),
+    );
     // The same document object is handed out again: serialised once per change.
     const again = s.service.getTopology('0');
     expect(again.kind === 'ready' && again.document).toBe(ready.document);
@@ -85,7 +108,8 @@ describe('TopologyService', () => {
     s.sync([gpuIdentity({ driverVersion: '590.1' })], 'nvml');
     const stale = s.service.getTopology('0');
     expect(stale.kind).toBe('ready');
-    if (stale.kind === 'ready') expect(JSON.parse(stale.document.body).status).toMatchObject({ stale: true, staleReason: 'driver changed from 580.00.01 to 590.1' });
+    if (stale.kind === 'ready')
+      expect(JSON.parse(stale.document.body).status).toMatchObject({ stale: true, staleReason: 'driver changed from 580.00.01 to 590.1' });
     const job = s.jobs.activeFor(gpuIdentity().uuid);
     expect(job?.reason).toBe('driver-changed');
     await probeOnce(s, 2);
@@ -137,7 +161,10 @@ describe('TopologyService', () => {
 
     const none = setup({ withBackend: false });
     none.sync([gpuIdentity()]);
-    expect(none.service.requestProbe('0', { only: null, force: false, requestedBy: 't' })).toEqual({ kind: 'no-backend', reason: 'no GPU here' });
+    expect(none.service.requestProbe('0', { only: null, force: false, requestedBy: 't' })).toEqual({
+      kind: 'no-backend',
+      reason: 'no GPU here',
+    });
     expect(none.service.getTopology('0')).toEqual({ kind: 'unavailable', reason: 'no GPU here' });
   });
 
@@ -172,7 +199,11 @@ describe('TopologyService', () => {
     const doc = ready.kind === 'ready' ? JSON.parse(ready.document.body) : null;
     expect(doc.elements.l1.size.value).toBe(2000);
     expect(doc.elements.l2.size.value).toBe(8000);
-    expect(doc.probe).toMatchObject({ analysisVersion: 'a2', reanalysedFrom: { resultId: original?.id, analysisVersion: 'a1' }, jobId: original?.document.probe.jobId });
+    expect(doc.probe).toMatchObject({
+      analysisVersion: 'a2',
+      reanalysedFrom: { resultId: original?.id, analysisVersion: 'a1' },
+      jobId: original?.document.probe.jobId,
+    });
     const rebuilt = second.results.latestForGpu(gpuIdentity().uuid);
     expect(rebuilt?.reanalysedFrom).toBe(original?.id);
     expect(second.results.rawSeries(rebuilt?.id as number)).toEqual(second.results.rawSeries(original?.id as number));
@@ -206,7 +237,9 @@ describe('TopologyService', () => {
     second.sync([gpuIdentity(), gpuB]);
     // Both GPUs answer at once, with what is stored, while the re-analyses wait.
     const served = [gpuIdentity().uuid, gpuB.uuid].map((uuid) => second.service.getTopology(uuid));
-    expect(served.map((lookup) => (lookup.kind === 'ready' ? JSON.parse(lookup.document.body).probe.analysisVersion : lookup.kind))).toEqual(['a1', 'a1']);
+    expect(
+      served.map((lookup) => (lookup.kind === 'ready' ? JSON.parse(lookup.document.body).probe.analysisVersion : lookup.kind)),
+    ).toEqual(['a1', 'a1']);
     releaseAnalysis();
     await second.service.whenReanalysed();
     const rebuilt = second.service.getTopology(gpuB.uuid);
@@ -223,7 +256,10 @@ describe('TopologyService', () => {
     await second.service.whenReanalysed();
     const ready = second.service.getTopology('0');
     const doc = ready.kind === 'ready' ? JSON.parse(ready.document.body) : null;
-    expect(doc).toMatchObject({ schemaVersion: DOCUMENT_SCHEMA_VERSION, probe: { reanalysedFrom: { resultId: 1, analysisVersion: 'a1' } } });
+    expect(doc).toMatchObject({
+      schemaVersion: DOCUMENT_SCHEMA_VERSION,
+      probe: { reanalysedFrom: { resultId: 1, analysisVersion: 'a1' } },
+    });
     expect(second.discover.calls).toHaveLength(0);
   });
 
@@ -234,7 +270,12 @@ describe('TopologyService', () => {
     await probeOnce(s, 10);
     const before = s.service.getTopology('0');
     const outcomeOfRequest = await s.service.reanalyse(gpuIdentity().uuid);
-    expect(outcomeOfRequest).toMatchObject({ kind: 'reanalysed', gpuUuid: gpuIdentity().uuid, analysisVersion: 'a1', reanalysedFrom: { resultId: 1, analysisVersion: 'a1' } });
+    expect(outcomeOfRequest).toMatchObject({
+      kind: 'reanalysed',
+      gpuUuid: gpuIdentity().uuid,
+      analysisVersion: 'a1',
+      reanalysedFrom: { resultId: 1, analysisVersion: 'a1' },
+    });
     const after = s.service.getTopology('0');
     expect(after.kind === 'ready' && JSON.parse(after.document.body).probe.reanalysedFrom).toEqual({ resultId: 1, analysisVersion: 'a1' });
     expect(before.kind === 'ready' && after.kind === 'ready' && before.document.etag !== after.document.etag).toBe(true);
@@ -252,14 +293,28 @@ describe('TopologyService', () => {
     s.service.getTopology('0');
     s.service.listGpus();
     s.service.getGpu('0');
-    s.service.applySnapshot({ available: false, reason: 'test', driverVersion: null, cudaDriverVersion: null, devices: [], readAt: new Date().toISOString() });
+    s.service.applySnapshot({
+      available: false,
+      reason: 'test',
+      driverVersion: null,
+      cudaDriverVersion: null,
+      devices: [],
+      readAt: new Date().toISOString(),
+    });
     expect(spy).not.toHaveBeenCalled();
   });
 
   it('health fails when the store fails and when NVML is lost after answering; never having NVML is fine', () => {
     let storeOk = true;
     const s = setup({ store: { check: () => ({ ok: storeOk, detail: storeOk ? 'writable' : 'deleted' }) } });
-    const snapshot = (available: boolean) => ({ available, reason: available ? null : 'init failed', driverVersion: available ? '580.1' : null, cudaDriverVersion: null, devices: [], readAt: new Date().toISOString() });
+    const snapshot = (available: boolean) => ({
+      available,
+      reason: available ? null : 'init failed',
+      driverVersion: available ? '580.1' : null,
+      cudaDriverVersion: null,
+      devices: [],
+      readAt: new Date().toISOString(),
+    });
     s.service.applySnapshot(snapshot(false));
     expect(s.service.health()).toMatchObject({ ready: true, checks: { nvml: { ok: true } } });
     s.service.applySnapshot(snapshot(true));
