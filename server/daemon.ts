@@ -160,7 +160,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
     db.close();
     await dbLock?.release();
   };
-  let selection;
+  let selection: BackendSelection;
   try {
     selection =
       options.backend !== undefined

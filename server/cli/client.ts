@@ -100,8 +100,7 @@ export class TopodClient {
         const { value, done } = await reader.read();
         if (done) return;
         buffer += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const data = /^data: (.*)$/m.exec(block)?.[1];

@@ -145,8 +145,8 @@ export function mergeReads(reads: RawActivity[], context: ActivityContext): GpuA
       const more = seen && (process.usedMemoryBytes ?? -1) > (seen.usedMemoryBytes ?? -1);
       if (!seen || more) byKey.set(key, { ...process, migDeviceUuid: process.migDeviceUuid ?? seen?.migDeviceUuid ?? null });
     }
-    activity.clocksEventReasons?.forEach((r) => reasons.add(r));
-    activity.degraded.forEach((d) => degraded.add(d));
+    for (const reason of activity.clocksEventReasons ?? []) reasons.add(reason);
+    for (const d of activity.degraded) degraded.add(d);
   }
   return {
     ...merged,

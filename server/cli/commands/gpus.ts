@@ -20,7 +20,7 @@ export function gpusCommand(cli: CliContext): Command {
             api.getJson<MigDeviceSummary>(`/v1/gpus/${encodeURIComponent(uuid)}`, `MIG device ${uuid}`).catch(() => null),
           ),
         );
-        uuids.forEach((uuid, i) => migDevices.set(uuid, devices[i] ?? null));
+        for (const [i, uuid] of uuids.entries()) migDevices.set(uuid, devices[i] ?? null);
       }
       cli.io.stdout.write(
         render(format, options, answer, (view) =>

@@ -200,7 +200,11 @@ function gpcRounds(raw: readonly RawSeries[]): Placement[][] {
   const rounds: Placement[][] = [];
   for (const series of under(raw, GPC)) {
     const { clusterSize } = series.args as ComputeSmidArgs;
-    (series.result as ComputeSmidResult).launches.forEach((launch, r) => (rounds[r] ??= []).push({ clusterSize, smIds: launch.smIds }));
+    for (const [r, launch] of (series.result as ComputeSmidResult).launches.entries()) {
+      const round = rounds[r] ?? [];
+      round.push({ clusterSize, smIds: launch.smIds });
+      rounds[r] = round;
+    }
   }
   return rounds;
 }

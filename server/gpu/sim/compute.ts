@@ -51,7 +51,11 @@ export class SimulatedCompute {
   /** SM ids of each GPC, ascending. */
   private gpcs(): number[][] {
     const gpcs: number[][] = [];
-    this.model.compute.gpcOfSm.forEach((gpc, smId) => (gpcs[gpc] ??= []).push(smId));
+    for (const [smId, gpc] of this.model.compute.gpcOfSm.entries()) {
+      const sms = gpcs[gpc] ?? [];
+      sms.push(smId);
+      gpcs[gpc] = sms;
+    }
     return gpcs;
   }
 

@@ -213,8 +213,12 @@ export class SimulatedDevice {
 
   /** The physical cache a load path of an SM goes through, made at the SM's L1 capacity on first use. */
   private l1(smId: number, space: L1Space): SetAssociativeCache {
-    const caches = (this.l1s[this.model.l1.physicalCacheOf[space]] ??= []);
-    return caches[smId] ?? (caches[smId] = this.newL1(this.l1CapacityOf(smId)));
+    const physical = this.model.l1.physicalCacheOf[space];
+    const caches = this.l1s[physical] ?? [];
+    this.l1s[physical] = caches;
+    const cache = caches[smId] ?? this.newL1(this.l1CapacityOf(smId));
+    caches[smId] = cache;
+    return cache;
   }
 
   /** A new capacity for an SM's L1 paths: the unified L1 and any cache beside it start over at that size. */
