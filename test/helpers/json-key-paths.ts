@@ -62,8 +62,7 @@ export function jsonKeyPaths(text: string): Record<string, LeafType> {
       out[path] = 'string';
       return;
     }
-    const literal = /^(true|false|null|-?\d+(\.\d+)?([eE][+-]?\d+)?)/.exec(text.slice(at));
-    if (!literal) return fail('unexpected');
+    const literal = /^(true|false|null|-?\d+(\.\d+)?([eE][+-]?\d+)?)/.exec(text.slice(at)) ?? fail('unexpected');
     at += literal[0].length;
     const word = literal[0];
     out[path] = word === 'true' || word === 'false' ? 'bool' : word === 'null' ? 'null' : /[.eE]/.test(word) ? 'float' : 'int';

@@ -30,6 +30,9 @@ export interface ProbedDatabaseRequest {
 
 async function probeInto(db: string, request: ProbedDatabaseRequest): Promise<void> {
   const daemon = await startDaemon({ ...request.env, TOPOD_DB: db });
+  // The daemon is stopped whatever happens; a failed stop is reported before a failed wait, as a finally clause would.
+  let waitFailed = false;
+  let waitError: unknown;
   try {
     for (const gpu of request.gpus)
       await eventually(
@@ -38,10 +41,13 @@ async function probeInto(db: string, request: ProbedDatabaseRequest): Promise<vo
         DAEMON_PROBE_WAIT_MS,
         100,
       );
-  } finally {
-    const code = await daemon.stop('SIGTERM');
-    if (code !== 0) throw new Error(`the daemon probing ${request.name} exited ${code}; stderr: ${daemon.stderr.join('\n')}`);
+  } catch (error) {
+    waitFailed = true;
+    waitError = error;
   }
+  const code = await daemon.stop('SIGTERM');
+  if (code !== 0) throw new Error(`the daemon probing ${request.name} exited ${code}; stderr: ${daemon.stderr.join('\n')}`);
+  if (waitFailed) throw waitError;
   // A clean close checkpoints the WAL into the file; a leftover one would hold part of the result.
   for (const suffix of ['-wal', '-shm']) if (existsSync(`${db}${suffix}`)) throw new Error(`${db}${suffix} left after a clean stop`);
 }

@@ -72,7 +72,7 @@ describe('topology picture', () => {
     const gpcs = merged.compute!.gpcs!;
     const svg = topologySvg(merged);
     expect(svg).toContain(`— ${gpcs.count.value} GPCs (measured from cluster placements)</text>`);
-    gpcs.smIds.forEach((sms, i) => expect(svg).toContain(`>GPC ${i} · ${sms.length} SMs</text>`));
+    for (const [i, sms] of gpcs.smIds.entries()) expect(svg).toContain(`>GPC ${i} · ${sms.length} SMs</text>`);
     expect(gpcs.tpcsOfUnknownGpc.length).toBeGreaterThan(0);
     expect(svg).toContain(`>${gpcs.tpcsOfUnknownGpc.length} TPCs, GPC unknown</text>`);
     // one square per SM, whichever row it is drawn in

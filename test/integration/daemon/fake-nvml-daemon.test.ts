@@ -38,8 +38,7 @@ function listen(baseUrl: string): { events: Array<{ type: string; data: any }>; 
     let buffer = '';
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
       buffer += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const type = /^event: (.+)$/m.exec(block)?.[1];

@@ -120,10 +120,30 @@ describe('addon static cache (call counts on the fake NVML)', () => {
   });
 
   const triggers: Array<[string, (s: ScenarioJson) => void]> = [
-    ['MIG mode pending changes', (s) => void (s.devices[0].migMode.pending = 0)],
-    ['MIG mode current changes', (s) => void (s.devices[0].migMode = { current: 0, pending: 0 })],
-    ['the driver version changes', (s) => void (s.driverVersion = '580.999.01')],
-    ['NVML re-initialises after LIB_RM_VERSION_MISMATCH', (s) => void (s.failures = { ...s.failures, rmVersionMismatch: 1 })],
+    [
+      'MIG mode pending changes',
+      (s) => {
+        s.devices[0].migMode.pending = 0;
+      },
+    ],
+    [
+      'MIG mode current changes',
+      (s) => {
+        s.devices[0].migMode = { current: 0, pending: 0 };
+      },
+    ],
+    [
+      'the driver version changes',
+      (s) => {
+        s.driverVersion = '580.999.01';
+      },
+    ],
+    [
+      'NVML re-initialises after LIB_RM_VERSION_MISMATCH',
+      (s) => {
+        s.failures = { ...s.failures, rmVersionMismatch: 1 };
+      },
+    ],
   ];
 
   it.each(triggers)('re-reads the profile table when %s, then caches again', async (name, change) => {
@@ -184,7 +204,9 @@ describe('addon static cache (call counts on the fake NVML)', () => {
     [
       'placements and GPU instances refused',
       'a100-40gb-mig-mixed.json',
-      (s) => void (s.devices[0].permissions = { placements: false, gpuInstances: false }),
+      (s) => {
+        s.devices[0].permissions = { placements: false, gpuInstances: false };
+      },
     ],
     [
       'static and live fields refused',

@@ -45,6 +45,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     case 'crash':
       process.stderr.write('stub: simulated kernel fault\n');
       process.exit(1);
+      return;
     case 'hang':
       return;
     case 'null-id':

@@ -176,7 +176,10 @@ const SASS_LOADS: Record<string, string> = {
 };
 
 let address = 0x100;
-const at = () => `/*${(address += 0x10).toString(16).padStart(4, '0')}*/`;
+const at = () => {
+  address += 0x10;
+  return `/*${address.toString(16).padStart(4, '0')}*/`;
+};
 const ins = (text: string) =>
   `        ${at()}                   ${text} ;                       /* 0x000fe20000000800 */\n                                                                                 /* 0x000fe20000000800 */`;
 

@@ -72,8 +72,14 @@ function parsePtx(text: string): Item[] {
     const line = raw.replace(/\/\/.*$/, '').trim();
     if (!line) return;
     const fn = /^(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)/.exec(line);
-    if (fn) return void items.push({ kind: 'function', name: fn[1] });
-    if (/^[\w$]+:$/.test(line)) return void items.push({ kind: 'label', name: line.slice(0, -1) });
+    if (fn) {
+      items.push({ kind: 'function', name: fn[1] });
+      return;
+    }
+    if (/^[\w$]+:$/.test(line)) {
+      items.push({ kind: 'label', name: line.slice(0, -1) });
+      return;
+    }
     if (line.startsWith('.') || line === '{' || line === '}' || line.startsWith(')')) return;
     const m = /^(@!?%p\d+\s+)?([a-z][\w.]*)\s*(.*?);?$/.exec(line);
     if (!m) return;
@@ -110,9 +116,14 @@ function parseSass(text: string): Item[] {
   text.split('\n').forEach((raw, i) => {
     const fn =
       /Function\s*:\s*(\S+)/.exec(raw) ?? /^\s*\.text\.([\w$.]+):\s*$/.exec(raw) ?? /^\s*\.type\s+([\w$.]+),\s*@function/.exec(raw);
-    if (fn) return void items.push({ kind: 'function', name: fn[1] });
-    if (/^\s*\.?L[\w$.]*:\s*(\/\/.*)?$/.test(raw) || /^\s*\.L_x_\d+:/.test(raw))
-      return void items.push({ kind: 'label', name: raw.trim() });
+    if (fn) {
+      items.push({ kind: 'function', name: fn[1] });
+      return;
+    }
+    if (/^\s*\.?L[\w$.]*:\s*(\/\/.*)?$/.test(raw) || /^\s*\.L_x_\d+:/.test(raw)) {
+      items.push({ kind: 'label', name: raw.trim() });
+      return;
+    }
     const m = /^\s*\/\*[0-9a-f]+\*\/\s+(.*?)\s*;/.exec(raw);
     if (!m) return;
     const body = m[1]!.replace(/^\{\s*|\s*\}$/g, '');

@@ -25,7 +25,7 @@ function overflowSweep(low: number, high: number, rng: Prng): CapacityPoint[] {
 
 describe('isotonicFit', () => {
   it('is the least-squares non-decreasing fit', () => {
-    isotonicFit([0, 0.4, 0.2, 0.9, 1]).forEach((value, i) => expect(value).toBeCloseTo([0, 0.3, 0.3, 0.9, 1][i]!, 12));
+    for (const [i, value] of isotonicFit([0, 0.4, 0.2, 0.9, 1]).entries()) expect(value).toBeCloseTo([0, 0.3, 0.3, 0.9, 1][i]!, 12);
     expect(isotonicFit([1, 0])).toEqual([0.5, 0.5]);
   });
 });

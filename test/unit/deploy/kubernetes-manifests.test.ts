@@ -86,9 +86,9 @@ describe('deploy/kubernetes (kustomize base and overlays)', () => {
   it('docs/operating.md creates the admin token Secret the DaemonSet mounts, under the key its settings read', () => {
     const ds = find(rendered(), 'DaemonSet');
     const [container] = podContainers(ds) as Array<Record<string, any>>;
-    const env = Object.fromEntries((container?.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
+    const env = Object.fromEntries((container!.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
     const tokenFile = env['TOPOD_ADMIN_TOKEN_FILE'] as string;
-    const mount = (container?.volumeMounts as Array<{ name: string; mountPath: string }>).find(
+    const mount = (container!.volumeMounts as Array<{ name: string; mountPath: string }>).find(
       (m) => m.mountPath === path.posix.dirname(tokenFile),
     );
     const volume = (ds.spec.template.spec.volumes as Array<Record<string, any>>).find((v) => v.name === mount?.name);
@@ -148,14 +148,14 @@ describe('deploy/kubernetes (kustomize base and overlays)', () => {
     const ds = find(manifests, 'DaemonSet');
     const pod = ds.spec.template.spec;
     const [container] = podContainers(ds) as Array<Record<string, any>>;
-    const env = Object.fromEntries((container?.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
+    const env = Object.fromEntries((container!.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
     // Every TOPOD_* variable set is one topod reads.
     const known = new Set(SETTINGS.map((s) => s.env));
     for (const name of Object.keys(env).filter((n) => n.startsWith('TOPOD_'))) expect(known.has(name), name).toBe(true);
     expect(env['TOPOD_HOST']).toBe('0.0.0.0');
     expect(Number(env['TOPOD_PORT'])).toBe(container?.ports.find((p: { name: string }) => p.name === 'http').containerPort);
     const mountOf = (dir: string) => {
-      const mount = (container?.volumeMounts as Array<{ name: string; mountPath: string }>).find((m) => m.mountPath === dir);
+      const mount = (container!.volumeMounts as Array<{ name: string; mountPath: string }>).find((m) => m.mountPath === dir);
       expect(mount, dir).toBeDefined();
       return (pod.volumes as Array<Record<string, any>>).find((v) => v.name === mount?.name);
     };

@@ -16,7 +16,10 @@ const open = openSimulated;
 /** The model's SM groups (GPCs, then the TPCs kept out of larger clusters) as listed: SM ids ascending, groups by their lowest SM. */
 function truthGroups(model: GpuModel): number[][] {
   const groups: number[][] = [];
-  model.compute.gpcOfSm.forEach((gpc, sm) => (groups[gpc] ??= []).push(sm));
+  for (const [sm, gpc] of model.compute.gpcOfSm.entries()) {
+    groups[gpc] ??= [];
+    groups[gpc].push(sm);
+  }
   return groups.sort((a, b) => a[0]! - b[0]!);
 }
 

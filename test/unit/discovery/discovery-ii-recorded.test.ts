@@ -70,7 +70,7 @@ describe('Discovery II from an H100’s recorded series', () => {
   it('puts every GPC, and every TPC of unknown GPC, wholly in one partition group: two independent measurements agree', () => {
     for (const { partitions, compute } of runs) {
       const groupOf = new Map<number, number>();
-      partitions.partitions!.smGroups.forEach((sms, g) => sms.forEach((sm) => groupOf.set(sm, g)));
+      for (const [g, sms] of partitions.partitions!.smGroups.entries()) for (const sm of sms) groupOf.set(sm, g);
       for (const sms of [...compute.gpcs!.smIds, ...compute.gpcs!.tpcsOfUnknownGpc]) {
         expect(new Set(sms.map((sm) => groupOf.get(sm))).size, `SMs ${sms.join(',')}`).toBe(1);
       }

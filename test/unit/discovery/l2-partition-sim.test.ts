@@ -22,7 +22,11 @@ const open = openSimulated;
 /** The model's SMs per L2 segment (segmentOfGpc over gpcOfSm), as the analysis lists groups: ascending, by lowest SM. */
 function truthGroups(model: GpuModel): number[][] {
   const groups: number[][] = [];
-  model.compute.gpcOfSm.forEach((gpc, sm) => (groups[model.l2.segmentOfGpc[gpc]!] ??= []).push(sm));
+  for (const [sm, gpc] of model.compute.gpcOfSm.entries()) {
+    const segment = model.l2.segmentOfGpc[gpc]!;
+    groups[segment] ??= [];
+    groups[segment].push(sm);
+  }
   return groups.filter(Boolean).sort((a, b) => a[0]! - b[0]!);
 }
 

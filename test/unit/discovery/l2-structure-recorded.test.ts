@@ -68,7 +68,7 @@ describe('the L2 structure from an H100’s recorded series', () => {
   it('puts every GPC wholly in one partition group on this board too', () => {
     for (const { partitions, compute } of runs) {
       const groupOf = new Map<number, number>();
-      partitions!.smGroups.forEach((sms, g) => sms.forEach((sm) => groupOf.set(sm, g)));
+      for (const [g, sms] of partitions!.smGroups.entries()) for (const sm of sms) groupOf.set(sm, g);
       for (const sms of [...compute.gpcs!.smIds, ...compute.gpcs!.tpcsOfUnknownGpc])
         expect(new Set(sms.map((sm) => groupOf.get(sm))).size).toBe(1);
     }

@@ -52,7 +52,10 @@ describe('file locks', () => {
     const user = await userHolds(file);
     expect(await acquireLock(file, { wait: false, owner: 'topod' })).toMatchObject({ acquired: false });
     let taken = false;
-    const waiting = acquireLock(file, { wait: true, owner: ownerLine('topod probe') }).then((a) => ((taken = true), a));
+    const waiting = acquireLock(file, { wait: true, owner: ownerLine('topod probe') }).then((a) => {
+      taken = true;
+      return a;
+    });
     await new Promise((r) => setTimeout(r, 200));
     expect(taken).toBe(false);
     await user.release();
