@@ -5,13 +5,13 @@
  * (as TypeBox defines them and as /openapi.json publishes them).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANALYSIS_VERSION, discover } from '../../../server/discovery/index.js';
-import { SimulatedBackend } from '../../../server/gpu/sim/index.js';
+import { ANALYSIS_VERSION } from '../../../server/discovery/index.js';
 import { buildResultDocument } from '../../../server/results/result-document.js';
 import type { TopologyLookup } from '../../../server/model/topology-api.js';
 import { mergeMigInstance, mergeTopology } from '../../../server/topology/merge.js';
 import { prepareDocument } from '../../../server/topology/prepare.js';
 import { documentErrors, publishedDocumentErrors, type DocumentKind } from '../../helpers/document-validator.js';
+import { SHARED_H100_SEED, simulatedDiscovery, WHOLE_DISCOVERY_TIMEOUT_MS } from '../../helpers/simulated-discovery.js';
 import { deviceState, firstDevice } from '../../unit/dynamic/scenario-device.js';
 import { FakeTopology, makeGpu } from './fake-topology.js';
 import { buildTestApp, type TestApp } from './harness.js';
@@ -32,35 +32,33 @@ describe('topology responses against the document schemas', () => {
   const migUuids: string[] = [];
 
   beforeAll(async () => {
-    const backend = new SimulatedBackend({ models: ['h100-sxm5-80gb'], seed: 3 });
-    const [gpu] = await backend.listDevices();
-    const channel = await backend.open(gpu!);
-    const startedAt = new Date();
-    const outcome = await discover(channel);
-    await channel.close();
-    await backend.close();
+    // The suite's one shared simulated H100 discovery (run once per test run, as the faces' tests use it).
+    const { outcome, gpu, probeVersion, startedAt, finishedAt } = await simulatedDiscovery({
+      model: 'h100-sxm5-80gb',
+      seed: SHARED_H100_SEED,
+    });
     const result = buildResultDocument(
       outcome,
       {
-        gpu: gpu!,
+        gpu,
         simulated: true,
-        probeVersion: backend.probeVersion,
+        probeVersion,
         analysisVersion: ANALYSIS_VERSION,
         jobId: 'job-1',
         only: null,
         startedAt,
-        finishedAt: new Date(),
+        finishedAt,
       },
       null,
     );
 
-    const device = { ...deviceState(firstDevice('h100-80gb-mig-mixed.json')), uuid: gpu!.uuid };
+    const device = { ...deviceState(firstDevice('h100-80gb-mig-mixed.json')), uuid: gpu.uuid };
     for (const instance of device.mig.instances) if (instance.migDeviceUuid) migUuids.push(instance.migDeviceUuid);
-    const summary = makeGpu({ uuid: gpu!.uuid, name: gpu!.name, migDeviceUuids: migUuids });
+    const summary = makeGpu({ uuid: gpu.uuid, name: gpu.name, migDeviceUuids: migUuids });
     const merged = mergeTopology(
       result,
       { summary, jobUrl: '/v1/jobs/job-2' },
-      { available: true, reason: null, driverVersion: gpu!.driverVersion, device },
+      { available: true, reason: null, driverVersion: gpu.driverVersion, device },
     );
 
     const topology = new ServedTopology();
@@ -73,8 +71,8 @@ describe('topology responses against the document schemas', () => {
       });
     t = await buildTestApp({ topology });
     published = publishedDocumentErrors((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json());
-  }, 60_000);
-  afterAll(() => t.app.close());
+  }, WHOLE_DISCOVERY_TIMEOUT_MS);
+  afterAll(() => t?.app.close());
 
   const get = async (id: string) => {
     const res = await t.app.inject({ method: 'GET', url: `/v1/gpus/${id}/topology` });
