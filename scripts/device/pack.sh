@@ -14,7 +14,7 @@ tar -c \
   --exclude='node_modules/better-sqlite3/build/Release/obj*' --exclude='node_modules/better-sqlite3/build/Release/.deps' \
   --exclude='node_modules/better-sqlite3/build/deps' --exclude='*.map' --exclude='*.d.ts' \
   --exclude='node_modules/kubernetes-models' --exclude='node_modules/@kubernetes-models' --exclude='node_modules/puppeteer-core' \
-  --exclude='node_modules/chromium-bidi' --exclude='node_modules/@resvg' --exclude='node_modules/lightningcss-linux-x64-gnu' \
+  --exclude='node_modules/chromium-bidi' --exclude='node_modules/@biomejs' --exclude='node_modules/@resvg' --exclude='node_modules/lightningcss-linux-x64-gnu' \
   node_modules dist \
   native/probe/build/topod-probe native/nvml/build/Release/topod_nvml.node native/fake-nvml/build/libnvidia-ml.so.1 \
   | xz -T2 -3 > .device/bundle.tar.xz
