@@ -27,7 +27,8 @@ export class WalCheckpointer {
     private readonly logger?: Pick<Logger, 'warn' | 'debug'>,
   ) {
     db.pragma('wal_autocheckpoint = 0');
-    this.pool = new Piscina({ ...workerEntry(import.meta.url, 'checkpoint-worker'), minThreads: 0, maxThreads: 1, idleTimeout: 30_000 });
+    // Its thread starts with the daemon, so the first stored result does not also pay for starting one on the event loop.
+    this.pool = new Piscina({ ...workerEntry(import.meta.url, 'checkpoint-worker'), minThreads: 1, maxThreads: 1, idleTimeout: Number.POSITIVE_INFINITY });
   }
 
   /** Checkpoints soon, off the event loop. */
