@@ -188,7 +188,9 @@ class DaemonUnderTest {
     this.logPath = path.join(dir, 'daemon.log');
     const log = openSync(this.logPath, 'a');
     const monitor = `--import=data:text/javascript,${encodeURIComponent(EVENT_LOOP_MONITOR)}`;
-    this.child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, monitor, main], { env, stdio: ['ignore', log, log] });
+    // BENCH_DAEMON_NODE_ARGS: extra node flags for the daemon alone (e.g. --cpu-prof, which NODE_OPTIONS refuses).
+    const extra = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    this.child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...extra, monitor, main], { env, stdio: ['ignore', log, log] });
     closeSync(log);
     this.child.once('exit', () => (this.exited = true));
   }
