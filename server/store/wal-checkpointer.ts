@@ -28,7 +28,12 @@ export class WalCheckpointer {
   ) {
     db.pragma('wal_autocheckpoint = 0');
     // Its thread starts with the daemon, so the first stored result does not also pay for starting one on the event loop.
-    this.pool = new Piscina({ ...workerEntry(import.meta.url, 'checkpoint-worker'), minThreads: 1, maxThreads: 1, idleTimeout: Number.POSITIVE_INFINITY });
+    this.pool = new Piscina({
+      ...workerEntry(import.meta.url, 'checkpoint-worker'),
+      minThreads: 1,
+      maxThreads: 1,
+      idleTimeout: Number.POSITIVE_INFINITY,
+    });
   }
 
   /** Checkpoints soon, off the event loop. */
