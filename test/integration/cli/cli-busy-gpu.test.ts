@@ -9,27 +9,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../server/cli/main.js';
-import { loadConfig } from '../../../server/config.js';
-import { createDaemon, type Daemon } from '../../../server/daemon.js';
+import type { Daemon } from '../../../server/daemon.js';
+import { runCliCaptured as cli, startSimDaemon } from '../../helpers/cli-run.js';
 import type { GpuSummary } from '../../../server/model/gpu.js';
 import type { ProbeJob } from '../../../server/model/job.js';
 import { until } from '../../helpers/fakes.js';
 import { FAKE_LIBRARY, ScenarioFile, assertNativeBuilt } from '../nvml/fake-nvml.js';
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runCli(args, { stdout, stderr, env: {} });
-  return { code, stdout: out, stderr: err };
-}
 
 describe('the CLI on a GPU another process uses', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'topod-cli-busy-'));
@@ -40,19 +26,9 @@ describe('the CLI on a GPU another process uses', () => {
   beforeAll(async () => {
     assertNativeBuilt();
     scenario = new ScenarioFile('h100-80gb-tenant.json');
-    const config = loadConfig({
-      TOPOD_BACKEND: 'sim',
-      TOPOD_DB: path.join(dir, 'topod.sqlite'),
-      TOPOD_PORT: '0',
-      TOPOD_NVML_LIB: FAKE_LIBRARY,
-      TOPOD_LOCK_DIR: dir,
-    });
-    daemon = await createDaemon(config, {
-      logger: pino({ level: 'silent' }),
+    ({ daemon, url } = await startSimDaemon(dir, FAKE_LIBRARY, {
       gpuWatch: { firstRetryMs: 60_000, maxRetryMs: 60_000, watchIntervalMs: 50, windowMs: 0 },
-    });
-    url = await daemon.app.listen({ host: '127.0.0.1', port: 0 });
-    await daemon.start();
+    }));
   }, 120_000);
 
   afterAll(async () => {

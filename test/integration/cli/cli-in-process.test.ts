@@ -8,31 +8,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runCli } from '../../../server/cli/main.js';
-import { loadConfig } from '../../../server/config.js';
-import { createDaemon, type Daemon } from '../../../server/daemon.js';
+import type { Daemon } from '../../../server/daemon.js';
+import { runCliCaptured as cli, startSimDaemon } from '../../helpers/cli-run.js';
 import { elementLabel } from '../../../server/faces/documents.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (chunk: Buffer) => out.push(chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => err.push(chunk.toString()));
-  const code = await runCli(args, { stdout, stderr, env });
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
 
 describe('the CLI against a daemon in this process (simulated H100)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'topod-cli-'));
@@ -40,16 +20,7 @@ describe('the CLI against a daemon in this process (simulated H100)', () => {
   let url: string;
 
   beforeAll(async () => {
-    const config = loadConfig({
-      TOPOD_BACKEND: 'sim',
-      TOPOD_DB: path.join(dir, 'topod.sqlite'),
-      TOPOD_PORT: '0',
-      TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1',
-      TOPOD_LOCK_DIR: dir,
-    });
-    daemon = await createDaemon(config, { logger: pino({ level: 'silent' }) });
-    url = await daemon.app.listen({ host: '127.0.0.1', port: 0 });
-    await daemon.start();
+    ({ daemon, url } = await startSimDaemon(dir, '/nonexistent/libnvidia-ml.so.1'));
     await daemon.whenIdle();
   }, 120_000);
 

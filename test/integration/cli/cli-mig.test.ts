@@ -7,26 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../server/cli/main.js';
-import { loadConfig } from '../../../server/config.js';
-import { createDaemon, type Daemon } from '../../../server/daemon.js';
+import type { Daemon } from '../../../server/daemon.js';
+import { runCliCaptured as cli, startSimDaemon } from '../../helpers/cli-run.js';
 import type { GpuSummary, MigDeviceSummary } from '../../../server/model/gpu.js';
 import { until } from '../../helpers/fakes.js';
 import { FAKE_LIBRARY, ScenarioFile, assertNativeBuilt } from '../nvml/fake-nvml.js';
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runCli(args, { stdout, stderr, env: {} });
-  return { code, stdout: out, stderr: err };
-}
 
 describe('topod gpus with MIG devices', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'topod-cli-mig-'));
@@ -37,16 +23,7 @@ describe('topod gpus with MIG devices', () => {
   beforeAll(async () => {
     assertNativeBuilt();
     scenario = new ScenarioFile('h100-80gb-mig-mixed.json');
-    const config = loadConfig({
-      TOPOD_BACKEND: 'sim',
-      TOPOD_DB: path.join(dir, 'topod.sqlite'),
-      TOPOD_PORT: '0',
-      TOPOD_NVML_LIB: FAKE_LIBRARY,
-      TOPOD_LOCK_DIR: dir,
-    });
-    daemon = await createDaemon(config, { logger: pino({ level: 'silent' }) });
-    url = await daemon.app.listen({ host: '127.0.0.1', port: 0 });
-    await daemon.start();
+    ({ daemon, url } = await startSimDaemon(dir, FAKE_LIBRARY));
     await until(() => (daemon.topology.listGpus()[0]?.migDeviceUuids.length ?? 0) > 0, 30_000);
   }, 120_000);
 

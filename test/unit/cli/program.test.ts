@@ -5,21 +5,10 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { daemonArgs, defaultText, serveCommand } from '../../../server/cli/commands/serve.js';
 import type { CliContext } from '../../../server/cli/context.js';
-import { runCli } from '../../../server/cli/main.js';
 import { SETTINGS } from '../../../server/config.js';
+import { runCliCaptured as cli } from '../../helpers/cli-run.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runCli(args, { stdout, stderr, env: {} });
-  return { code, stdout: out, stderr: err };
-}
 
 describe('topod, without a daemon', () => {
   it.each([['--version'], ['-V']])('%s prints the package’s version', async (flag) => {
