@@ -13,12 +13,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { DAEMON_NODE_FLAGS } from '../server/node-flags.js';
+import { freePort } from './free-port.js';
 import { projectRoot } from '../server/paths.js';
 
 const GOAL_MS = 4000;
@@ -45,14 +45,6 @@ interface RunFigures {
   jobFinishedMs: number | null;
   topologyMs: number;
   timeline: string[];
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  return port;
 }
 
 async function statusOf(url: string): Promise<number> {

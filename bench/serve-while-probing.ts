@@ -39,7 +39,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -48,6 +47,7 @@ import { parseArgs } from 'node:util';
 import type { GpuSummary } from '../server/model/gpu.js';
 import { DAEMON_NODE_FLAGS } from '../server/node-flags.js';
 import { projectRoot } from '../server/paths.js';
+import { freePort } from './free-port.js';
 
 const GOAL_P99_MS = 10;
 const GOAL_MAX_MS = 50;
@@ -134,16 +134,6 @@ interface LoopWindow {
   atMs: number;
   maxMs: number;
   p99Ms: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** The daemon's environment: this one's (PATH, CUDA_VISIBLE_DEVICES…) without any TOPOD_ setting, plus the bench's. */
