@@ -64,14 +64,7 @@ const corrections = curveCorrections(
     })),
 );
 const predicted = (p: TrafficPoint, curve: readonly CurveCorrection[] | null) => {
-  const q = {
-    pattern: p.pattern,
-    strideBytes: p.strideBytes,
-    elementBytes: p.elementBytes,
-    footprintBytes: p.footprintBytes,
-    target: p.target,
-  };
-  const r = curve ? predictWithCurve(parameters, curve, q) : predictTraffic(parameters, q);
+  const r = curve ? predictWithCurve(parameters, curve, p) : predictTraffic(parameters, p);
   return r.readBytes + r.writeBytes;
 };
 const columns = [...new Set(evaluated.map((p) => `${p.pattern}/${p.target}/${p.footprintBytes}`))];

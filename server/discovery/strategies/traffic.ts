@@ -121,14 +121,8 @@ function flag(f: Flag | null, method: TrafficMethod, note: string): TrafficFlag 
 }
 
 function curvePoint(p: TrafficPoint, lineModel: TrafficParameters | null): CurvePoint {
-  const q = {
-    pattern: p.pattern,
-    strideBytes: p.strideBytes,
-    elementBytes: p.elementBytes,
-    footprintBytes: p.footprintBytes,
-    target: p.target,
-  };
-  const useful = predictTraffic(lineModel ?? NEUTRAL, q).usefulBytes;
+  // A measured point carries every field of the query that predicts it.
+  const useful = predictTraffic(lineModel ?? NEUTRAL, p).usefulBytes;
   return {
     pattern: p.pattern,
     target: p.target,
@@ -139,7 +133,7 @@ function curvePoint(p: TrafficPoint, lineModel: TrafficParameters | null): Curve
     dramReadBytes: p.readBytes ?? p.totalBytes,
     dramWriteBytes: p.writeBytes ?? 0,
     bytesPerUsefulByte: round2(p.totalBytes / useful),
-    lineModelBytesPerUsefulByte: lineModel ? round2(predictTraffic(lineModel, q).bytesPerUsefulByte) : 0,
+    lineModelBytesPerUsefulByte: lineModel ? round2(predictTraffic(lineModel, p).bytesPerUsefulByte) : 0,
     method: p.method,
   };
 }
