@@ -15,16 +15,6 @@ import type { ComputeTopology } from '../model/compute-schema.js';
 import type { MigComputeInstanceView, MigL2Share, MigL2Source, MigModeName, MigView } from '../model/document.js';
 import type { MigClusterShareView } from '../model/mig-schema.js';
 
-/** The view's types are the Static<> types of its schema (server/model/mig-schema.ts), part of the document's contract. */
-export type {
-  MigComputeInstanceView,
-  MigInstanceView,
-  MigL2Share,
-  MigL2Source,
-  MigModeName,
-  MigProfileView,
-  MigView,
-} from '../model/document.js';
 
 export interface BuildMigViewParams {
   device: NvmlDeviceState;
