@@ -15,7 +15,6 @@ import type { ComputeTopology } from '../model/compute-schema.js';
 import type { MigComputeInstanceView, MigL2Share, MigL2Source, MigModeName, MigView } from '../model/document.js';
 import type { MigClusterShareView } from '../model/mig-schema.js';
 
-
 export interface BuildMigViewParams {
   device: NvmlDeviceState;
   l2SizeBytes: number | null;
