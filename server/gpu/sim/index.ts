@@ -2,13 +2,14 @@ import { ERROR_CODES } from '../../errors.js';
 import type { GpuIdentity } from '../../model/gpu.js';
 import type { MeasurementBackend, ProbeChannel } from '../backend.js';
 import { ProbeError } from '../../protocol/probe-error.js';
-import { Interference, validateIntensity } from './interference.js';
+import { validateIntensity } from './interference.js';
 import type { GpuModel } from './model.js';
 import { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';
-import { mixSeed, Prng, randomSeed } from './prng.js';
+import { buildSimulatedProbe, type SimulatedProbeRecipe } from './probe-recipe.js';
+import { mixSeed, randomSeed } from './prng.js';
 import { SimulatedChannel } from './simulated-channel.js';
-import { SimulatedDevice } from './simulated-device.js';
-import { SIM_PROBE_VERSION, SimulatedProbe, type SimulatedDeviceIdentity } from './simulated-probe.js';
+import { SIM_PROBE_VERSION, type SimulatedProbe } from './simulated-probe.js';
+import { ThreadedSimulatedChannel } from './threaded-channel.js';
 import { simulatedGpuUuid } from './uuid.js';
 
 export type { GpuModel } from './model.js';
@@ -17,6 +18,7 @@ export { GPU_MODELS, modelById, modelForDeviceName } from './models/index.js';
 export { CHASE_KERNEL_STATIC_SHARED_BYTES, carveoutBytes, chaseLaunch, l1CapacityBytes, type ChaseLaunch } from './launch.js';
 export { SIM_PROBE_VERSION, SimulatedProbe } from './simulated-probe.js';
 export { SimulatedChannel } from './simulated-channel.js';
+export { ThreadedSimulatedChannel } from './threaded-channel.js';
 export { SimulatedDevice } from './simulated-device.js';
 export { simulatedGpuUuid } from './uuid.js';
 
@@ -35,12 +37,16 @@ export interface SimulatedBackendOptions {
    * can ask for a busy simulated GPU).
    */
   interference?: number;
+  /**
+   * Each opened GPU computes on a worker thread of its own (./threaded-channel.ts)
+   * instead of the caller's: for callers whose own thread is costly to run
+   * the simulator on (tests under coverage instrumentation). Same seed, same values.
+   */
+  thread?: boolean;
 }
 
 /** "<model id>-busy<percent>": that model with a tenant at that intensity. */
 const BUSY_SUFFIX = /^(.+)-busy(\d{1,3})$/;
-/** Keeps the tenant's random stream apart from the device's, so an idle device draws exactly what it always did. */
-const INTERFERENCE_SEED_SALT = 0x7e4a17;
 
 /** Raised for a simulator configuration that cannot work (an unknown model id). */
 export class SimulatorConfigError extends Error {
@@ -64,6 +70,9 @@ export class SimulatedBackend implements MeasurementBackend {
   private opened = 0;
   /** Probes of open channels; a closed channel's totals move to `closedTotals` so its device (and caches) can be freed. */
   private readonly openProbes = new Set<SimulatedProbe>();
+  /** The same, for GPUs on their own thread. */
+  private readonly openThreads = new Set<ThreadedSimulatedChannel>();
+  private readonly thread: boolean;
   private readonly closedTotals = { seconds: 0, loads: 0 };
 
   constructor(options: SimulatedBackendOptions) {
@@ -73,6 +82,7 @@ export class SimulatedBackend implements MeasurementBackend {
     this.intensities = parsed.map((entry) => entry.intensity);
     this.driverVersion = options.driverVersion ?? SIM_DRIVER_VERSION;
     this.seed = options.seed;
+    this.thread = options.thread ?? false;
   }
 
   async listDevices(): Promise<GpuIdentity[]> {
@@ -98,10 +108,22 @@ export class SimulatedBackend implements MeasurementBackend {
       );
     }
     this.opened += 1;
-    const seed = this.seed === undefined ? randomSeed() : mixSeed(this.seed, gpu.index, this.opened);
-    const identity: SimulatedDeviceIdentity = { index: gpu.index, uuid: gpu.uuid, name: gpu.name, pciBusId: gpu.pciBusId };
-    const interference = intensity > 0 ? new Interference(intensity, model, new Prng(mixSeed(seed, INTERFERENCE_SEED_SALT))) : null;
-    const probe = new SimulatedProbe(new SimulatedDevice(model, new Prng(seed), interference), identity);
+    const recipe: SimulatedProbeRecipe = {
+      model,
+      seed: this.seed === undefined ? randomSeed() : mixSeed(this.seed, gpu.index, this.opened),
+      intensity,
+      identity: { index: gpu.index, uuid: gpu.uuid, name: gpu.name, pciBusId: gpu.pciBusId },
+    };
+    if (this.thread) {
+      const channel: ThreadedSimulatedChannel = new ThreadedSimulatedChannel(recipe, (totals) => {
+        if (!this.openThreads.delete(channel)) return;
+        this.closedTotals.seconds += totals.seconds;
+        this.closedTotals.loads += totals.loads;
+      });
+      this.openThreads.add(channel);
+      return channel;
+    }
+    const probe = buildSimulatedProbe(recipe);
     this.openProbes.add(probe);
     return new SimulatedChannel(probe, () => {
       if (!this.openProbes.delete(probe)) return;
@@ -117,17 +139,18 @@ export class SimulatedBackend implements MeasurementBackend {
    * modelled. For benchmarks: what the same ops would cost on the GPU.
    */
   simulatedDeviceSeconds(): number {
-    return [...this.openProbes].reduce((sum, probe) => sum + probe.simulatedDeviceSeconds(), this.closedTotals.seconds);
+    const open = [...this.openProbes, ...this.openThreads];
+    return open.reduce((sum, probe) => sum + probe.simulatedDeviceSeconds(), this.closedTotals.seconds);
   }
 
   /** Channels opened and not closed yet (each holds a simulated device with its caches). */
   get openChannelCount(): number {
-    return this.openProbes.size;
+    return this.openProbes.size + this.openThreads.size;
   }
 
   /** Loads walked on every channel this backend opened, warm-ups included. */
   loadCount(): number {
-    return [...this.openProbes].reduce((sum, probe) => sum + probe.loadCount(), this.closedTotals.loads);
+    return [...this.openProbes, ...this.openThreads].reduce((sum, probe) => sum + probe.loadCount(), this.closedTotals.loads);
   }
 
   async close(): Promise<void> {}
