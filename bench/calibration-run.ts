@@ -25,6 +25,8 @@ export interface CalibrationTask {
   intensity: number;
   /** Strategy names; null for a full discovery. */
   strategies: readonly string[] | null;
+  /** The simulated GPU computes on a thread of its own (SimulatedBackendOptions.thread). */
+  thread?: boolean;
 }
 
 export interface CalibrationRun {
@@ -39,7 +41,7 @@ export async function calibrationRun(task: CalibrationTask): Promise<Calibration
   const unknown = task.strategies?.filter((name) => !STRATEGIES.some((strategy) => strategy.name === name)) ?? [];
   if (unknown.length > 0)
     throw new Error(`unknown strategies ${unknown.join(', ')} (known: ${STRATEGIES.map((strategy) => strategy.name).join(', ')})`);
-  const backend = new SimulatedBackend({ models: [model.id], seed: task.seed, interference: task.intensity });
+  const backend = new SimulatedBackend({ models: [model.id], seed: task.seed, interference: task.intensity, thread: task.thread ?? false });
   const [gpu] = await backend.listDevices();
   const channel = await backend.open(gpu!);
   const started = performance.now();

@@ -8,8 +8,9 @@ import type { ComputeTopology } from '../../server/model/compute-schema.js';
 
 export type SimulatedProbeChannel = ProbeChannel & { simulatedDeviceSeconds(): number };
 
-export async function openSimulated(model: GpuModel, seed: number): Promise<SimulatedProbeChannel> {
-  const backend = new SimulatedBackend({ models: [model.id], seed });
+/** `thread`: the simulated GPU computes on a thread of its own (for strategies whose walks are long under coverage). */
+export async function openSimulated(model: GpuModel, seed: number, options: { thread?: boolean } = {}): Promise<SimulatedProbeChannel> {
+  const backend = new SimulatedBackend({ models: [model.id], seed, thread: options.thread ?? false });
   const [gpu] = await backend.listDevices();
   return (await backend.open(gpu!)) as SimulatedProbeChannel;
 }

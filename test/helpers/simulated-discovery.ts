@@ -37,6 +37,8 @@ export interface SimulatedDiscovery {
   progress: Array<[string, number]>;
   /** Every op sent to the probe, in order. */
   sentOps: string[];
+  /** The first request of each op sent, as sent: op → args. */
+  firstRequests: Record<string, unknown>;
   /** Simulated GPU time of the discovery (what the same ops would take on the GPU). */
   simulatedDeviceSeconds: number;
   gpu: GpuIdentity;
@@ -51,11 +53,17 @@ function keyOf(request: SimulatedDiscoveryRequest): string {
   return `discovery-${request.model}-seed${request.seed}-${only}${hidden}`;
 }
 
-/** A channel that hides `hiddenOps` from hello and records every op it is sent. */
-function recording(channel: ProbeChannel, hiddenOps: readonly string[], sentOps: string[]): ProbeChannel {
+/** A channel that hides `hiddenOps` from hello and records every op it is sent, and each op's first args. */
+function recording(
+  channel: ProbeChannel,
+  hiddenOps: readonly string[],
+  sentOps: string[],
+  firstRequests: Record<string, unknown>,
+): ProbeChannel {
   return {
     request: async (op, args, options) => {
       sentOps.push(op);
+      if (!Object.hasOwn(firstRequests, op)) firstRequests[op] = structuredClone(args);
       const result = await channel.request(op, args, options);
       if (op !== 'hello' || hiddenOps.length === 0) return result;
       const hello = result as HelloResult;
@@ -66,12 +74,13 @@ function recording(channel: ProbeChannel, hiddenOps: readonly string[], sentOps:
 }
 
 async function run(request: SimulatedDiscoveryRequest): Promise<SimulatedDiscovery> {
-  const backend = new SimulatedBackend({ models: [request.model], seed: request.seed });
+  const backend = new SimulatedBackend({ models: [request.model], seed: request.seed, thread: true });
   const [gpu] = await backend.listDevices();
   if (!gpu) throw new Error(`the simulator listed no GPU for ${request.model}`);
   const progress: Array<[string, number]> = [];
   const sentOps: string[] = [];
-  const channel = recording(await backend.open(gpu), request.hiddenOps ?? [], sentOps);
+  const firstRequests: Record<string, unknown> = {};
+  const channel = recording(await backend.open(gpu), request.hiddenOps ?? [], sentOps, firstRequests);
   const startedAt = new Date();
   const outcome = await discover(channel, {
     ...(request.only ? { only: request.only } : {}),
@@ -81,7 +90,7 @@ async function run(request: SimulatedDiscoveryRequest): Promise<SimulatedDiscove
   const simulatedDeviceSeconds = backend.simulatedDeviceSeconds();
   await channel.close();
   await backend.close();
-  return { outcome, progress, sentOps, simulatedDeviceSeconds, gpu, probeVersion: backend.probeVersion, startedAt, finishedAt };
+  return { outcome, progress, sentOps, firstRequests, simulatedDeviceSeconds, gpu, probeVersion: backend.probeVersion, startedAt, finishedAt };
 }
 
 /** The discovery `request` names, run once per test run (each call gets its own copy). */

@@ -28,7 +28,7 @@ const TOLERANCE = 0.05;
 const SERIES = ['bandwidth.l2.read', 'bandwidth.l2.write', 'bandwidth.dram.read', 'bandwidth.dram.write'];
 
 async function open(model: GpuModel, seed: number) {
-  const backend = new SimulatedBackend({ models: [model.id], seed });
+  const backend = new SimulatedBackend({ models: [model.id], seed, thread: true });
   const [gpu] = await backend.listDevices();
   return { backend, channel: await backend.open(gpu!) };
 }

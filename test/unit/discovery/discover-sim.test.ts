@@ -19,7 +19,7 @@ async function discoverOn(
   seed: number,
   options: Parameters<typeof discover>[1] = {},
 ): Promise<{ outcome: DiscoveryOutcome }> {
-  const backend = new SimulatedBackend({ models: [model.id], seed });
+  const backend = new SimulatedBackend({ models: [model.id], seed, thread: true });
   const [gpu] = await backend.listDevices();
   const channel = await backend.open(gpu!);
   return { outcome: await discover(channel, options) };
@@ -171,7 +171,7 @@ describe('discovery when the probe refuses a benchmark', () => {
     'skips the refused element with a warning and measures the rest',
     async () => {
       const model = GPU_MODELS['a100-40gb']!;
-      const backend = new SimulatedBackend({ models: [model.id], seed: 17 });
+      const backend = new SimulatedBackend({ models: [model.id], seed: 17, thread: true });
       const [gpu] = await backend.listDevices();
       const sim = await backend.open(gpu!);
       const refusingBatch: typeof sim = {

@@ -17,7 +17,8 @@ import { openSimulated } from '../../helpers/sim-channel.js';
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;
 const A100 = GPU_MODELS['a100-40gb']!;
 
-const open = openSimulated;
+/** On a thread of its own: the L2 walks are long, and this file's thread runs under coverage. */
+const open = (model: GpuModel, seed: number) => openSimulated(model, seed, { thread: true });
 
 /** The model's SMs per L2 segment (segmentOfGpc over gpcOfSm), as the analysis lists groups: ascending, by lowest SM. */
 function truthGroups(model: GpuModel): number[][] {

@@ -34,7 +34,7 @@ const L1_ONLY: SimulatedDiscoveryRequest = { model: H100, seed: 32, only: ['l1']
 const WITHOUT_BATCH: SimulatedDiscoveryRequest = { model: H100, seed: 33, hiddenOps: ['pchase.batch'] };
 
 async function simChannel(seed: number): Promise<ProbeChannel> {
-  const backend = new SimulatedBackend({ models: [H100], seed });
+  const backend = new SimulatedBackend({ models: [H100], seed, thread: true });
   const [gpu] = await backend.listDevices();
   return backend.open(gpu!);
 }

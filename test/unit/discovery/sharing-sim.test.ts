@@ -5,11 +5,8 @@ import { L1_STRATEGY, READ_ONLY_STRATEGY, TEXTURE_STRATEGY } from '../../../serv
 import { ProbeSession } from '../../../server/discovery/probe-session.js';
 import { SHARING_MEMBERS, SHARING_STRATEGY } from '../../../server/discovery/strategies/sharing.js';
 import type { HelloResult, PchasePairArgs } from '../../../server/protocol/ops.js';
-import { GPU_MODELS, SimulatedDevice, type GpuModel } from '../../../server/gpu/sim/index.js';
+import { GPU_MODELS, ThreadedSimulatedChannel, type GpuModel } from '../../../server/gpu/sim/index.js';
 import type { L1Space } from '../../../server/gpu/sim/model.js';
-import { Prng } from '../../../server/gpu/sim/prng.js';
-import { SimulatedChannel } from '../../../server/gpu/sim/simulated-channel.js';
-import { SimulatedProbe } from '../../../server/gpu/sim/simulated-probe.js';
 import type { ElementName, RawSeries } from '../../../server/model/document.js';
 
 const H100 = GPU_MODELS['h100-sxm5-80gb']!;
@@ -36,9 +33,10 @@ function truthSharedWith(model: GpuModel, element: ElementName): ElementName[] {
   );
 }
 
-function channelOn(model: GpuModel, seed: number): SimulatedChannel {
+/** On a thread of its own: the test's thread (under coverage) only runs discovery. */
+function channelOn(model: GpuModel, seed: number): ThreadedSimulatedChannel {
   const identity = { index: 0, uuid: `GPU-sim-${model.id}`, name: model.name, pciBusId: null };
-  return new SimulatedChannel(new SimulatedProbe(new SimulatedDevice(model, new Prng(seed)), identity));
+  return new ThreadedSimulatedChannel({ model, seed, intensity: 0, identity });
 }
 
 /** The per-SM strategies, then the sharing strategy alone: its raw series and the simulated GPU time it took. */
@@ -51,6 +49,7 @@ async function measured(model: GpuModel, seed: number): Promise<{ raw: RawSeries
   for (const strategy of [L1_STRATEGY, TEXTURE_STRATEGY, READ_ONLY_STRATEGY, CONSTANT_STRATEGY]) await strategy.measure(session, device);
   const before = channel.simulatedDeviceSeconds();
   await SHARING_STRATEGY.measure(session, device);
+  await channel.close();
   return { raw: session.raw, sharingSeconds: channel.simulatedDeviceSeconds() - before };
 }
 
