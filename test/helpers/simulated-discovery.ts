@@ -90,7 +90,17 @@ async function run(request: SimulatedDiscoveryRequest): Promise<SimulatedDiscove
   const simulatedDeviceSeconds = backend.simulatedDeviceSeconds();
   await channel.close();
   await backend.close();
-  return { outcome, progress, sentOps, firstRequests, simulatedDeviceSeconds, gpu, probeVersion: backend.probeVersion, startedAt, finishedAt };
+  return {
+    outcome,
+    progress,
+    sentOps,
+    firstRequests,
+    simulatedDeviceSeconds,
+    gpu,
+    probeVersion: backend.probeVersion,
+    startedAt,
+    finishedAt,
+  };
 }
 
 /** The discovery `request` names, run once per test run (each call gets its own copy). */

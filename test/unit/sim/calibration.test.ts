@@ -14,7 +14,9 @@ const BUSY = 0.1;
 async function checksAt(intensity: number): Promise<TruthCheck[]> {
   const checks: TruthCheck[] = [];
   for (const seed of SEEDS)
-    checks.push(...(await calibrationRun({ modelId: 'h100-sxm5-80gb', seed, intensity, strategies: CALIBRATION_STRATEGIES, thread: true })).checks);
+    checks.push(
+      ...(await calibrationRun({ modelId: 'h100-sxm5-80gb', seed, intensity, strategies: CALIBRATION_STRATEGIES, thread: true })).checks,
+    );
   return checks;
 }
 
