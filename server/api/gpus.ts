@@ -6,6 +6,7 @@ import { ConflictError, NoBackendError, NotFoundError } from '../errors.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import { GpuListSchema, GpuOrMigDeviceSchema, GpuParamsSchema } from '../model/gpu-schema.js';
 import { ProbeJobSchema } from '../model/job-schema.js';
+import { eagerSerializerCompiler } from '../plugins/eager-serializers.js';
 import { BEARER_SECURITY } from '../plugins/admin-auth.js';
 import { OPTIONAL_BODY_MARKER } from '../plugins/openapi.js';
 import { jobExtensions, jobLinkHeader, jobPath } from './links.js';
@@ -24,6 +25,7 @@ const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/gpus',
     {
+      serializerCompiler: eagerSerializerCompiler,
       schema: {
         tags: ['gpus'],
         operationId: 'listGpus',
@@ -37,6 +39,7 @@ const gpuRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/gpus/:id',
     {
+      serializerCompiler: eagerSerializerCompiler,
       schema: {
         tags: ['gpus'],
         operationId: 'getGpu',

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { LinkHeaderSchema, jsonResponse, problemResponse } from '../model/api-schema.js';
 import { DEFAULT_JOB_LIMIT, JobListSchema, JobParamsSchema, JobQuerySchema, ProbeJobSchema } from '../model/job-schema.js';
 import type { JobPosition, JobQuery } from '../model/job.js';
+import { eagerSerializerCompiler } from '../plugins/eager-serializers.js';
 import { roundedJob } from './events.js';
 import { unknownGpu } from './gpus.js';
 import { decodeJobCursor, encodeJobCursor } from './job-cursor.js';
@@ -33,6 +34,7 @@ const jobRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/jobs/:jobId',
     {
+      serializerCompiler: eagerSerializerCompiler,
       schema: {
         tags: ['jobs'],
         operationId: 'getJob',
@@ -51,6 +53,7 @@ const jobRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/jobs',
     {
+      serializerCompiler: eagerSerializerCompiler,
       schema: {
         tags: ['jobs'],
         operationId: 'listJobs',
