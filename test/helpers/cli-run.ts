@@ -5,6 +5,7 @@ import pino from 'pino';
 import { runCli } from '../../server/cli/main.js';
 import { loadConfig } from '../../server/config.js';
 import { createDaemon, type Daemon, type DaemonOptions } from '../../server/daemon.js';
+import { DAEMON_TEST_SIM_MODEL } from './daemon-process.js';
 
 export interface CliRun {
   code: number;
@@ -25,12 +26,13 @@ export async function runCliCaptured(args: string[], env: Record<string, string 
 }
 
 /**
- * A daemon on the simulated H100, its database and locks in `dir`, NVML from `nvmlLib` (a path that does not
+ * A daemon on the simulated H100 with an 8 MiB L2 (DAEMON_TEST_SIM_MODEL), its database and locks in `dir`, NVML from `nvmlLib` (a path that does not
  * exist: none), listening on a free loopback port and booted. The caller waits for what its test needs.
  */
 export async function startSimDaemon(dir: string, nvmlLib: string, options: DaemonOptions = {}): Promise<{ daemon: Daemon; url: string }> {
   const config = loadConfig({
     TOPOD_BACKEND: 'sim',
+    TOPOD_SIM_MODEL: DAEMON_TEST_SIM_MODEL,
     TOPOD_DB: path.join(dir, 'topod.sqlite'),
     TOPOD_PORT: '0',
     TOPOD_NVML_LIB: nvmlLib,

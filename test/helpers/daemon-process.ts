@@ -15,6 +15,13 @@ export interface DaemonProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * The simulated GPU a test daemon probes unless its test names another (TOPOD_SIM_MODEL): the H100 with an
+ * 8 MiB L2 (server/gpu/sim/models/h100-l2-8mib.ts). These tests are about the daemon's life, not the L2's size,
+ * and its whole discovery costs a third of the H100's. GPUs that fake NVML lists are simulated by their names.
+ */
+export const DAEMON_TEST_SIM_MODEL = 'h100-l2-8mib';
+
 /** Runs the real entry point (server/main.ts through tsx) as a user would, on a free port. */
 export async function startDaemon(env: Record<string, string>, args: string[] = []): Promise<DaemonProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/main.ts'), '--port', '0', ...args], {
@@ -25,6 +32,7 @@ export async function startDaemon(env: Record<string, string>, args: string[] = 
       HOME: process.env.HOME ?? '',
       TOPOD_LOG_LEVEL: 'info',
       TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1',
+      TOPOD_SIM_MODEL: DAEMON_TEST_SIM_MODEL,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

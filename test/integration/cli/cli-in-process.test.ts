@@ -1,7 +1,7 @@
 /**
  * The CLI's commands run in this process (runCli, as bin/topod calls it)
  * against a daemon built in this process too (createDaemon on the simulated
- * H100, as server/main.ts builds it): the same paths as cli.test.ts's spawned
+ * H100 with an 8 MiB L2, as server/main.ts builds it): the same paths as cli.test.ts's spawned
  * runs, where coverage can see them. Output is captured from plain streams,
  * so the CLI writes its non-TTY form.
  */
@@ -11,8 +11,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Daemon } from '../../../server/daemon.js';
+import { modelById } from '../../../server/gpu/sim/index.js';
 import { runCliCaptured as cli, startSimDaemon } from '../../helpers/cli-run.js';
+import { DAEMON_TEST_SIM_MODEL } from '../../helpers/daemon-process.js';
 import { elementLabel } from '../../../server/faces/documents.js';
+
+/** What the simulated GPU calls itself (NVML's name on a real one). */
+const GPU_NAME = modelById(DAEMON_TEST_SIM_MODEL)!.name;
 
 describe('the CLI against a daemon in this process (simulated H100)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'topod-cli-'));
@@ -32,13 +37,13 @@ describe('the CLI against a daemon in this process (simulated H100)', () => {
   it('lists the GPUs, and the topology as a table with every measured element', async () => {
     const gpus = await cli(['gpus', '--url', url]);
     expect(gpus.code).toBe(0);
-    expect(gpus.stdout).toContain('NVIDIA H100 80GB HBM3');
+    expect(gpus.stdout).toContain(GPU_NAME);
     const table = await cli(['topology', '0', '-o', 'table'], { TOPOD_URL: url });
     expect(table.code).toBe(0);
     for (const element of ['l1', 'texture', 'readOnly', 'constantL1', 'constantL15', 'shared', 'l2', 'deviceMemory'])
       expect(table.stdout).toContain(elementLabel(element));
     const json = JSON.parse((await cli(['topology', '0', '-o', 'json', '--url', url])).stdout) as { gpu: { name: string } };
-    expect(json.gpu.name).toBe('NVIDIA H100 80GB HBM3');
+    expect(json.gpu.name).toBe(GPU_NAME);
     const yaml = parse((await cli(['topology', '0', '-o', 'yaml', '--url', url])).stdout) as { gpu: { name: string }; elements: unknown };
     expect(yaml).toMatchObject({ gpu: json.gpu });
     const wide = await cli(['topology', '0', '-o', 'wide', '--no-headers', '--url', url]);

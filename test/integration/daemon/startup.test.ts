@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
+import { DAEMON_TEST_SIM_MODEL, startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
 import { eventually, getJson } from '../../helpers/http.js';
 import { copyProbedDatabase, DAEMON_PROBE_WAIT_MS } from '../../helpers/probed-database.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
@@ -26,7 +26,12 @@ afterEach(async () => {
   for (const s of servers.splice(0)) s.close();
 });
 
-const BASE_ENV = { TOPOD_BACKEND: 'sim', TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1', TOPOD_LOCK_DIR: '' };
+const BASE_ENV = {
+  TOPOD_BACKEND: 'sim',
+  TOPOD_SIM_MODEL: DAEMON_TEST_SIM_MODEL,
+  TOPOD_NVML_LIB: '/nonexistent/libnvidia-ml.so.1',
+  TOPOD_LOCK_DIR: '',
+};
 
 async function start(env: Record<string, string>): Promise<DaemonProcess> {
   const daemon = await startDaemon({ ...BASE_ENV, ...env });

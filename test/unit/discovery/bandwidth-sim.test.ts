@@ -38,7 +38,13 @@ function expectNear(actual: number | undefined, truth: number): void {
   expect(Math.abs(actual! - truth) / truth).toBeLessThan(TOLERANCE);
 }
 
-describe.each(Object.values(GPU_MODELS))('bandwidth discovery on the simulated $id', (model) => {
+/**
+ * The models of real GPUs: the H100 with an 8 MiB L2 (a stand-in for the daemon's tests) has an L2 array so
+ * small that a launch's overhead, not the L2, sets its curve.
+ */
+const REAL_SIZED = Object.values(GPU_MODELS).filter((model) => model.id !== 'h100-l2-8mib');
+
+describe.each(REAL_SIZED)('bandwidth discovery on the simulated $id', (model) => {
   it(
     `recovers the configured L2 and device-memory read and write peaks within ${TOLERANCE * 100} %, beside the L2 strategy's attributes`,
     async () => {
