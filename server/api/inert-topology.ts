@@ -6,6 +6,7 @@ import type { TopologyApi } from '../model/topology-api.js';
 
 export function inertTopology(overrides: Partial<TopologyApi> = {}): TopologyApi {
   return {
+    gpusEnumerated: true,
     listGpus: () => [],
     getGpu: () => null,
     getMigDevice: () => null,

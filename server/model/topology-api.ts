@@ -68,6 +68,8 @@ export interface HealthReport {
 
 /** The read/command surface routes use. Implemented by TopologyService. */
 export interface TopologyApi {
+  /** False while the daemon boots, until its GPUs are listed: a GPU not known then may still exist. */
+  readonly gpusEnumerated: boolean;
   listGpus(): GpuSummary[];
   /** `id` is an index, a GPU UUID or a MIG device UUID. */
   getGpu(id: string): GpuSummary | null;

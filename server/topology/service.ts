@@ -57,6 +57,8 @@ export class TopologyService implements TopologyApi {
   private readonly events = new EventEmitter<{ event: [TopodEvent] }>();
   private snapshot: DynamicSnapshot | null = null;
   private nvmlEverAvailable = false;
+  /** Set by the first syncGpus (boot), so a GPU lookup before it is not taken for a GPU that does not exist. */
+  private enumerated = false;
 
   constructor(private readonly options: TopologyServiceOptions) {
     this.events.setMaxListeners(0);
@@ -78,6 +80,7 @@ export class TopologyService implements TopologyApi {
    * (uuid, driver version, probe version).
    */
   syncGpus(identities: GpuIdentity[], requestedBy: string): void {
+    this.enumerated = true;
     const seen = new Set<string>();
     const booting = requestedBy === 'boot';
     for (const identity of identities) {
@@ -106,6 +109,11 @@ export class TopologyService implements TopologyApi {
   /** Whether NVML answered at least once: during an outage afterwards, the GPUs it listed stay as they were. */
   get nvmlWasAvailable(): boolean {
     return this.nvmlEverAvailable;
+  }
+
+  /** Whether boot has listed the GPUs: before, a GPU that exists is not known yet. */
+  get gpusEnumerated(): boolean {
+    return this.enumerated;
   }
 
   listGpus(): GpuSummary[] {
@@ -257,7 +265,9 @@ export class TopologyService implements TopologyApi {
       store: this.options.store.check(),
       backend: this.backendCheck(),
       nvml: this.nvmlCheck(),
-      gpus: { ok: true, detail: `${this.registry.all().filter((g) => g.present).length} present` },
+      gpus: this.enumerated
+        ? { ok: true, detail: `${this.registry.all().filter((g) => g.present).length} present` }
+        : { ok: false, detail: 'not enumerated yet: the daemon is booting' },
     };
     return { ready: Object.values(checks).every((c) => c.ok), checks };
   }

@@ -56,6 +56,7 @@ export function makeJob(overrides: Partial<ProbeJob> = {}): ProbeJob {
 }
 
 export class FakeTopology implements TopologyApi {
+  gpusEnumerated = true;
   gpus: GpuSummary[] = [makeGpu()];
   jobs: ProbeJob[] = [];
   topologies = new Map<string, TopologyLookup>();

@@ -315,6 +315,12 @@ describe('TopologyService', () => {
       devices: [],
       readAt: new Date().toISOString(),
     });
+    // Not ready until boot has listed the GPUs (none here).
+    expect(s.service.health()).toMatchObject({
+      ready: false,
+      checks: { gpus: { ok: false, detail: expect.stringMatching(/not enumerated yet/) } },
+    });
+    s.service.syncGpus([], 'boot');
     s.service.applySnapshot(snapshot(false));
     expect(s.service.health()).toMatchObject({ ready: true, checks: { nvml: { ok: true } } });
     s.service.applySnapshot(snapshot(true));
