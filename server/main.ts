@@ -90,6 +90,8 @@ async function main(): Promise<void> {
   try {
     const { createDaemon } = await import('./daemon.js');
     daemon = await createDaemon(config, { logger, backendSelection });
+    const { warmUpRequests } = await import('./api/warm-up.js');
+    await warmUpRequests(daemon.app);
     address = await daemon.app.listen({ host: config.host, port: config.port });
     logger.debug({ address }, 'port bound; booting');
   } catch (error) {
