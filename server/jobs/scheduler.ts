@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ERROR_CODES, jobErrorCode, type ErrorCode } from '../errors.js';
 import { ANALYSIS_PROGRESS, type Discovery } from '../discovery/contract.js';
@@ -301,6 +302,10 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       if (abort.signal.aborted) throw abort.signal.reason;
       // A tenant the series themselves showed, twice (server/discovery/probe-session.ts), as one NVML saw.
       if (product.interference && !allowedBusy) throw new InterferenceError(`seen in the measurements: ${product.interference}`);
+      // The product (its series and document) was deserialised in this turn of the loop, from the worker's message:
+      // storing it in the next turn lets the answers that arrived meanwhile go first, not after both (issue 17.5).
+      await nextTurn();
+      if (abort.signal.aborted) throw abort.signal.reason;
       const { result, job: succeeded } = lifecycle.store(prepared, product);
       logger.info({ jobId: job.id, gpu: gpu.uuid, resultId: result.id, durationMs: result.durationMs }, 'probe job succeeded');
       this.track(succeeded);
