@@ -42,24 +42,33 @@ export class SimulatedChannel implements ProbeChannel {
   private async run(op: string, args: unknown, options: RequestOptions): Promise<unknown> {
     if (this.closed) throw new ProbeError('closed', 'the simulated probe channel is closed');
     const controller = new AbortController();
-    const onAbort = () => {
-      const reason: unknown = options.signal?.reason;
-      controller.abort(reason instanceof ProbeError ? reason : new ProbeError('cancelled', `${op} was cancelled`));
-    };
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    const timer =
-      options.timeoutMs === undefined
-        ? undefined
-        : setTimeout(
-            () => controller.abort(new ProbeError('timeout', `${op} did not finish within ${options.timeoutMs} ms`)),
-            options.timeoutMs,
-          );
+    const stopWatching = watchRequest(op, options, (error) => controller.abort(error));
     try {
       return await this.probe.handle(op, args, new WorkSlicer(controller.signal));
     } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
+      stopWatching();
     }
   }
+}
+
+/**
+ * What ends a request to a simulated GPU early, on whichever thread it computes: `stop` is called with the
+ * caller's abort reason (a ProbeError as given, anything else as 'cancelled') when its signal aborts, at once
+ * if it already has, and with a 'timeout' error after `options.timeoutMs`. Returns what stops watching.
+ */
+export function watchRequest(op: string, options: RequestOptions, stop: (error: ProbeError) => void): () => void {
+  const onAbort = () => {
+    const reason: unknown = options.signal?.reason;
+    stop(reason instanceof ProbeError ? reason : new ProbeError('cancelled', `${op} was cancelled`));
+  };
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => stop(new ProbeError('timeout', `${op} did not finish within ${options.timeoutMs} ms`)), options.timeoutMs);
+  return () => {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  };
 }

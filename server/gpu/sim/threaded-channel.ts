@@ -5,6 +5,7 @@ import type { ProbeOp, ProbeOps } from '../../protocol/ops.js';
 import { workerEntry } from '../../paths.js';
 import { SerialQueue } from '../serial-queue.js';
 import type { SimulatedProbeRecipe } from './probe-recipe.js';
+import { watchRequest } from './simulated-channel.js';
 
 export type ThreadRequest =
   | { kind: 'request'; id: number; op: string; args: unknown }
@@ -86,27 +87,19 @@ export class ThreadedSimulatedChannel implements ProbeChannel {
     if (this.closed) throw new ProbeError('closed', 'the simulated probe channel is closed');
     if (this.failure) throw new ProbeError('internal', this.failure.message);
     const id = this.nextId++;
-    const cancel = (error: ProbeError) => this.worker.postMessage({ kind: 'cancel', id, code: error.code, message: error.message });
-    const onAbort = () => {
-      const reason: unknown = options.signal?.reason;
-      cancel(reason instanceof ProbeError ? reason : new ProbeError('cancelled', `${op} was cancelled`));
-    };
     const reply = new Promise<ThreadReply>((resolve) => this.pending.set(id, resolve));
     this.worker.ref();
     this.worker.postMessage({ kind: 'request', id, op, args } satisfies ThreadRequest);
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    const timer =
-      options.timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => cancel(new ProbeError('timeout', `${op} did not finish within ${options.timeoutMs} ms`)), options.timeoutMs);
+    // Watched once the request is posted, so a cancel always follows the request it names.
+    const stopWatching = watchRequest(op, options, (error) =>
+      this.worker.postMessage({ kind: 'cancel', id, code: error.code, message: error.message } satisfies ThreadRequest),
+    );
     try {
       const answer = await reply;
       if (!answer.ok) throw new ProbeError(answer.code, answer.message);
       return answer.result;
     } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
+      stopWatching();
       if (this.pending.size === 0) this.worker.unref();
     }
   }
