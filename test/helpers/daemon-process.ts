@@ -18,7 +18,8 @@ export interface DaemonProcess {
 /**
  * The simulated GPU a test daemon probes unless its test names another (TOPOD_SIM_MODEL): the H100 with an
  * 8 MiB L2 (server/gpu/sim/models/h100-l2-8mib.ts). These tests are about the daemon's life, not the L2's size,
- * and its whole discovery costs a third of the H100's. GPUs that fake NVML lists are simulated by their names.
+ * and its whole discovery costs a third of the H100's. It stands in for the H100s fake NVML lists too (the
+ * simulator prefers a configured model of a GPU's family); fake NVML's A100 is still simulated as an A100.
  */
 export const DAEMON_TEST_SIM_MODEL = 'h100-l2-8mib';
 

@@ -96,11 +96,15 @@ export class SimulatedBackend implements MeasurementBackend {
     }));
   }
 
-  /** Own GPUs by UUID; any other GPU (fake NVML) by its name. */
+  /**
+   * Own GPUs by UUID; any other GPU (fake NVML) by its name, preferring a configured model of its family
+   * (TOPOD_SIM_MODEL=h100-l2-8mib simulates NVML's H100s with the stand-in).
+   */
   async open(gpu: GpuIdentity): Promise<ProbeChannel> {
     const ownIndex = this.models.findIndex((model, index) => simulatedGpuUuid(model.id, index) === gpu.uuid);
-    const model = this.models[ownIndex] ?? modelForDeviceName(gpu.name);
-    const intensity = this.intensities[ownIndex] ?? this.intensities[0] ?? 0;
+    const model = this.models[ownIndex] ?? modelForDeviceName(gpu.name, this.models);
+    const configuredIndex = ownIndex >= 0 ? ownIndex : this.models.indexOf(model as GpuModel);
+    const intensity = this.intensities[configuredIndex] ?? this.intensities[0] ?? 0;
     if (!model) {
       throw new ProbeError(
         'unsupported',
