@@ -22,7 +22,9 @@ import { GpuStore } from './store/gpus.js';
 import { JobStore } from './store/jobs.js';
 import { StoreHealth } from './store/health.js';
 import { ensureFolder, openStore, type OpenedStore } from './store/integrity.js';
-import { acquireLock, gpuLockFile, lockDatabase, ownerLine, type HeldLock } from './store/lock.js';
+import { lockDatabase, type HeldLock } from './store/lock.js';
+import { gpuLocker } from './store/gpu-lock.js';
+import { LockThread } from './store/lock-thread.js';
 import { ResultStore } from './store/results.js';
 import { Retention } from './store/retention.js';
 import { readKernelModuleVersion, resolveDriverIdentity } from './topology/driver-identity.js';
@@ -178,16 +180,9 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   const store = new StoreHealth(db, config.dbPath, 1000, { boot: bootSummary(opened) });
   const lockDir = config.lockDir ?? null;
   const lockGpus = (options.lockGpus ?? (backend !== null && !backend.simulated)) && lockDir !== null;
-  const lockGpu = async (gpu: GpuIdentity, signal: AbortSignal, onWait: (owner: string) => void) => {
-    const file = gpuLockFile(lockDir as string, gpu.uuid);
-    const owner = ownerLine(`topod probe of ${gpu.uuid}`);
-    const first = await acquireLock(file, { wait: false, owner, signal });
-    if (first.acquired) return first.lock;
-    onWait(first.owner);
-    const waited = await acquireLock(file, { wait: true, owner, signal });
-    if (!waited.acquired) throw new Error(`the GPU lock ${file} could not be taken`);
-    return waited.lock;
-  };
+  // Each probe's lock helper is spawned from a thread of its own: a fork on the event loop held every answer (issue 17.5).
+  const lockThread = lockGpus ? new LockThread() : null;
+  const lockGpu = lockThread ? gpuLocker(lockDir as string, lockThread) : null;
   const dynamicSource = options.dynamicSource ?? createDynamicSource({ libraryPath: config.nvmlLib, addonPath: config.nvmlAddon, logger });
   const watch: GpuWatchOptions = {
     readActivity: (uuid, read) => dynamicSource.readActivity(uuid, read),
@@ -243,7 +238,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
           logger,
           storeHealth: store,
           watch,
-          ...(lockGpus ? { lockGpu } : {}),
+          ...(lockGpu ? { lockGpu } : {}),
         })
       : null;
   const policy = new ProbePolicy({
@@ -378,6 +373,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
       poller.stop();
       await app.close();
       await scheduler?.close();
+      await lockThread?.close();
       await topology.whenReanalysed();
       await analysis?.close();
       await dynamicSource.close();

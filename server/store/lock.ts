@@ -30,6 +30,8 @@ export interface HeldLock {
   readonly file: string;
   /** False once the helper died on its own (someone killed it): the lock is no longer held. */
   readonly held: boolean;
+  /** Settles when the helper has exited, by release or on its own: from then on the lock is free. */
+  readonly ended: Promise<void>;
   release(): Promise<void>;
 }
 
@@ -116,6 +118,7 @@ export function acquireLock(file: string, options: { wait: boolean; owner: strin
         get held() {
           return child.exitCode === null && child.signalCode === null;
         },
+        ended: exited,
         async release() {
           setReferenced(child, true);
           child.stdin?.end();

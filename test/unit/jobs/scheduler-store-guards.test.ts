@@ -13,6 +13,8 @@ import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
 import { StoreHealth } from '../../../server/store/health.js';
 import { JobStore } from '../../../server/store/jobs.js';
+import { gpuLocker } from '../../../server/store/gpu-lock.js';
+import { LockThread } from '../../../server/store/lock-thread.js';
 import { acquireLock, gpuLockFile } from '../../../server/store/lock.js';
 import { ResultStore } from '../../../server/store/results.js';
 import { createAnalysisExecutor } from '../../../server/results/analysis-executor.js';
@@ -120,16 +122,16 @@ describe('scheduler and the store', () => {
     const lockFile = gpuLockFile(dir, gpu.uuid);
     const user = spawn('flock', [lockFile, 'sh', '-c', 'echo held; exec cat'], { stdio: ['pipe', 'pipe', 'inherit'] });
     await new Promise((r) => user.stdout.once('data', r));
+    // The daemon's own: the lock tried at once, then waited for, each helper spawned by the lock thread.
+    const locks = new LockThread();
     const waits: string[] = [];
-    const lockGpu = async (g: GpuIdentity, signal: AbortSignal, onWait: (owner: string) => void) => {
-      const first = await acquireLock(gpuLockFile(dir, g.uuid), { wait: false, owner: 'topod', signal });
-      if (first.acquired) return first.lock;
-      onWait(first.owner);
-      waits.push(first.owner);
-      const second = await acquireLock(gpuLockFile(dir, g.uuid), { wait: true, owner: 'topod', signal });
-      if (!second.acquired) throw new Error('not acquired');
-      return second.lock;
-    };
+    const lockGpu = gpuLocker(dir, {
+      acquire: async (file, options) => {
+        const attempt = await locks.acquire(file, options);
+        if (!attempt.acquired) waits.push(attempt.owner);
+        return attempt;
+      },
+    });
     const { jobs, discover, scheduler, db } = setup(path.join(dir, 'topod.sqlite'), { lockGpu });
     const job = scheduler.enqueue(gpu, request);
     await until(() => jobs.get(job.id)?.phase === 'waiting for the GPU lock');
@@ -148,6 +150,7 @@ describe('scheduler and the store', () => {
     const after = await acquireLock(lockFile, { wait: false, owner: 'x' });
     expect(after.acquired).toBe(true);
     if (after.acquired) await after.lock.release();
+    await locks.close();
     db.close();
   });
 
