@@ -16,6 +16,7 @@ import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { ValidationError } from '../errors.js';
+import { cachedSerializers } from './serializer-cache.js';
 
 type RouteSchema = { httpPart?: string } & Record<string, unknown>;
 type Validator = (routeSchema: RouteSchema) => unknown;
@@ -32,8 +33,10 @@ function buildValidator(externalSchemas: unknown, ajvOptions: unknown): Validato
   return (routeSchema) => (routeSchema.httpPart === 'body' ? strict(routeSchema) : coercing(routeSchema));
 }
 
-/** For `Fastify({ schemaController })` in app.ts. */
-export const STRICT_SCHEMA_CONTROLLER = { compilersFactory: { buildValidator } } as unknown as FastifyServerOptions['schemaController'];
+/** For `Fastify({ schemaController })` in app.ts (with response serialisers built once per schema: ./serializer-cache.ts). */
+export const STRICT_SCHEMA_CONTROLLER = {
+  compilersFactory: { buildValidator, buildSerializer: cachedSerializers() },
+} as unknown as FastifyServerOptions['schemaController'];
 
 /** Routes whose query strings are closed: the API and health, not /docs (swagger-ui's static files) or /metrics. */
 const CLOSED_QUERY = /^(\/v1\/|\/healthz$|\/readyz$)/;
