@@ -2,11 +2,20 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import HeavyFirstSequencer from './test/helpers/heavy-first-sequencer.js';
 
+/** The files whose worker processes run one after another (the `shared` project below). */
+const SHARED_PROCESS = ['test/unit/**/*.test.ts', 'test/integration/api/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Native addons (NVML, the fake library's scenario) keep per-process state: one process per file.
     pool: 'forks',
+    projects: [
+      // Pure code and in-process apps: each worker process runs many files, so each pays once for starting, loading
+      // the server's modules and coverage's set-up, and the serialisers built once per process serve every app
+      // (server/plugins/serializer-cache.ts). No file here loads a native addon or keeps global state.
+      { extends: true, test: { name: 'shared', include: SHARED_PROCESS, isolate: false } },
+      // Native addons (NVML, the fake library's scenario) keep per-process state: one process per file.
+      { extends: true, test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: SHARED_PROCESS } },
+    ],
     // vitest's default is one worker fewer than the cores: on a 2-core machine the files ran one at a time.
     // The main process only collects results, so every core runs a file.
     maxWorkers: availableParallelism(),
