@@ -28,9 +28,8 @@ export function cachedSerializers(factory: SerializerFactory = SerializerSelecto
   const built = new Map<string, Map<string, Serializer>>();
   return (externalSchemas, options) => {
     const key = `${JSON.stringify(externalSchemas)}\n${JSON.stringify(options ?? {})}`;
-    let bySchema = built.get(key);
-    if (!bySchema) built.set(key, (bySchema = new Map()));
-    const cache = bySchema;
+    const cache = built.get(key) ?? new Map<string, Serializer>();
+    built.set(key, cache);
     const compile = factory(externalSchemas, options);
     return (route) => {
       const schema = JSON.stringify(route.schema);
