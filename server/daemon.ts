@@ -182,6 +182,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   const lockGpus = (options.lockGpus ?? (backend !== null && !backend.simulated)) && lockDir !== null;
   // Each probe's lock helper is spawned from a thread of its own: a fork on the event loop held every answer (issue 17.5).
   const lockThread = lockGpus ? new LockThread() : null;
+  lockThread?.prestart(); // before the port is bound, not during the first probe
   const lockGpu = lockThread ? gpuLocker(lockDir as string, lockThread) : null;
   const dynamicSource = options.dynamicSource ?? createDynamicSource({ libraryPath: config.nvmlLib, addonPath: config.nvmlAddon, logger });
   const watch: GpuWatchOptions = {

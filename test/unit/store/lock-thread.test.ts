@@ -46,6 +46,7 @@ describe('GPU locks from the lock thread', () => {
 
   it('takes a free lock, refuses a held one naming its owner, and frees it on release', async () => {
     const thread = lockThread();
+    thread.prestart();
     const file = gpuLockFile(tempDir(), 'GPU-aaaaaaaa-1111-2222-3333-444444444444');
     const first = await thread.acquire(file, { wait: false, owner: ownerLine('first', 4242) });
     expect(first.acquired).toBe(true);
