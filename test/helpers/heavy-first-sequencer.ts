@@ -41,7 +41,11 @@ export default class HeavyFirstSequencer extends BaseSequencer {
     );
     if (timed) return super.sort(files);
     const ranked = files.map((spec) => ({ spec, heavy: heavy(spec.moduleId), sizeBytes: sizeBytes(spec.moduleId) }));
-    ranked.sort((a, b) => Number(b.heavy) - Number(a.heavy) || b.sizeBytes - a.sizeBytes);
+    // One project's files together, as vitest's own order keeps them (the `shared` project's worker processes run
+    // its files one after another); interleaved, the cold run took 204 s on 2 cores, grouped 200 s.
+    ranked.sort(
+      (a, b) => a.spec.project.name.localeCompare(b.spec.project.name) || Number(b.heavy) - Number(a.heavy) || b.sizeBytes - a.sizeBytes,
+    );
     return ranked.map((entry) => entry.spec);
   }
 }
