@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { daemonCommand } from './entry-points.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -23,9 +24,9 @@ export interface DaemonProcess {
  */
 export const DAEMON_TEST_SIM_MODEL = 'h100-l2-8mib';
 
-/** Runs the real entry point (server/main.ts through tsx) as a user would, on a free port. */
+/** Runs the real entry point as a user would (built, or the sources through tsx: ./entry-points.ts), on a free port. */
 export async function startDaemon(env: Record<string, string>, args: string[] = []): Promise<DaemonProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/main.ts'), '--port', '0', ...args], {
+  const child = spawn(process.execPath, [...daemonCommand(), '--port', '0', ...args], {
     cwd: root,
     // Hermetic by default: a GPU machine's real NVML must not leak into tests that do not ask for it.
     env: {
@@ -59,7 +60,7 @@ export async function startDaemon(env: Record<string, string>, args: string[] = 
   createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
-  // Generous: the daemon starts through tsx, seconds on a busy 2-core machine.
+  // Generous: a daemon from the sources starts through tsx, seconds on a busy 2-core machine.
   const waitForLog = (predicate: (l: Record<string, unknown>) => boolean, timeoutMs = 60_000) => {
     const seen = logs.find(predicate);
     if (seen) return Promise.resolve(seen);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { elementEntries, elementLabel } from '../../../server/faces/documents.js';
 import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
+import { cliCommand } from '../../helpers/entry-points.js';
 import { eventually, getJson } from '../../helpers/http.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 
@@ -34,10 +35,10 @@ interface Run {
   stderr: string;
 }
 
-/** `node --import tsx bin/topod …` without a terminal. */
+/** `node bin/topod …` (or from the sources through tsx: ../../helpers/entry-points.ts) without a terminal. */
 function topod(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/topod'), ...args], {
+    const child = spawn(process.execPath, [...cliCommand(), ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,7 +54,7 @@ function topod(args: string[], env: Record<string, string> = {}): Promise<Run> {
 /** The same under a pseudo-terminal: `script -qfec` runs it on a pty and exits with its status. */
 function topodOnTty(args: string[]): Promise<Run> {
   const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
-  const command = [process.execPath, '--import', 'tsx', path.join(ROOT, 'bin/topod'), ...args].map(quote).join(' ');
+  const command = [process.execPath, ...cliCommand(), ...args].map(quote).join(' ');
   return new Promise((resolve) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
       cwd: ROOT,
@@ -177,9 +178,7 @@ describe('topod serve', () => {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        path.join(ROOT, 'bin/topod'),
+        ...cliCommand(),
         'serve',
         '--backend',
         'sim',

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DAEMON_TEST_SIM_MODEL, startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
+import { daemonCommand } from '../../helpers/entry-points.js';
 import { eventually, getJson } from '../../helpers/http.js';
 import { copyProbedDatabase, DAEMON_PROBE_WAIT_MS } from '../../helpers/probed-database.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
@@ -46,7 +47,7 @@ function runToExit(
   timeoutMs = 60_000,
 ): Promise<{ code: number | null; stderr: string[]; stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts'), ...args], {
+    const child = spawn(process.execPath, [...daemonCommand(), ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...BASE_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
