@@ -22,10 +22,14 @@ mkdir -p "$out"
 sources=("$root"/native/probe/src/*.cu "$root"/native/probe/src/*.cpp)
 objects=()
 for src in "${sources[@]}"; do objects+=("$out/$(basename "$src").o"); done
-# One compile per core: each file takes seconds to tens of seconds, and CI waits for all of them.
+# One compile per core: each file takes seconds to tens of seconds, and CI waits for all of them. The flags are
+# scripts/amd-objects-dir.mjs's AMD_COMPILE_FLAGS: .ci/run compiles into that script's folder, which the compile
+# test then reads.
 printf '%s\0' "${sources[@]}" | xargs -0 -P "$(nproc)" -I{} sh -c \
   'hipcc -std=c++17 -O2 -Wall --offload-arch="$1" -x hip -c "$2" -o "$3/$(basename "$2").o" && echo "[hip-check] compiled $(basename "$2")"' \
   _ "$arch" {} "$out"
+# Every source compiled: the folder is complete (scripts/amd-objects-dir.mjs; the compile test reads it then).
+touch "$out/complete"
 hipcc --offload-arch="$arch" "${objects[@]}" -o "$out/topod-probe"
 "$out/topod-probe" --version
 echo "[hip-check] ok: topod-probe compiled and linked for $arch"
