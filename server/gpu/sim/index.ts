@@ -45,6 +45,9 @@ export interface SimulatedBackendOptions {
   thread?: boolean;
 }
 
+/** A simulated GPU's running totals, as SimulatedProbe and ThreadedSimulatedChannel both give them. */
+type DeviceCounter = Pick<SimulatedProbe, 'simulatedDeviceSeconds' | 'loadCount'>;
+
 /** "<model id>-busy<percent>": that model with a tenant at that intensity. */
 const BUSY_SUFFIX = /^(.+)-busy(\d{1,3})$/;
 
@@ -68,10 +71,11 @@ export class SimulatedBackend implements MeasurementBackend {
   private readonly driverVersion: string;
   private readonly seed: number | undefined;
   private opened = 0;
-  /** Probes of open channels; a closed channel's totals move to `closedTotals` so its device (and caches) can be freed. */
-  private readonly openProbes = new Set<SimulatedProbe>();
-  /** The same, for GPUs on their own thread. */
-  private readonly openThreads = new Set<ThreadedSimulatedChannel>();
+  /**
+   * What counts each open channel's totals (its probe, or the threaded channel that mirrors its thread's probe);
+   * a closed channel's totals move to `closedTotals` so its device (and caches) can be freed.
+   */
+  private readonly openCounters = new Set<DeviceCounter>();
   private readonly thread: boolean;
   private readonly closedTotals = { seconds: 0, loads: 0 };
 
@@ -119,21 +123,20 @@ export class SimulatedBackend implements MeasurementBackend {
       identity: { index: gpu.index, uuid: gpu.uuid, name: gpu.name, pciBusId: gpu.pciBusId },
     };
     if (this.thread) {
-      const channel: ThreadedSimulatedChannel = new ThreadedSimulatedChannel(recipe, (totals) => {
-        if (!this.openThreads.delete(channel)) return;
-        this.closedTotals.seconds += totals.seconds;
-        this.closedTotals.loads += totals.loads;
-      });
-      this.openThreads.add(channel);
+      const channel: ThreadedSimulatedChannel = new ThreadedSimulatedChannel(recipe, () => this.retire(channel));
+      this.openCounters.add(channel);
       return channel;
     }
     const probe = buildSimulatedProbe(recipe);
-    this.openProbes.add(probe);
-    return new SimulatedChannel(probe, () => {
-      if (!this.openProbes.delete(probe)) return;
-      this.closedTotals.seconds += probe.simulatedDeviceSeconds();
-      this.closedTotals.loads += probe.loadCount();
-    });
+    this.openCounters.add(probe);
+    return new SimulatedChannel(probe, () => this.retire(probe));
+  }
+
+  /** A channel closed: its totals are kept, its counter (and the device behind it) let go. */
+  private retire(counter: DeviceCounter): void {
+    if (!this.openCounters.delete(counter)) return;
+    this.closedTotals.seconds += counter.simulatedDeviceSeconds();
+    this.closedTotals.loads += counter.loadCount();
   }
 
   /**
@@ -143,18 +146,17 @@ export class SimulatedBackend implements MeasurementBackend {
    * modelled. For benchmarks: what the same ops would cost on the GPU.
    */
   simulatedDeviceSeconds(): number {
-    const open = [...this.openProbes, ...this.openThreads];
-    return open.reduce((sum, probe) => sum + probe.simulatedDeviceSeconds(), this.closedTotals.seconds);
+    return [...this.openCounters].reduce((sum, counter) => sum + counter.simulatedDeviceSeconds(), this.closedTotals.seconds);
   }
 
   /** Channels opened and not closed yet (each holds a simulated device with its caches). */
   get openChannelCount(): number {
-    return this.openProbes.size + this.openThreads.size;
+    return this.openCounters.size;
   }
 
   /** Loads walked on every channel this backend opened, warm-ups included. */
   loadCount(): number {
-    return [...this.openProbes, ...this.openThreads].reduce((sum, probe) => sum + probe.loadCount(), this.closedTotals.loads);
+    return [...this.openCounters].reduce((sum, counter) => sum + counter.loadCount(), this.closedTotals.loads);
   }
 
   async close(): Promise<void> {}

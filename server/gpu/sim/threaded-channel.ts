@@ -17,7 +17,7 @@ export type ThreadReply = { id: number; seconds: number; loads: number } & (
   | { ok: false; code: string; message: string }
 );
 
-export interface SimulatedTotals {
+interface SimulatedTotals {
   seconds: number;
   loads: number;
 }
@@ -41,7 +41,7 @@ export class ThreadedSimulatedChannel implements ProbeChannel {
 
   constructor(
     recipe: SimulatedProbeRecipe,
-    private readonly onClose: (totals: SimulatedTotals) => void = () => undefined,
+    private readonly onClose: () => void = () => undefined,
   ) {
     const entry = workerEntry(import.meta.url, 'probe-thread');
     this.worker = new Worker(new URL(entry.filename), { workerData: recipe, execArgv: entry.execArgv });
@@ -80,7 +80,7 @@ export class ThreadedSimulatedChannel implements ProbeChannel {
     if (this.closed) return;
     this.closed = true;
     await this.worker.terminate();
-    this.onClose(this.totals);
+    this.onClose();
   }
 
   private async run(op: string, args: unknown, options: RequestOptions): Promise<unknown> {
