@@ -8,14 +8,13 @@
  * on the H100). These routes compile their validators with the route instead,
  * at boot. Not every route does: for all of them that added 1.2 s to boot.
  */
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import { cachedSerializers } from './serializer-cache.js';
 import { SHARED_SCHEMAS } from './shared-schemas.js';
 
 const sharedSchemas = Object.fromEntries(SHARED_SCHEMAS.map((schema) => [schema.$id, schema]));
 
-const compile = cachedSerializers(SerializerSelector() as never)(sharedSchemas, { compileValidators: true });
+const compile = cachedSerializers()(sharedSchemas, { compileValidators: true });
 
 /** fastify asks for a response schema's serialiser (httpStatus is always set for response schemas). */
 export const eagerSerializerCompiler: FastifySerializerCompiler<unknown> = (route) =>

@@ -5,7 +5,7 @@
  * The daemon builds one app, but the test suite builds hundreds, and the CLI
  * builds one per in-process command. A serialiser depends only on its schema,
  * the shared schemas it refers to and the options, so one built for a schema
- * object serves every app with the same shared schemas and options.
+ * serves every app with the same shared schemas and options.
  */
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 
