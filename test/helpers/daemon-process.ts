@@ -1,10 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { daemonCommand } from './entry-points.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { daemonCommand, REPO_ROOT } from './entry-points.js';
 
 export interface DaemonProcess {
   child: ChildProcess;
@@ -27,7 +23,7 @@ export const DAEMON_TEST_SIM_MODEL = 'h100-l2-8mib';
 /** Runs the real entry point as a user would (built, or the sources through tsx: ./entry-points.ts), on a free port. */
 export async function startDaemon(env: Record<string, string>, args: string[] = []): Promise<DaemonProcess> {
   const child = spawn(process.execPath, [...daemonCommand(), '--port', '0', ...args], {
-    cwd: root,
+    cwd: REPO_ROOT,
     // Hermetic by default: a GPU machine's real NVML must not leak into tests that do not ask for it.
     env: {
       PATH: process.env.PATH ?? '',

@@ -10,10 +10,10 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DAEMON_NODE_FLAGS } from '../../server/node-flags.js';
+import { projectRoot } from '../../server/paths.js';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const REPO_ROOT = projectRoot();
 
 function newestMtimeMs(dir: string): number {
   let newest = 0;
