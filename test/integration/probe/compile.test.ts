@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AMD_COMPILE_FLAGS, amdObjectsDir, COMPLETE_MARKER } from '../../../scripts/amd-objects-dir.mjs';
+import { onceAcrossProcesses } from '../../helpers/run-cache.js';
 import { KERNEL_ARCHITECTURES, kernelBuild, PROBE_SOURCES as SRC } from './kernel-build.js';
 import { checkAllConsumed, checkConsumers, l2KernelsOf, PCHASE_KERNELS, PTX_LOAD_KINDS, report, timedWindows } from './timed-loads.js';
 
@@ -140,7 +141,7 @@ describe.skipIf(!HIPCC)(
         // Compiled once per set of sources and compiler (scripts/amd-objects-dir.mjs): CI's .ci/hip-check.sh has
         // compiled them into the same folder just before, with the same flags.
         const objects = amdObjectsDir(HIPCC!, 'gfx90a');
-        if (!existsSync(path.join(objects, COMPLETE_MARKER))) {
+        await onceAcrossProcesses(path.join(objects, COMPLETE_MARKER), async () => {
           const building = `${objects}.${process.pid}.tmp`;
           mkdirSync(building, { recursive: true });
           await Promise.all(
@@ -155,7 +156,7 @@ describe.skipIf(!HIPCC)(
           writeFileSync(path.join(building, COMPLETE_MARKER), '');
           rmSync(objects, { recursive: true, force: true });
           renameSync(building, objects);
-        }
+        });
         for (const f of [...KERNELS, ...HOST]) expect(statSync(path.join(objects, `${f}.o`)).size, f).toBeGreaterThan(0);
       },
       COMPILE_TIMEOUT_MS,
