@@ -68,6 +68,14 @@ async function layoutAt(
   pictureScale: number | null;
 }> {
   await page.setViewport({ width, height: 1000 });
+  // A view change swaps the picture's blob; its size is known only once the new one is decoded.
+  await page.waitForFunction(
+    () => {
+      const img = document.querySelector<HTMLImageElement>('#picture');
+      return img === null || !img.getAttribute('src') || (img.complete && img.naturalWidth > 0);
+    },
+    { timeout: 20_000 },
+  );
   return page.evaluate(() => {
     const box = (selector: string) => document.querySelector(selector)!.getBoundingClientRect();
     const header = box('header');
@@ -225,6 +233,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless Chromium', () => {
     await page.waitForFunction(
       () => document.querySelector<HTMLElement>('#mig-device')!.hidden && !document.querySelector<HTMLElement>('#mig-card')!.hidden,
       { timeout: 20_000 },
+    );
+    // The GPU's own picture replaces the MIG device's after the document is shown.
+    await page.waitForFunction(
+      (href: string) => document.querySelector('#picture-link')!.getAttribute('href') === href,
+      { timeout: 20_000 },
+      `/v1/gpus/${encodeURIComponent(gpu.uuid)}/topology.svg`,
     );
   });
 
