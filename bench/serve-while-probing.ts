@@ -26,6 +26,7 @@
  *   --gpus N               simulated GPUs (default 8)
  *   --sim-model ID         their model (default h100-sxm5-80gb)
  *   --concurrency N        TOPOD_PROBE_CONCURRENCY (default 8)
+ *   --worker-nice N        TOPOD_WORKER_NICE (default: the daemon's own, 10)
  *   --probe PATH           topod-probe executable (native; default the built one)
  *   --interval-ms N        each client's request period (default 10)
  *   --timeout-s N          give up when the probes take longer (default 900)
@@ -64,6 +65,8 @@ interface Options {
   gpus: number;
   simModel: string;
   concurrency: number;
+  /** TOPOD_WORKER_NICE, or null for the daemon's default. */
+  workerNice: number | null;
   probePath: string | null;
   intervalMs: number;
   timeoutS: number;
@@ -78,6 +81,11 @@ function positiveInteger(raw: string | undefined, fallback: number, flag: string
   return value;
 }
 
+function niceIncrement(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) > 19) throw new Error(`--worker-nice must be an integer from 0 to 19, got "${raw}"`);
+  return Number(raw);
+}
+
 function readOptions(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
@@ -86,6 +94,7 @@ function readOptions(argv: string[]): Options {
       gpus: { type: 'string' },
       'sim-model': { type: 'string', default: 'h100-sxm5-80gb' },
       concurrency: { type: 'string' },
+      'worker-nice': { type: 'string' },
       probe: { type: 'string' },
       'interval-ms': { type: 'string' },
       'timeout-s': { type: 'string' },
@@ -101,6 +110,7 @@ function readOptions(argv: string[]): Options {
     gpus: positiveInteger(values.gpus, 8, '--gpus'),
     simModel: values['sim-model'],
     concurrency: positiveInteger(values.concurrency, 8, '--concurrency'),
+    workerNice: values['worker-nice'] === undefined ? null : niceIncrement(values['worker-nice']),
     probePath: values.probe ?? null,
     intervalMs: positiveInteger(values['interval-ms'], 10, '--interval-ms'),
     timeoutS: positiveInteger(values['timeout-s'], 900, '--timeout-s'),
@@ -157,6 +167,7 @@ function daemonEnv(options: Options, dir: string, port: number): NodeJS.ProcessE
     TOPOD_HOST: '127.0.0.1',
     TOPOD_PORT: String(port),
     TOPOD_PROBE_CONCURRENCY: String(options.concurrency),
+    ...(options.workerNice === null ? {} : { TOPOD_WORKER_NICE: String(options.workerNice) }),
     TOPOD_LOG_LEVEL: 'warn',
     BENCH_EVENT_LOOP_FILE: path.join(dir, 'event-loop.jsonl'),
   };
@@ -511,6 +522,7 @@ async function run(options: Options, daemon: DaemonUnderTest, port: number): Pro
     gpus: progress.gpus.length,
     gpuNames: [...new Set(progress.gpus.map((gpu) => `${gpu.name} (driver ${gpu.driverVersion})`))],
     probeConcurrency: options.concurrency,
+    workerNice: options.workerNice,
     intervalMs: options.intervalMs,
     firstAnswerS,
     probingSpanS,
@@ -551,6 +563,7 @@ interface Report {
   gpus: number;
   gpuNames: string[];
   probeConcurrency: number;
+  workerNice: number | null;
   intervalMs: number;
   firstAnswerS: number;
   probingSpanS: number;
@@ -569,7 +582,7 @@ function printReport(report: Report): void {
     `\nmachine: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverage1m.toFixed(2)} (1 min), Node ${process.version}, ${machine.platform}`,
   );
   console.log(
-    `GPUs: ${report.gpus} (${report.backend}${report.gpuNames.length ? `: ${report.gpuNames.join('; ')}` : ''}), probe concurrency ${report.probeConcurrency}, each client every ${report.intervalMs} ms`,
+    `GPUs: ${report.gpus} (${report.backend}${report.gpuNames.length ? `: ${report.gpuNames.join('; ')}` : ''}), probe concurrency ${report.probeConcurrency}, worker nice ${report.workerNice ?? 'default'}, each client every ${report.intervalMs} ms`,
   );
   const jobs = report.jobsSpanS === null ? '–' : `${report.jobsSpanS.toFixed(1)} s`;
   console.log(

@@ -43,6 +43,8 @@ export interface Settings {
   logLevel: LogLevel;
   adminToken: string | null;
   probeConcurrency: number;
+  /** How much lower than the event loop's the worker threads' CPU priority is (nice increment, 0 … 19): serving comes first. */
+  workerNice: number;
   /** idle: a probe of a GPU other processes use waits for it; always: measure anyway (the result says so). */
   probeWhen: ProbeWhen;
   /** A probe waiting for its busy GPU fails (TOPOD_ERR_GPU_BUSY) after this many ms. */
@@ -299,6 +301,14 @@ const OPTIONS: { [K in keyof Settings]: Option<K> } = {
     help: 'GPUs probed in parallel',
     parse: integerIn(1, 64),
     fallback: 1,
+  },
+  workerNice: {
+    key: 'workerNice',
+    env: 'TOPOD_WORKER_NICE',
+    flag: '--worker-nice',
+    help: "the worker threads (probes, analyses, WAL checkpoints) run at this much lower CPU priority than the event loop (nice increment, 0 … 19; 0: the same), so a busy machine delays the probes' host side, never an answer; a probe process inherits it (its timings are the GPU's clocks)",
+    parse: integerIn(0, 19),
+    fallback: 10,
   },
   probeWhen: {
     key: 'probeWhen',

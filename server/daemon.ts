@@ -124,7 +124,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   }
   const db = opened.db;
   // A file's WAL is checkpointed in a worker after each stored result, not inside a commit on the event loop.
-  const checkpointer = config.dbPath === ':memory:' ? null : new WalCheckpointer(db, config.dbPath, logger);
+  const checkpointer = config.dbPath === ':memory:' ? null : new WalCheckpointer(db, config.dbPath, logger, config.workerNice);
   if (opened.movedAside) {
     const { reason, salvageError } = opened.movedAside;
     logger.error(
@@ -197,7 +197,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
     ...options.gpuWatch,
   };
   // Without a backend nothing is measured, and nothing re-analysed: no worker threads are started.
-  const analysis = backend ? createAnalysisExecutor(discovery) : null;
+  const analysis = backend ? createAnalysisExecutor(discovery, { nice: config.workerNice }) : null;
   const lifecycle = analysis
     ? new ResultLifecycle({
         db,
@@ -226,7 +226,14 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
             env: { ...config.probeEnv },
             carveoutPercent: config.carveoutPercent,
           };
-  const runner = recipe ? new WorkerProbeRunner({ recipe, concurrency: config.probeConcurrency, logLevel: config.logLevel }) : null;
+  const runner = recipe
+    ? new WorkerProbeRunner({
+        recipe,
+        concurrency: config.probeConcurrency,
+        logLevel: config.logLevel,
+        nice: config.workerNice,
+      })
+    : null;
   const scheduler =
     backend && lifecycle
       ? new ProbeScheduler({

@@ -22,3 +22,12 @@ export function workerEntry(moduleUrl: string, name: string): { filename: string
   const fromSources = moduleUrl.endsWith('.ts');
   return { filename: new URL(`./${name}.${fromSources ? 'ts' : 'js'}`, moduleUrl).href, execArgv: fromSources ? ['--import', 'tsx'] : [] };
 }
+
+/**
+ * Piscina's niceIncrement for a pool of the daemon's worker threads (TOPOD_WORKER_NICE). Linux keeps a nice
+ * value per thread, so only the pool's threads are lowered; elsewhere nice() lowers the whole process, event
+ * loop included, so nothing is.
+ */
+export function workerNiceIncrement(nice: number | undefined): number {
+  return process.platform === 'linux' ? (nice ?? 0) : 0;
+}

@@ -1,6 +1,6 @@
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { workerEntry } from '../paths.js';
+import { workerEntry, workerNiceIncrement } from '../paths.js';
 import type { BackendRecipe } from '../gpu/backend-recipe.js';
 import type { ProbeRunner, ProbeRunRequest } from './probe-runner.js';
 import type { ProbeControlMessage, ProbeWorkerMessage, ProbeWorkerOutcome, ProbeWorkerTask } from './probe-worker.js';
@@ -11,6 +11,8 @@ export interface WorkerProbeRunnerOptions {
   /** Probes at once: one thread each (the scheduler's concurrency). */
   concurrency: number;
   logLevel: string;
+  /** The threads' nice increment over the event loop's (TOPOD_WORKER_NICE); the probe process each spawns inherits it. */
+  nice?: number;
 }
 
 /**
@@ -25,6 +27,7 @@ export class WorkerProbeRunner implements ProbeRunner {
   constructor(private readonly options: WorkerProbeRunnerOptions) {
     this.pool = new Piscina({
       ...workerEntry(import.meta.url, 'probe-worker'),
+      niceIncrement: workerNiceIncrement(options.nice),
       minThreads: 1,
       maxThreads: options.concurrency,
       // A probe holds its thread for seconds: never queue a second one behind it on the same thread.

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { workerEntry } from '../paths.js';
+import { workerEntry, workerNiceIncrement } from '../paths.js';
 import type { Discovery } from '../discovery/contract.js';
 import { analyseTask, type AnalysisProduct, type AnalysisTask } from './analysis-task.js';
 
@@ -15,6 +15,8 @@ export interface WorkerPoolOptions {
   maxThreads?: number;
   /** An idle worker beyond the first is stopped after this long. */
   idleTimeoutMs?: number;
+  /** The threads' nice increment over the event loop's (TOPOD_WORKER_NICE). */
+  nice?: number;
 }
 
 /** What the executor needs of a discovery: its pure analysis, and whether workers may run it. */
@@ -42,6 +44,7 @@ class WorkerPoolAnalysis implements AnalysisExecutor {
     const maxThreads = options.maxThreads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
     this.pool = new Piscina({
       ...workerEntry(import.meta.url, 'analysis-worker'),
+      niceIncrement: workerNiceIncrement(options.nice),
       // Started when a re-analysis asks for one: the daemon's probes analyse in their own worker (server/jobs/probe-worker.ts).
       minThreads: 0,
       maxThreads,

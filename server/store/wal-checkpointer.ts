@@ -1,6 +1,6 @@
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
-import { workerEntry } from '../paths.js';
+import { workerEntry, workerNiceIncrement } from '../paths.js';
 import type { Db } from './database.js';
 import type { CheckpointOutcome, CheckpointTask } from './checkpoint-worker.js';
 
@@ -25,11 +25,14 @@ export class WalCheckpointer {
     db: Db,
     private readonly file: string,
     private readonly logger?: Pick<Logger, 'warn' | 'debug'>,
+    /** The thread's nice increment over the event loop's (TOPOD_WORKER_NICE). */
+    nice = 0,
   ) {
     db.pragma('wal_autocheckpoint = 0');
     // Its thread starts with the daemon, so the first stored result does not also pay for starting one on the event loop.
     this.pool = new Piscina({
       ...workerEntry(import.meta.url, 'checkpoint-worker'),
+      niceIncrement: workerNiceIncrement(nice),
       minThreads: 1,
       maxThreads: 1,
       idleTimeout: Number.POSITIVE_INFINITY,

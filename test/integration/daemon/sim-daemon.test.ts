@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, type DaemonProcess } from '../../helpers/daemon-process.js';
 import { copyProbedDatabase, DAEMON_PROBE_WAIT_MS } from '../../helpers/probed-database.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
+import { HAVE_PER_THREAD_NICE, threadNiceValues, threadStats, waitForThreadsAtNice } from '../../helpers/thread-nice.js';
 import { SIM_PROBED } from './probed.js';
 
 const running: DaemonProcess[] = [];
@@ -76,6 +77,26 @@ describe('daemon on the simulated GPU', () => {
       expect(second.logs.some((l) => l.msg === 'probe job queued')).toBe(false);
     },
     DAEMON_PROBE_WAIT_MS + 60_000,
+  );
+
+  it.skipIf(!HAVE_PER_THREAD_NICE)(
+    'runs its probe and checkpoint threads below the event loop (TOPOD_WORKER_NICE), and the loop itself as started',
+    async () => {
+      const db = path.join(tempDir(), 'topod.sqlite');
+      await copyProbedDatabase(SIM_PROBED, db);
+      const daemon = await start({ TOPOD_BACKEND: 'sim', TOPOD_DB: db, TOPOD_WORKER_NICE: '7' });
+      const pid = daemon.child.pid!;
+      const base = threadNiceValues(pid).get(pid)!;
+      expect(base).toBe(threadNiceValues().get(process.pid));
+      // The probe worker and the WAL checkpointer both start with the daemon.
+      expect(await waitForThreadsAtNice(pid, base + 7, 2)).toHaveLength(2);
+      expect(threadNiceValues(pid).get(pid)).toBe(base);
+      // libuv's pool (file I/O, DNS, zlib for the event loop) is not lowered with them.
+      const pool = [...threadStats(pid).values()].filter((thread) => thread.name === 'libuv-worker');
+      expect(pool.every((thread) => thread.nice === base)).toBe(true);
+      expect((await getJson(`${daemon.baseUrl}/v1/gpus/0/topology`)).status).toBe(200);
+    },
+    DAEMON_PROBE_WAIT_MS,
   );
 
   it(

@@ -11,6 +11,7 @@ import { createAnalysisExecutor } from '../../../server/results/analysis-executo
 import { analyseTask, type AnalysisTask } from '../../../server/results/analysis-task.js';
 import { decodeRawSeries } from '../../../server/store/raw-codec.js';
 import { gpuIdentity } from '../../helpers/fakes.js';
+import { HAVE_PER_THREAD_NICE, threadNiceValues, waitForThreadsAtNice } from '../../helpers/thread-nice.js';
 
 const recorded = JSON.parse(readFileSync(new URL('../../fixtures/h100/discovery-run.json', import.meta.url), 'utf8')) as {
   raw: RawSeries[];
@@ -54,6 +55,25 @@ describe('analysis executor', () => {
     abort.abort(new Error('cancelled by the test'));
     await expect(running).rejects.toThrow();
   }, 120_000);
+
+  it.skipIf(!HAVE_PER_THREAD_NICE)(
+    'runs its threads at the nice increment it is given, below the calling thread',
+    async () => {
+      const base = threadNiceValues().get(process.pid)!;
+      const niced = createAnalysisExecutor(DISCOVERY, { maxThreads: 1, nice: 7 });
+      try {
+        expect([...threadNiceValues().values()]).not.toContain(base + 7);
+        await niced.run(task);
+        // The worker; under tsx, also the module-hooks thread it starts (and which inherits its priority).
+        expect((await waitForThreadsAtNice('self', base + 7)).length).toBeGreaterThanOrEqual(1);
+        // The calling thread keeps its own priority.
+        expect(threadNiceValues().get(process.pid)).toBe(base);
+      } finally {
+        await niced.close();
+      }
+    },
+    120_000,
+  );
 
   it('analyses a fake discovery in-process (tests inject those)', async () => {
     const fake = createAnalysisExecutor({
