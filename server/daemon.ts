@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
@@ -352,11 +353,15 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
           'a probe job was interrupted by the previous shutdown; marked failed, the previous result stays served',
         );
       }
+      // Boot runs while the port is bound: each step in a turn of its own, so the first answers wait for one step at most.
+      await nextTurn();
       const snapshot = await dynamicSource.read();
       if (!snapshot.available)
         logger.info({ reason: snapshot.reason }, 'NVML unavailable: serving measured data without live partition state');
       topology.applySnapshot(snapshot);
+      await nextTurn();
       await enumerate(snapshot, 'boot');
+      await nextTurn();
       fleet = startFleetFaces(config, topology, logger);
       if (topology.listGpus().length === 0)
         logger.warn({ backend: selection.reason, nvml: snapshot.reason }, 'no GPUs found: serving an empty list');

@@ -72,7 +72,7 @@ const DEFAULT_JOB_TIMEOUT_MS = 30 * 60_000;
  */
 export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
   private readonly queue: Pending[] = [];
-  private readonly running = new Map<string, { job: ProbeJob; abort: AbortController }>();
+  private readonly running = new Map<string, { job: ProbeJob; abort: AbortController; stored?: true }>();
   /** Each GPU's queued or running job as last written, so readers need not ask SQLite. */
   private readonly active = new Map<string, ProbeJob>();
   /** Jobs waiting for their busy GPU: they hold no slot, and come back to the queue when their timer fires. */
@@ -121,7 +121,8 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       'probe job queued',
     );
     this.publish('queued', job);
-    queueMicrotask(() => this.pump());
+    // A turn of its own: starting a probe (NVML looks, the lock, the worker's task) is not added to the enqueuer's.
+    setImmediate(() => this.pump());
     return job;
   }
 
@@ -146,7 +147,8 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       return true;
     }
     const entry = [...this.running.values()].find((r) => r.job.id === jobId);
-    if (!entry || entry.abort.signal.aborted) return false;
+    // A stored result is not undone: its job has succeeded, and is told so in the next turn.
+    if (!entry || entry.abort.signal.aborted || entry.stored) return false;
     this.finishCancelled(jobId, why);
     entry.abort.abort(new CancelledError(why));
     return true;
@@ -307,7 +309,13 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       await nextTurn();
       if (abort.signal.aborted) throw abort.signal.reason;
       const { result, job: succeeded } = lifecycle.store(prepared, product);
+      const entry = this.running.get(gpu.uuid);
+      if (entry) entry.stored = true;
       logger.info({ jobId: job.id, gpu: gpu.uuid, resultId: result.id, durationMs: result.durationMs }, 'probe job succeeded');
+      // Telling (the topology rebuilt, the event sent) waits one turn more, so no answer waits for both the write and
+      // it. Nothing reads the new result before then: memory still says running, and only the answers of that one
+      // poll phase, whose requests were all sent before any answer that could show the result, come in between.
+      await nextTurn();
       this.track(succeeded);
       this.emit('succeeded', succeeded, result);
     } catch (error) {

@@ -69,6 +69,12 @@ async function boot(env: Record<string, string> = {}, edit?: (s: ScenarioJson) =
 
 const jobOf = (d: Daemon): ProbeJob | undefined => d.topology.listJobs({ gpu: H100 })[0];
 
+/** The job's success as its events tell it: stored, then (a turn later) the topology rebuilt with it. */
+async function untilSucceeded(d: Daemon): Promise<void> {
+  await until(() => jobOf(d)?.state === 'succeeded', WAIT_MS);
+  await d.whenIdle();
+}
+
 /** The served topology document, parsed; null while there is none. */
 function served(d: Daemon): TopologyDocument | null {
   const lookup = d.topology.getTopology(H100);
@@ -91,7 +97,7 @@ describe('probing a GPU other processes use', () => {
     scenario?.edit(idle);
     await until(() => discover.calls.length === 1, WAIT_MS);
     discover.calls[0]?.resolve(outcome(4096));
-    await until(() => jobOf(d)?.state === 'succeeded', WAIT_MS);
+    await untilSucceeded(d);
     const document = served(d);
     expect(document?.conditions).toMatchObject({
       source: 'nvml',
@@ -116,7 +122,7 @@ describe('probing a GPU other processes use', () => {
     scenario?.edit(idle);
     await until(() => discover.calls.length === 2, WAIT_MS);
     discover.calls[1]?.resolve(outcome(2048));
-    await until(() => jobOf(d)?.state === 'succeeded', WAIT_MS);
+    await untilSucceeded(d);
     expect(served(d)?.elements.l1?.size?.value).toBe(2048);
   }, 60_000);
 
@@ -135,7 +141,7 @@ describe('probing a GPU other processes use', () => {
 
     await until(() => discover.calls.length === 2, WAIT_MS);
     discover.calls[1]?.resolve(outcome(2048));
-    await until(() => jobOf(d)?.state === 'succeeded', WAIT_MS);
+    await untilSucceeded(d);
     expect(served(d)?.elements.l1?.size?.value).toBe(2048);
   }, 60_000);
 
@@ -143,7 +149,7 @@ describe('probing a GPU other processes use', () => {
     const { daemon: d, discover } = await boot({ TOPOD_PROBE_WHEN: 'always' }, idle);
     await until(() => discover.calls.length === 1, WAIT_MS);
     discover.calls[0]?.resolve({ ...outcome(4096), interference: 'l1: 3 of 9000 timed loads took over 50000 cycles' });
-    await until(() => jobOf(d)?.state === 'succeeded', WAIT_MS);
+    await untilSucceeded(d);
     expect(served(d)?.elements.l1?.size?.value).toBe(4096);
   }, 60_000);
 
@@ -151,7 +157,7 @@ describe('probing a GPU other processes use', () => {
     const { daemon: d, discover } = await boot({ TOPOD_PROBE_WHEN: 'always' });
     await until(() => discover.calls.length === 1, WAIT_MS);
     discover.calls[0]?.resolve(outcome(4096));
-    await until(() => jobOf(d)?.state === 'succeeded', WAIT_MS);
+    await untilSucceeded(d);
     const document = served(d);
     expect(document?.conditions).toMatchObject({
       busyAtStart: true,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ProbeScheduler, EnqueueConflict } from '../../../server/jobs/scheduler.js';
 import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
@@ -63,6 +63,36 @@ describe('ProbeScheduler', () => {
       probe: { probeVersion: 'test-probe-1', analysisVersion: 'a1', driverVersion: gpuA.driverVersion, jobId: job.id },
     });
     expect(results.rawSeries(stored?.id as number)).toHaveLength(1);
+  });
+
+  it('tells of a stored result one turn after storing it; a cancel in between is refused and the job stays succeeded', async () => {
+    const { discover, scheduler, jobs, events } = setup();
+    const job = scheduler.enqueue(gpuA, request);
+    await until(() => discover.calls.length === 1);
+    const inBetween: Array<{ cancelled: boolean; stored: string | undefined; told: boolean; active: string | undefined }> = [];
+    const info = silentLogger.info.bind(silentLogger);
+    const spy = vi.spyOn(silentLogger, 'info').mockImplementation(((...args: Parameters<typeof info>) => {
+      if (args[1] === 'probe job succeeded') {
+        inBetween.push({
+          cancelled: scheduler.cancel(job.id, 'a forced probe'),
+          stored: jobs.get(job.id)?.state,
+          told: events.includes('succeeded:1111'),
+          active: scheduler.activeFor(gpuA.uuid)?.state,
+        });
+      }
+      return info(...args);
+    }) as typeof info);
+    try {
+      discover.calls[0]?.resolve(outcome(123));
+      await scheduler.whenIdle();
+    } finally {
+      spy.mockRestore();
+    }
+    // Stored, not yet told: memory still says running, and the cancel does not undo the stored result.
+    expect(inBetween).toEqual([{ cancelled: false, stored: 'succeeded', told: false, active: 'running' }]);
+    expect(jobs.get(job.id)).toMatchObject({ state: 'succeeded' });
+    expect(events).toEqual(['queued:1111', 'started:1111', 'succeeded:1111']);
+    expect(scheduler.activeFor(gpuA.uuid)).toBeNull();
   });
 
   it('refuses a second job for the same GPU while one is active', () => {
