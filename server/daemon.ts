@@ -12,6 +12,7 @@ import type { MeasurementBackend } from './gpu/backend.js';
 import type { GpuIdentity } from './model/gpu.js';
 import { selectConfiguredBackend, type BackendSelection } from './gpu/select-backend.js';
 import { WalCheckpointer } from './store/wal-checkpointer.js';
+import { ThreadResultWriter } from './store/result-writer.js';
 import type { GpuWatchOptions } from './jobs/gpu-watch.js';
 import { ProbeScheduler } from './jobs/scheduler.js';
 import { WorkerProbeRunner } from './jobs/worker-probe-runner.js';
@@ -199,12 +200,15 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   };
   // Without a backend nothing is measured, and nothing re-analysed: no worker threads are started.
   const analysis = backend ? createAnalysisExecutor(discovery, { nice: config.workerNice }) : null;
+  // A file's results are written by a thread of their own, so a probe's megabyte of series is never inserted on the event loop.
+  const writer = analysis && config.dbPath !== ':memory:' ? new ThreadResultWriter(config.dbPath) : null;
   const lifecycle = analysis
     ? new ResultLifecycle({
         db,
         results,
         jobs,
         analysis,
+        ...(writer ? { writer } : {}),
         analysisVersion: discovery.version,
         logger,
         storeHealth: store,
@@ -272,6 +276,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
   } catch (error) {
     await runner?.close();
     await analysis?.close();
+    await writer?.close();
     await releaseStore();
     throw error;
   }
@@ -389,6 +394,7 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
       await lockThread?.close();
       await topology.whenReanalysed();
       await analysis?.close();
+      await writer?.close();
       await dynamicSource.close();
       await checkpointer?.close();
       db.close();

@@ -99,6 +99,15 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
     return this.active.get(gpuUuid) ?? null;
   }
 
+  /**
+   * A stored job as the scheduler has told it: a job whose result is being written (or was, this turn) still reads
+   * as running until its success is told, as the topology does; any other job as stored.
+   */
+  asTold(job: ProbeJob): ProbeJob {
+    const active = this.active.get(job.gpuUuid);
+    return active?.id === job.id ? active : job;
+  }
+
   /** Emits a job event after recording the job's latest state. */
   private publish(type: 'queued' | 'waiting' | 'started' | 'progress' | 'failed' | 'cancelled', job: ProbeJob): void {
     this.track(job);
@@ -308,13 +317,13 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       // storing it in the next turn lets the answers that arrived meanwhile go first, not after both (issue 17.5).
       await nextTurn();
       if (abort.signal.aborted) throw abort.signal.reason;
-      const { result, job: succeeded } = lifecycle.store(prepared, product);
+      // From here the result will be stored: a cancel cannot undo it (the job is told to have succeeded below).
       const entry = this.running.get(gpu.uuid);
       if (entry) entry.stored = true;
+      const { result, job: succeeded } = await lifecycle.store(prepared, product);
       logger.info({ jobId: job.id, gpu: gpu.uuid, resultId: result.id, durationMs: result.durationMs }, 'probe job succeeded');
-      // Telling (the topology rebuilt, the event sent) waits one turn more, so no answer waits for both the write and
-      // it. Nothing reads the new result before then: memory still says running, and only the answers of that one
-      // poll phase, whose requests were all sent before any answer that could show the result, come in between.
+      // Telling (the topology rebuilt, the event sent) takes a turn of its own, apart from a write in this thread.
+      // Until then memory still says running; the job's own reads say so too (TopologyService.getJob).
       await nextTurn();
       this.track(succeeded);
       this.emit('succeeded', succeeded, result);

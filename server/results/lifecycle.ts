@@ -6,7 +6,8 @@ import type { ProbeJob } from '../model/job.js';
 import type { ProbeConditions } from '../model/conditions-schema.js';
 import type { Db } from '../store/database.js';
 import type { JobStore } from '../store/jobs.js';
-import type { NewResult, ResultStore, StoredResult } from '../store/results.js';
+import type { NewResult, ResultStore, StoredResult, WritableResult } from '../store/results.js';
+import { inProcessResultWriter, type JobSuccess, type ResultWriter, type WrittenResult } from '../store/result-writer.js';
 import type { AnalysisExecutor } from './analysis-executor.js';
 import type { EncodedRawSeries } from '../store/raw-codec.js';
 import type { AnalysisProduct, AnalysisTask } from './analysis-task.js';
@@ -46,6 +47,8 @@ export interface ResultLifecycleOptions {
   results: ResultStore;
   jobs: JobStore;
   analysis: AnalysisExecutor;
+  /** Where results are written (default: in this thread, on `db`); the daemon's file database has a writer thread. */
+  writer?: ResultWriter;
   /** The analysis version every result built here says it was built by. */
   analysisVersion: string;
   logger: Logger;
@@ -62,7 +65,11 @@ export interface ResultLifecycleOptions {
  * returns the result it stored, as a later read would give it.
  */
 export class ResultLifecycle {
-  constructor(private readonly options: ResultLifecycleOptions) {}
+  private readonly writer: ResultWriter;
+
+  constructor(private readonly options: ResultLifecycleOptions) {
+    this.writer = options.writer ?? inProcessResultWriter(options.db, options.results, options.jobs);
+  }
 
   get analysisVersion(): string {
     return this.options.analysisVersion;
@@ -81,7 +88,7 @@ export class ResultLifecycle {
       outcome.signal,
     );
     outcome.signal?.throwIfAborted();
-    return this.store(prepared, product);
+    return await this.store(prepared, product);
   }
 
   /**
@@ -128,8 +135,8 @@ export class ResultLifecycle {
   }
 
   /** Stores an analysed probe with its job's success in one transaction; returns both as a read would give them. */
-  store(prepared: PreparedResult, product: AnalysisProduct): { result: StoredResult; job: ProbeJob } {
-    const { results, jobs, analysisVersion } = this.options;
+  async store(prepared: PreparedResult, product: AnalysisProduct): Promise<{ result: StoredResult; job: ProbeJob }> {
+    const { analysisVersion } = this.options;
     const { job, key, measuredBy } = prepared;
     const row: NewResult = {
       ...key,
@@ -143,12 +150,7 @@ export class ResultLifecycle {
       documentJson: product.documentJson,
       raw: product.raw,
     };
-    let finished: ProbeJob | null = null;
-    const id = this.write(() => {
-      const resultId = results.insert(row);
-      finished = jobs.finish(job.id, { state: 'succeeded', resultId }, row.createdAt);
-      return resultId;
-    });
+    const { resultId: id, job: finished } = await this.write(row, product.documentJson, { jobId: job.id, finishedAt: row.createdAt });
     this.options.logger.debug(
       { jobId: job.id, resultId: id, analysisMs: Math.round(product.analysisMs), analysisThread: product.threadId },
       'probe result analysed and stored',
@@ -200,7 +202,7 @@ export class ResultLifecycle {
       raw: [],
       reanalysedFrom: source.id,
     };
-    const id = this.write(() => results.insert(row));
+    const { resultId: id } = await this.write(row, product.documentJson, null);
     logger.info(
       {
         gpu: source.gpuUuid,
@@ -215,11 +217,14 @@ export class ResultLifecycle {
     return storedResult(id, row, product);
   }
 
-  private write<T>(write: () => T): T {
+  /** The row as written (its document as the JSON the analysis made), through the writer. */
+  private async write(row: NewResult, documentJson: string, success: JobSuccess | null): Promise<WrittenResult> {
+    const { document: _document, documentJson: _json, ...rest } = row;
+    const writable: WritableResult = { ...rest, documentJson };
     try {
-      const value = this.options.db.transaction(write)();
+      const written = await this.writer.write(writable, success);
       this.options.storeHealth?.recordWriteSuccess();
-      return value;
+      return written;
     } catch (error) {
       this.options.storeHealth?.recordWriteFailure(error);
       throw error;

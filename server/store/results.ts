@@ -48,6 +48,9 @@ export interface NewResult extends Omit<StoredResult, 'id' | 'reanalysedFrom'> {
   reanalysedFrom?: number;
 }
 
+/** What insert writes: the document as JSON already (a writer thread is handed no document object to clone). */
+export type WritableResult = Omit<NewResult, 'document' | 'documentJson'> & { documentJson: string };
+
 interface ResultRow {
   id: number;
   gpu_uuid: string;
@@ -156,12 +159,12 @@ export class ResultStore {
    * Inserts a result and its raw series (a re-analysed result: its source's stored series, copied byte for byte,
    * then `raw`). Callers wrap it in their own transaction with the job update.
    */
-  insert(result: NewResult): number {
+  insert(result: NewResult | WritableResult): number {
     const { raw, documentJson, ...row } = result;
     const info = this.insertResult.run({
       ...row,
+      document: documentJson ?? JSON.stringify((result as NewResult).document),
       configuration: JSON.stringify(result.configuration),
-      document: documentJson ?? JSON.stringify(result.document),
       simulated: result.simulated ? 1 : 0,
       reanalysedFrom: result.reanalysedFrom ?? null,
     });

@@ -238,15 +238,22 @@ export class TopologyService implements TopologyApi {
   }
 
   getJob(jobId: string): ProbeJob | null {
-    return this.options.jobs.get(jobId);
+    const job = this.options.jobs.get(jobId);
+    return job ? this.asTold(job) : null;
   }
 
   listJobs(query: JobQuery): ProbeJob[] {
-    return this.options.jobs.list(this.jobQueryByUuid(query));
+    return this.options.jobs.list(this.jobQueryByUuid(query)).map((job) => this.asTold(job));
   }
 
   listJobPage(query: JobQuery, after: JobPosition | null): JobPage {
-    return this.options.jobs.page(this.jobQueryByUuid(query), after);
+    const page = this.options.jobs.page(this.jobQueryByUuid(query), after);
+    return { ...page, jobs: page.jobs.map((job) => this.asTold(job)) };
+  }
+
+  /** A job as the scheduler has told it (its success is stored a turn or a thread's write before it is told). */
+  private asTold(job: ProbeJob): ProbeJob {
+    return this.options.scheduler?.asTold(job) ?? job;
   }
 
   /** Jobs are stored by GPU UUID: an index or MIG UUID filter names its GPU's. */

@@ -69,13 +69,15 @@ describe('ProbeScheduler', () => {
     const { discover, scheduler, jobs, events } = setup();
     const job = scheduler.enqueue(gpuA, request);
     await until(() => discover.calls.length === 1);
-    const inBetween: Array<{ cancelled: boolean; stored: string | undefined; told: boolean; active: string | undefined }> = [];
+    const inBetween: Array<{ cancelled: boolean; stored: string | undefined; read: string; told: boolean; active: string | undefined }> =
+      [];
     const info = silentLogger.info.bind(silentLogger);
     const spy = vi.spyOn(silentLogger, 'info').mockImplementation(((...args: Parameters<typeof info>) => {
       if (args[1] === 'probe job succeeded') {
         inBetween.push({
           cancelled: scheduler.cancel(job.id, 'a forced probe'),
           stored: jobs.get(job.id)?.state,
+          read: scheduler.asTold(jobs.get(job.id)!).state,
           told: events.includes('succeeded:1111'),
           active: scheduler.activeFor(gpuA.uuid)?.state,
         });
@@ -88,8 +90,10 @@ describe('ProbeScheduler', () => {
     } finally {
       spy.mockRestore();
     }
-    // Stored, not yet told: memory still says running, and the cancel does not undo the stored result.
-    expect(inBetween).toEqual([{ cancelled: false, stored: 'succeeded', told: false, active: 'running' }]);
+    // Stored, not yet told: memory, and a read of the job through the scheduler, still say running; the cancel
+    // does not undo the stored result.
+    expect(inBetween).toEqual([{ cancelled: false, stored: 'succeeded', read: 'running', told: false, active: 'running' }]);
+    expect(scheduler.asTold(jobs.get(job.id)!).state).toBe('succeeded');
     expect(jobs.get(job.id)).toMatchObject({ state: 'succeeded' });
     expect(events).toEqual(['queued:1111', 'started:1111', 'succeeded:1111']);
     expect(scheduler.activeFor(gpuA.uuid)).toBeNull();
