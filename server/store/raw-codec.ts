@@ -21,7 +21,9 @@ const GZIP_LEVEL = constants.Z_BEST_SPEED;
 
 export function encodeRawSeries(series: RawSeries): EncodedRawSeries {
   const json = JSON.stringify({ args: series.args, result: series.result });
-  return { name: series.name, op: series.op, encoding: RAW_ENCODING, data: gzipSync(json, { level: GZIP_LEVEL }) };
+  // Copied into a buffer of its own, exactly its size: zlib hands back a view of a larger one, which a message to
+  // another thread would copy whole, and which could not be moved to the result writer (result-writer.ts).
+  return { name: series.name, op: series.op, encoding: RAW_ENCODING, data: new Uint8Array(gzipSync(json, { level: GZIP_LEVEL })) };
 }
 
 export function decodeRawSeries(row: EncodedRawSeries): RawSeries {

@@ -44,8 +44,7 @@ export class ThreadResultWriter implements ResultWriter {
   }
 
   async write(row: WritableResult, success: JobSuccess | null): Promise<WrittenResult> {
-    // The series' bytes move to the writer rather than being copied; nothing here reads them after.
-    const transferList = [...new Set(row.raw.flatMap((series) => ('data' in series ? [series.data.buffer as ArrayBuffer] : [])))];
+    const transferList = movableBuffers(row);
     const outcome = await this.pool.run({ file: this.file, row, success }, { transferList });
     if (!outcome.ok)
       throw Object.assign(new Error(outcome.error.message), {
@@ -58,4 +57,18 @@ export class ThreadResultWriter implements ResultWriter {
   close(): Promise<void> {
     return this.pool.destroy();
   }
+}
+
+/**
+ * The series' buffers that can move to the writer instead of being copied (nothing here reads them after): each
+ * one a view of a whole ArrayBuffer of its own. Never a Node Buffer, which may be a slice of the shared pool.
+ */
+function movableBuffers(row: WritableResult): ArrayBuffer[] {
+  const movable = new Set<ArrayBuffer>();
+  for (const series of row.raw) {
+    if (!('data' in series) || Buffer.isBuffer(series.data)) continue;
+    const { buffer, byteOffset, byteLength } = series.data;
+    if (buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength) movable.add(buffer);
+  }
+  return [...movable];
 }

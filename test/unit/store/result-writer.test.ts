@@ -68,6 +68,19 @@ describe('ThreadResultWriter', () => {
     db.close();
   });
 
+  it("copies, never moves, a Node Buffer's bytes (it may be a slice of the pool other Buffers share)", async () => {
+    const { file, db, results, job } = setup();
+    const writer = new ThreadResultWriter(file);
+    writers.push(writer);
+    const pooled = SERIES.map(encodeRawSeries).map((series) => ({ ...series, data: Buffer.from(series.data) }));
+    const neighbour = Buffer.from('a neighbour in the pool');
+    const written = await writer.write(row(pooled, job.id), { jobId: job.id, finishedAt: 'x' });
+    expect(results.rawSeries(written.resultId)).toEqual(SERIES);
+    expect(pooled.every((series) => series.data.byteLength > 0)).toBe(true);
+    expect(neighbour.toString()).toBe('a neighbour in the pool');
+    db.close();
+  });
+
   it('writes the same rows as the in-process writer', async () => {
     const threaded = setup();
     const inProcess = setup();
