@@ -13,6 +13,7 @@ import type { GpuIdentity } from './model/gpu.js';
 import { selectConfiguredBackend, type BackendSelection } from './gpu/select-backend.js';
 import { WalCheckpointer } from './store/wal-checkpointer.js';
 import { ThreadResultWriter } from './store/result-writer.js';
+import { workerNiceUnavailable } from './paths.js';
 import type { GpuWatchOptions } from './jobs/gpu-watch.js';
 import { ProbeScheduler } from './jobs/scheduler.js';
 import { WorkerProbeRunner } from './jobs/worker-probe-runner.js';
@@ -199,6 +200,8 @@ export async function createDaemon(config: Config, options: DaemonOptions = {}):
     ...options.gpuWatch,
   };
   // Without a backend nothing is measured, and nothing re-analysed: no worker threads are started.
+  const niceUnavailable = config.workerNice > 0 ? workerNiceUnavailable() : null;
+  if (niceUnavailable) logger.warn({ reason: niceUnavailable }, "TOPOD_WORKER_NICE: the worker threads run at the event loop's priority");
   const analysis = backend ? createAnalysisExecutor(discovery, { nice: config.workerNice }) : null;
   // A file's results are written by a thread of their own, so a probe's megabyte of series is never inserted on the event loop.
   const writer = analysis && config.dbPath !== ':memory:' ? new ThreadResultWriter(config.dbPath) : null;

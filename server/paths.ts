@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** The package root, found from this file whether it runs from server/ (tsx) or dist/server/ (built). */
@@ -30,4 +31,18 @@ export function workerEntry(moduleUrl: string, name: string): { filename: string
  */
 export function workerNiceIncrement(nice: number | undefined): number {
   return process.platform === 'linux' ? (nice ?? 0) : 0;
+}
+
+/**
+ * Why worker threads cannot be lowered here, or null when they can. Piscina lowers them through the optional
+ * @napi-rs/nice addon and says nothing when it cannot load it.
+ */
+export function workerNiceUnavailable(load: (id: string) => unknown = createRequire(import.meta.url)): string | null {
+  if (process.platform !== 'linux') return `${process.platform} has no nice value per thread`;
+  try {
+    load('@napi-rs/nice');
+    return null;
+  } catch (error) {
+    return `@napi-rs/nice does not load: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }
