@@ -7,8 +7,8 @@ import { createAnalysisExecutor } from '../../server/results/analysis-executor.j
 import { ResultLifecycle } from '../../server/results/lifecycle.js';
 import type { Db } from '../../server/store/database.js';
 import type { JobStore } from '../../server/store/jobs.js';
-import type { ResultStore } from '../../server/store/results.js';
-import type { DiscoveryOutcome, ElementName, ElementTopology, RawSeries } from '../../server/model/document.js';
+import type { NewResult, ResultStore } from '../../server/store/results.js';
+import type { DiscoveryOutcome, ElementName, ElementTopology, RawSeries, ResultDocument } from '../../server/model/document.js';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -25,6 +25,24 @@ export function gpuIdentity(overrides: Partial<GpuIdentity> = {}): GpuIdentity {
 }
 
 /** A backend whose channels do nothing: scheduler tests drive discovery through a fake `discover`. */
+/** A stored result's row for the store's own tests: gpuIdentity()'s GPU, an L1 of `l1` bytes, one raw series. */
+export function resultRow(l1: number, overrides: Partial<NewResult> = {}): NewResult {
+  return {
+    gpuUuid: gpuIdentity().uuid,
+    driverVersion: '580.1',
+    probeVersion: 'p1',
+    analysisVersion: 'a1',
+    configuration: { backend: 'sim' },
+    createdAt: new Date().toISOString(),
+    durationMs: 5,
+    simulated: true,
+    jobId: null,
+    document: { schemaVersion: 2, elements: { l1: { size: { value: l1 } } }, probe: {}, device: {} } as unknown as ResultDocument,
+    raw: [{ name: 'l1.size.sweep', op: 'pchase.batch', args: {}, result: { sizeBytes: l1 } }],
+    ...overrides,
+  };
+}
+
 export function inertBackend(
   probeVersion = 'test-probe-1',
   devices: GpuIdentity[] = [gpuIdentity()],

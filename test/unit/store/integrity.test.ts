@@ -27,26 +27,13 @@ import { JobStore } from '../../../server/store/jobs.js';
 import { openStore } from '../../../server/store/integrity.js';
 import { ResultStore, type NewResult } from '../../../server/store/results.js';
 import type { ResultDocument } from '../../../server/model/document.js';
-import { gpuIdentity } from '../../helpers/fakes.js';
+import { gpuIdentity, resultRow } from '../../helpers/fakes.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 
 const NOW = new Date('2026-05-01T10:20:30.456Z');
 
 function result(l1: number): NewResult {
-  const document = { schemaVersion: 2, elements: { l1: { size: { value: l1 } } }, probe: {}, device: {} } as unknown as ResultDocument;
-  return {
-    gpuUuid: gpuIdentity().uuid,
-    driverVersion: '580.1',
-    probeVersion: 'p1',
-    analysisVersion: 'a1',
-    configuration: { backend: 'sim' },
-    createdAt: NOW.toISOString(),
-    durationMs: 5,
-    simulated: true,
-    jobId: null,
-    document,
-    raw: [{ name: 'l1.size.sweep', op: 'pchase.batch', args: {}, result: { sizeBytes: l1 } }],
-  };
+  return resultRow(l1, { createdAt: NOW.toISOString() });
 }
 
 /** A checkpointed database with `count` results (each ~3 KiB, so they span many pages), each from a finished job. */

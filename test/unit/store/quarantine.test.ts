@@ -10,23 +10,10 @@ import { openDatabase } from '../../../server/store/database.js';
 import { GpuStore } from '../../../server/store/gpus.js';
 import { JobStore } from '../../../server/store/jobs.js';
 import { ResultStore, type NewResult, type QuarantinedRow } from '../../../server/store/results.js';
-import type { ResultDocument } from '../../../server/model/document.js';
-import { gpuIdentity } from '../../helpers/fakes.js';
+import { gpuIdentity, resultRow } from '../../helpers/fakes.js';
 
 function result(l1: number): NewResult {
-  return {
-    gpuUuid: gpuIdentity().uuid,
-    driverVersion: '580.1',
-    probeVersion: 'p1',
-    analysisVersion: 'a1',
-    configuration: { backend: 'sim' },
-    createdAt: new Date().toISOString(),
-    durationMs: 5,
-    simulated: true,
-    jobId: null,
-    document: { schemaVersion: 2, elements: { l1: { size: { value: l1 } } }, probe: {}, device: {} } as unknown as ResultDocument,
-    raw: [],
-  };
+  return resultRow(l1, { raw: [] });
 }
 
 function setup() {

@@ -12,7 +12,7 @@ import { JobStore } from '../../../server/store/jobs.js';
 import { encodeRawSeries, type EncodedRawSeries } from '../../../server/store/raw-codec.js';
 import { inProcessResultWriter, ThreadResultWriter, type ResultWriter } from '../../../server/store/result-writer.js';
 import { ResultStore, type WritableResult } from '../../../server/store/results.js';
-import { gpuIdentity } from '../../helpers/fakes.js';
+import { gpuIdentity, resultRow } from '../../helpers/fakes.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 
 const tempDir = useTempDir('topod-writer-');
@@ -27,19 +27,8 @@ const SERIES = [
 ];
 
 function row(raw: EncodedRawSeries[], jobId: string | null): WritableResult {
-  return {
-    gpuUuid: gpuIdentity().uuid,
-    driverVersion: '580.1',
-    probeVersion: 'p1',
-    analysisVersion: 'a1',
-    configuration: { backend: 'sim' },
-    createdAt: '2026-11-28T08:00:00.000Z',
-    durationMs: 5,
-    simulated: true,
-    jobId,
-    documentJson: JSON.stringify({ schemaVersion: 2, elements: { l1: { size: { value: 1234 } } }, probe: {} }),
-    raw,
-  };
+  const { document: _document, ...rest } = resultRow(1234, { createdAt: '2026-11-28T08:00:00.000Z', jobId, raw });
+  return { ...rest, raw, documentJson: JSON.stringify({ schemaVersion: 2, elements: { l1: { size: { value: 1234 } } }, probe: {} }) };
 }
 
 function setup() {

@@ -4,7 +4,7 @@ import { GpuStore } from '../../../server/store/gpus.js';
 import { INTERRUPTED_CODE, JobStore } from '../../../server/store/jobs.js';
 import { ResultStore, type NewResult } from '../../../server/store/results.js';
 import type { ResultDocument } from '../../../server/model/document.js';
-import { gpuIdentity } from '../../helpers/fakes.js';
+import { gpuIdentity, resultRow } from '../../helpers/fakes.js';
 
 function setup() {
   const db = openDatabase(':memory:');
@@ -13,20 +13,11 @@ function setup() {
 }
 
 function newResult(driverVersion: string, l1: number): NewResult {
-  const document = { schemaVersion: 1, elements: { l1: { size: { value: l1 } } }, probe: {} } as unknown as ResultDocument;
-  return {
-    gpuUuid: gpuIdentity().uuid,
+  return resultRow(l1, {
     driverVersion,
-    probeVersion: 'p1',
-    analysisVersion: 'a1',
-    configuration: { backend: 'sim' },
-    createdAt: new Date().toISOString(),
-    durationMs: 5,
-    simulated: true,
-    jobId: null,
-    document,
+    document: { schemaVersion: 1, elements: { l1: { size: { value: l1 } } }, probe: {} } as unknown as ResultDocument,
     raw: [{ name: 'sweep', op: 'pchase', args: { n: 1 }, result: { latenciesCycles: [1, 2, 3] } }],
-  };
+  });
 }
 
 describe('ResultStore', () => {
