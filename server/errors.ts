@@ -286,3 +286,21 @@ export const PROBLEM_CODES = [
 ]
   .map((errorClass) => errorClass.code)
   .concat(OTHER_CLIENT_ERROR_CODE);
+
+/** An error as plain data, for a message between threads: an Error's own fields (`code` above all) do not survive the trip. */
+export interface ErrorData {
+  name: string;
+  code: string | null;
+  message: string;
+}
+
+/** What a worker thread sends back for an error it caught. */
+export function errorToData(error: unknown): ErrorData {
+  const code = error !== null && typeof error === 'object' && 'code' in error && typeof error.code === 'string' ? error.code : null;
+  return { name: error instanceof Error ? error.name : 'Error', code, message: error instanceof Error ? error.message : String(error) };
+}
+
+/** The error a worker thread sent back, rebuilt with its name and code for the caller to throw. */
+export function errorFromData(data: ErrorData): Error {
+  return Object.assign(new Error(data.message), { name: data.name, ...(data.code ? { code: data.code } : {}) });
+}

@@ -9,6 +9,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import pino, { type Logger } from 'pino';
 import { DISCOVERY } from '../discovery/index.js';
+import { errorToData, type ErrorData } from '../errors.js';
 import { backendFromRecipe, type BackendRecipe } from '../gpu/backend-recipe.js';
 import type { MeasurementBackend } from '../gpu/backend.js';
 import type { ProbeTarget } from '../model/document.js';
@@ -35,9 +36,7 @@ export type ProbeWorkerMessage =
 export type ProbeControlMessage = { type: 'analyse'; task: Omit<AnalysisTask, 'measurement'> } | { type: 'abort' };
 
 /** A failure as plain data: an Error's own fields (`code` above all) do not survive the trip between threads. */
-export type ProbeWorkerOutcome =
-  | { ok: true; product: AnalysisProduct }
-  | { ok: false; error: { name: string; code: string | null; message: string } };
+export type ProbeWorkerOutcome = { ok: true; product: AnalysisProduct } | { ok: false; error: ErrorData };
 
 /** One backend per recipe and thread: a simulated GPU's seeds and a native probe's launch are set up once. */
 const backends = new Map<string, MeasurementBackend>();
@@ -88,11 +87,7 @@ export default async function probe(task: ProbeWorkerTask): Promise<ProbeWorkerO
     });
     return { ok: true, product };
   } catch (error) {
-    const code = error !== null && typeof error === 'object' && 'code' in error && typeof error.code === 'string' ? error.code : null;
-    return {
-      ok: false,
-      error: { name: error instanceof Error ? error.name : 'Error', code, message: error instanceof Error ? error.message : String(error) },
-    };
+    return { ok: false, error: errorToData(error) };
   } finally {
     port.close();
   }

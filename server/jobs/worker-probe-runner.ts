@@ -1,5 +1,6 @@
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { errorFromData } from '../errors.js';
 import { workerEntry, workerNiceIncrement } from '../paths.js';
 import type { BackendRecipe } from '../gpu/backend-recipe.js';
 import type { ProbeRunner, ProbeRunRequest } from './probe-runner.js';
@@ -63,11 +64,7 @@ export class WorkerProbeRunner implements ProbeRunner {
         { transferList: [port2] },
       );
       request.signal.throwIfAborted();
-      if (!outcome.ok)
-        throw Object.assign(new Error(outcome.error.message), {
-          name: outcome.error.name,
-          ...(outcome.error.code ? { code: outcome.error.code } : {}),
-        });
+      if (!outcome.ok) throw errorFromData(outcome.error);
       return outcome.product;
     } finally {
       request.signal.removeEventListener('abort', onAbort);

@@ -3,6 +3,7 @@
  * own to the daemon's database file (result-writer.ts).
  */
 import Database from 'better-sqlite3';
+import { errorToData, type ErrorData } from '../errors.js';
 import type { ProbeJob } from '../model/job.js';
 import type { Db } from './database.js';
 import { JobStore } from './jobs.js';
@@ -16,9 +17,7 @@ export interface ResultWriteTask {
 }
 
 /** A failure travels as data: a thrown Error loses its SQLite code on the way back. */
-export type ResultWriteOutcome =
-  | { ok: true; resultId: number; job: ProbeJob | null }
-  | { ok: false; error: { name: string; message: string; code?: string } };
+export type ResultWriteOutcome = { ok: true; resultId: number; job: ProbeJob | null } | { ok: false; error: ErrorData };
 
 /** As the serving connection waits for a writer (store/database.ts). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -43,8 +42,6 @@ export default function writeResult(task: ResultWriteTask): ResultWriteOutcome {
     const { db, ...stores } = open(task.file);
     return { ok: true, ...writeInTransaction(db, stores, task.row, task.success) };
   } catch (error) {
-    const failure = error instanceof Error ? error : new Error(String(error));
-    const code = (failure as { code?: unknown }).code;
-    return { ok: false, error: { name: failure.name, message: failure.message, ...(typeof code === 'string' ? { code } : {}) } };
+    return { ok: false, error: errorToData(error) };
   }
 }

@@ -1,4 +1,5 @@
 import { Piscina } from 'piscina';
+import { errorFromData } from '../errors.js';
 import { workerEntry } from '../paths.js';
 import type { Db } from './database.js';
 import type { JobStore } from './jobs.js';
@@ -46,11 +47,7 @@ export class ThreadResultWriter implements ResultWriter {
   async write(row: WritableResult, success: JobSuccess | null): Promise<WrittenResult> {
     const transferList = movableBuffers(row);
     const outcome = await this.pool.run({ file: this.file, row, success }, { transferList });
-    if (!outcome.ok)
-      throw Object.assign(new Error(outcome.error.message), {
-        name: outcome.error.name,
-        ...(outcome.error.code ? { code: outcome.error.code } : {}),
-      });
+    if (!outcome.ok) throw errorFromData(outcome.error);
     return { resultId: outcome.resultId, job: outcome.job };
   }
 
