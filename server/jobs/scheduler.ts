@@ -156,7 +156,7 @@ export class ProbeScheduler extends EventEmitter<SchedulerEvents> {
       return true;
     }
     const entry = [...this.running.values()].find((r) => r.job.id === jobId);
-    // A stored result is not undone: its job has succeeded, and is told so in the next turn.
+    // A result being stored (its write begun) is not undone: its job succeeds, and is told so once the write is done.
     if (!entry || entry.abort.signal.aborted || entry.stored) return false;
     this.finishCancelled(jobId, why);
     entry.abort.abort(new CancelledError(why));

@@ -6,7 +6,7 @@ import type { ProbeJob } from '../model/job.js';
 import type { ProbeConditions } from '../model/conditions-schema.js';
 import type { Db } from '../store/database.js';
 import type { JobStore } from '../store/jobs.js';
-import type { NewResult, ResultStore, StoredResult, WritableResult } from '../store/results.js';
+import type { NewResult, ResultStore, StoredResult } from '../store/results.js';
 import { inProcessResultWriter, type JobSuccess, type ResultWriter, type WrittenResult } from '../store/result-writer.js';
 import type { AnalysisExecutor } from './analysis-executor.js';
 import type { EncodedRawSeries } from '../store/raw-codec.js';
@@ -41,6 +41,9 @@ export interface PreparedResult {
   previous: StoredResult | null;
   storedRaw: EncodedRawSeries[] | null;
 }
+
+/** A result as this lifecycle stores it: its document also as the JSON the analysis made (what is written). */
+type RowToStore = NewResult & { documentJson: string };
 
 export interface ResultLifecycleOptions {
   db: Db;
@@ -138,7 +141,7 @@ export class ResultLifecycle {
   async store(prepared: PreparedResult, product: AnalysisProduct): Promise<{ result: StoredResult; job: ProbeJob }> {
     const { analysisVersion } = this.options;
     const { job, key, measuredBy } = prepared;
-    const row: NewResult = {
+    const row: RowToStore = {
       ...key,
       analysisVersion,
       configuration: { backend: measuredBy.kind, only: job.only, force: job.force, reason: job.reason },
@@ -150,7 +153,7 @@ export class ResultLifecycle {
       documentJson: product.documentJson,
       raw: product.raw,
     };
-    const { resultId: id, job: finished } = await this.write(row, product.documentJson, { jobId: job.id, finishedAt: row.createdAt });
+    const { resultId: id, job: finished } = await this.write(row, { jobId: job.id, finishedAt: row.createdAt });
     this.options.logger.debug(
       { jobId: job.id, resultId: id, analysisMs: Math.round(product.analysisMs), analysisThread: product.threadId },
       'probe result analysed and stored',
@@ -187,7 +190,7 @@ export class ResultLifecycle {
       },
       previous: old,
     });
-    const row: NewResult & { reanalysedFrom: number } = {
+    const row: RowToStore & { reanalysedFrom: number } = {
       gpuUuid: source.gpuUuid,
       driverVersion: source.driverVersion,
       probeVersion: source.probeVersion,
@@ -202,7 +205,7 @@ export class ResultLifecycle {
       raw: [],
       reanalysedFrom: source.id,
     };
-    const { resultId: id } = await this.write(row, product.documentJson, null);
+    const { resultId: id } = await this.write(row, null);
     logger.info(
       {
         gpu: source.gpuUuid,
@@ -217,10 +220,9 @@ export class ResultLifecycle {
     return storedResult(id, row, product);
   }
 
-  /** The row as written (its document as the JSON the analysis made), through the writer. */
-  private async write(row: NewResult, documentJson: string, success: JobSuccess | null): Promise<WrittenResult> {
-    const { document: _document, documentJson: _json, ...rest } = row;
-    const writable: WritableResult = { ...rest, documentJson };
+  /** The row as written (its document as the JSON the analysis made, not the object), through the writer. */
+  private async write(row: RowToStore, success: JobSuccess | null): Promise<WrittenResult> {
+    const { document: _document, ...writable } = row;
     try {
       const written = await this.writer.write(writable, success);
       this.options.storeHealth?.recordWriteSuccess();
